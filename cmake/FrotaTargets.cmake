@@ -1,0 +1,70 @@
+# Target helpers: one call per library, test, benchmark or fuzzer, so every
+# module's CMakeLists.txt reads as a list of what it contains and depends on.
+include_guard(GLOBAL)
+
+# frota_cc_library(NAME engine SRCS a.cc b.cc DEPS frota::base [PRIVATE_DEPS ...])
+#   -> static library frota_engine, alias frota::engine, include root src/.
+function(frota_cc_library)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(frota_${ARG_NAME} ${ARG_SRCS})
+  add_library(frota::${ARG_NAME} ALIAS frota_${ARG_NAME})
+  target_include_directories(frota_${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
+  target_link_libraries(frota_${ARG_NAME} PUBLIC ${ARG_DEPS} PRIVATE frota::options ${ARG_PRIVATE_DEPS})
+  if(FROTA_CLANG_TIDY)  # libraries only: gtest/benchmark macros trip many checks
+    set_target_properties(frota_${ARG_NAME} PROPERTIES CXX_CLANG_TIDY clang-tidy)
+  endif()
+endfunction()
+
+# frota_cc_test(NAME engine SRCS watermark_test.cc DEPS frota::engine [LABELS unit])
+#   -> gtest binary NAME_test, each TEST() registered with ctest as NAME.Suite.Case.
+function(frota_cc_test)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  add_executable(${ARG_NAME}_test ${ARG_SRCS})
+  target_link_libraries(${ARG_NAME}_test PRIVATE ${ARG_DEPS} frota::options frota::testing GTest::gtest GTest::gmock GTest::gtest_main)
+  gtest_discover_tests(${ARG_NAME}_test TEST_PREFIX "${ARG_NAME}." DISCOVERY_TIMEOUT 60
+                       PROPERTIES LABELS "${ARG_LABELS}"
+                       ENVIRONMENT "FROTA_SHARED_DATA=${FROTA_SHARED_DATA_DEFAULT};FROTA_SOURCE_DIR=${PROJECT_SOURCE_DIR};FROTA_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()
+
+# frota_cc_benchmark(NAME codec_gtfs_rt SRCS gtfs_rt_benchmark.cc DEPS frota::codec)
+#   Built only with FROTA_BENCHMARKS; registered as a 'benchmark' ctest that runs briefly.
+function(frota_cc_benchmark)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  if(NOT FROTA_BENCHMARKS)
+    return()
+  endif()
+  add_executable(${ARG_NAME}_benchmark ${ARG_SRCS})
+  target_link_libraries(${ARG_NAME}_benchmark PRIVATE ${ARG_DEPS} frota::options frota::testing benchmark::benchmark_main)
+  add_test(NAME ${ARG_NAME}.benchmark COMMAND ${ARG_NAME}_benchmark --benchmark_min_time=0.01)
+  set_tests_properties(${ARG_NAME}.benchmark PROPERTIES LABELS benchmark
+                       ENVIRONMENT "FROTA_SHARED_DATA=${FROTA_SHARED_DATA_DEFAULT}")
+endfunction()
+
+# frota_cc_fuzz(NAME codec_gtfs_rt SRCS gtfs_rt_fuzz.cc DEPS frota::codec
+#               CORPUS ${PROJECT_SOURCE_DIR}/tests/data/fuzz/gtfs_rt)
+#   FROTA_FUZZING=ON (clang): a libFuzzer binary plus a 10 s 'fuzz' ctest.
+#   Otherwise: the same harness linked with fuzz_replay_main.cc, replaying the
+#   committed corpus (regressions included) as an ordinary 'unit' test.
+function(frota_cc_fuzz)
+  cmake_parse_arguments(ARG "" "NAME;CORPUS" "SRCS;DEPS" ${ARGN})
+  add_executable(${ARG_NAME}_fuzz ${ARG_SRCS})
+  target_link_libraries(${ARG_NAME}_fuzz PRIVATE ${ARG_DEPS} frota::options)
+  if(FROTA_FUZZING)
+    target_compile_options(${ARG_NAME}_fuzz PRIVATE -fsanitize=fuzzer)
+    target_link_options(${ARG_NAME}_fuzz PRIVATE -fsanitize=fuzzer)
+    # libFuzzer writes new inputs into the FIRST directory: keep that one in the
+    # build tree so the committed corpus only changes by hand.
+    set(work_corpus ${CMAKE_CURRENT_BINARY_DIR}/${ARG_NAME}_corpus)
+    file(MAKE_DIRECTORY ${work_corpus})
+    add_test(NAME ${ARG_NAME}.fuzz
+             COMMAND ${ARG_NAME}_fuzz -max_total_time=10 ${work_corpus} ${ARG_CORPUS})
+    set_tests_properties(${ARG_NAME}.fuzz PROPERTIES LABELS fuzz)
+  else()
+    target_sources(${ARG_NAME}_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/src/frota/testing/fuzz_replay_main.cc)
+    add_test(NAME ${ARG_NAME}.corpus_replay COMMAND ${ARG_NAME}_fuzz ${ARG_CORPUS})
+    set_tests_properties(${ARG_NAME}.corpus_replay PROPERTIES LABELS unit)
+  endif()
+endfunction()

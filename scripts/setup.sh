@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs every dependency of frota on a fresh Debian 12 machine, then builds it.
+#
+#   scripts/setup.sh            # packages + DuckDB + Kafka jars, then a release build
+#   scripts/setup.sh --no-build # dependencies only
+#
+# Safe to run again: each step skips what is already in place.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=1
+[[ "${1:-}" == "--no-build" ]] && build=0
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  clang-14 libclang-rt-14-dev clang-format clang-tidy
+  # libraries (see DEVELOPERS.md and docs/dependencies.md for why each is here)
+  libgtest-dev libgmock-dev libbenchmark-dev
+  librdkafka-dev libpq-dev libprotobuf-dev protobuf-compiler
+  libsimdjson-dev libfmt-dev libspdlog-dev libcli11-dev
+  libcurl4-openssl-dev libcpp-httplib-dev nlohmann-json3-dev
+  zlib1g-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata
+  # servers and tools the tests start: PostgreSQL 15, Java 17 + Maven for Kafka
+  postgresql-15 openjdk-17-jre-headless maven
+  # npm fetches DuckDB's shared library
+  nodejs npm
+  # process measurement for benchmarks
+  time
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+"$root/scripts/fetch_duckdb.sh"
+
+
+if ((build)); then
+  cmake --preset release -S "$root" >/dev/null
+  cmake --build "$root/build/release" --target frota
+  echo "setup: built $root/build/release/frota"
+fi

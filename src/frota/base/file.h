@@ -1,0 +1,25 @@
+// Whole-file reads, atomic writes (temp file + fsync + rename) and process memory figures.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "frota/base/status.h"
+
+namespace frota::base {
+
+/// Reads a whole file; the error names the path and the reason.
+Result<std::string> ReadFile(const std::filesystem::path& path);
+
+/// Writes `bytes` to `path` so that readers see either the old file or the whole new
+/// one, never a partial file: write `path.tmp-<pid>`, fsync, rename, fsync the folder.
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view bytes);
+
+/// Peak resident set size of this process in bytes (VmHWM), 0 if unknown.
+std::int64_t PeakRssBytes();
+/// Current resident set size in bytes (VmRSS), 0 if unknown.
+std::int64_t CurrentRssBytes();
+
+}  // namespace frota::base

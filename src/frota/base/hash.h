@@ -1,0 +1,28 @@
+// Stable hashes: the same bytes give the same value on every run, machine and build.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace frota::base {
+
+/// 64-bit FNV-1a followed by a murmur-style finaliser. Stable by contract: partition
+/// assignment and checkpoints depend on it, so it must never change.
+constexpr std::uint64_t StableHash(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<std::uint8_t>(c);
+    h *= 0x100000001b3ULL;
+  }
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+/// CRC-32C (Castagnoli) of `bytes`, continuing from `crc` (checkpoint and payload checks).
+std::uint32_t Crc32c(std::string_view bytes, std::uint32_t crc = 0);
+
+}  // namespace frota::base

@@ -1,0 +1,35 @@
+// The `frota` binary: parses the command line and runs one subcommand.
+#include <fmt/core.h>
+
+#include "frota/base/log.h"
+#include "frota/cli/command.h"
+#include "frota/cli/commands.h"
+#include "frota/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"frota: a stream processor for fleet positions (GTFS-Realtime, Rio GPS, OpenSky)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("frota ") + frota::kVersion);
+  frota::base::LogOptions log_options;
+  app.add_flag("-v,--verbose", log_options.verbose, "Debug logs from frota, info from libraries");
+  app.add_flag("-q,--quiet", log_options.quiet, "Warnings and errors only");
+  app.add_option("--log-file", log_options.file, "Also log to this rotating file (5 MB x 3)");
+
+  // Each registrar adds its subcommand; the one the user chose sets `run` while parsing.
+  frota::cli::CommandMain run;
+  for (const auto registrar : frota::cli::kCommands) {
+    registrar(app, run);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : frota::cli::kExitBadInput;
+  }
+  frota::base::InitLogging(log_options);
+  if (!run) {
+    fmt::print(stderr, "frota: no subcommand chosen; see frota --help\n");
+    return frota::cli::kExitBadInput;
+  }
+  return run();
+}

@@ -1,0 +1,168 @@
+#include <algorithm>
+#include <iterator>
+
+#include "frota/model/mode.h"
+#include "frota/model/rejection.h"
+#include "frota/model/rows.h"
+#include "frota/model/source.h"
+
+namespace frota::model {
+
+std::string_view ModeName(Mode mode) {
+  switch (mode) {
+    case Mode::kBus:
+      return "bus";
+    case Mode::kBrt:
+      return "brt";
+    case Mode::kRail:
+      return "rail";
+    case Mode::kFerry:
+      return "ferry";
+    case Mode::kAircraft:
+      return "aircraft";
+    case Mode::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+std::optional<Mode> ParseMode(std::string_view name) {
+  for (const Mode mode : kAllModes) {
+    if (ModeName(mode) == name) {
+      return mode;
+    }
+  }
+  return std::nullopt;
+}
+
+Mode ModeFromGtfsRouteType(int route_type) {
+  // Basic route types (GTFS reference) and the extended ranges (Google's HVT types).
+  switch (route_type) {
+    case 0:
+    case 1:
+    case 2:
+    case 5:
+    case 7:
+    case 12:
+      return Mode::kRail;
+    case 3:
+    case 11:
+      return Mode::kBus;
+    case 4:
+      return Mode::kFerry;
+    default:
+      break;
+  }
+  // Extended types: 1xx railway, 2xx coach, 4xx urban railway, 7xx-8xx bus and
+  // trolleybus, 9xx tram, 10xx water transport.
+  if ((route_type >= 100 && route_type < 200) || (route_type >= 400 && route_type < 500) ||
+      (route_type >= 900 && route_type < 1000)) {
+    return Mode::kRail;
+  }
+  if ((route_type >= 200 && route_type < 300) || (route_type >= 700 && route_type < 900)) {
+    return Mode::kBus;
+  }
+  if (route_type >= 1000 && route_type < 1100) {
+    return Mode::kFerry;
+  }
+  return Mode::kOther;
+}
+
+std::string_view RejectReasonName(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::kMissingVehicleId:
+      return "missing_vehicle_id";
+    case RejectReason::kMissingCoordinates:
+      return "missing_coordinates";
+    case RejectReason::kLatitudeOutOfRange:
+      return "latitude_out_of_range";
+    case RejectReason::kLongitudeOutOfRange:
+      return "longitude_out_of_range";
+    case RejectReason::kNullIsland:
+      return "null_island";
+    case RejectReason::kMissingTimestamp:
+      return "missing_timestamp";
+    case RejectReason::kTimestampInMilliseconds:
+      return "timestamp_in_milliseconds";
+    case RejectReason::kStateVectorTooShort:
+      return "state_vector_too_short";
+    case RejectReason::kMalformedRecord:
+      return "malformed_record";
+    case RejectReason::kBadPayload:
+      return "bad_payload";
+    case RejectReason::kFuture:
+      return "future";
+    case RejectReason::kStale:
+      return "stale";
+    case RejectReason::kOutOfArea:
+      return "out_of_area";
+    case RejectReason::kDuplicate:
+      return "duplicate";
+    case RejectReason::kJump:
+      return "jump";
+    case RejectReason::kLate:
+      return "late";
+  }
+  return "malformed_record";
+}
+
+std::optional<RejectReason> ParseRejectReason(std::string_view name) {
+  for (const RejectReason reason : kAllRejectReasons) {
+    if (RejectReasonName(reason) == name) {
+      return reason;
+    }
+  }
+  return std::nullopt;
+}
+
+SourceId SourceCatalog::Intern(std::string_view name) {
+  const std::lock_guard lock(mutex_);
+  if (const auto it = ids_.find(name); it != ids_.end()) {
+    return it->second;
+  }
+  const auto id = static_cast<SourceId>(names_.size());
+  names_.emplace_back(name);
+  ids_.emplace(names_.back(), id);
+  return id;
+}
+
+const std::string& SourceCatalog::Name(SourceId id) const {
+  const std::lock_guard lock(mutex_);
+  return names_.at(id);
+}
+
+std::size_t SourceCatalog::size() const {
+  const std::lock_guard lock(mutex_);
+  return names_.size();
+}
+
+namespace {
+template <typename T>
+void MoveAppend(std::vector<T>& into, std::vector<T>&& from) {
+  if (into.empty()) {
+    into = std::move(from);
+  } else {
+    into.insert(into.end(), std::make_move_iterator(from.begin()),
+                std::make_move_iterator(from.end()));
+  }
+  from.clear();
+}
+}  // namespace
+
+void EpochRows::Append(EpochRows&& other) {
+  MoveAppend(positions, std::move(other.positions));
+  MoveAppend(rejected, std::move(other.rejected));
+  MoveAppend(speed_cells, std::move(other.speed_cells));
+  MoveAppend(speed_lines, std::move(other.speed_lines));
+  MoveAppend(fleet_hours, std::move(other.fleet_hours));
+  MoveAppend(stops, std::move(other.stops));
+  MoveAppend(trips, std::move(other.trips));
+  MoveAppend(quality, std::move(other.quality));
+}
+
+std::size_t EpochRows::RowCount() const {
+  return positions.size() + rejected.size() + speed_cells.size() + speed_lines.size() +
+         fleet_hours.size() + stops.size() + trips.size() + quality.size();
+}
+
+}  // namespace frota::model

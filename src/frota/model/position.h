@@ -1,0 +1,39 @@
+// The position record: one observation of one vehicle (semantics.md section 1).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "frota/base/time.h"
+#include "frota/model/mode.h"
+#include "frota/model/source.h"
+
+namespace frota::model {
+
+/// One observation of one vehicle, decoded from any feed. Plain data.
+///
+/// Key: (feed_id, vehicle_id). Optional numbers are NaN when absent; optional
+/// strings are empty; direction_id and on_ground are -1 when absent.
+struct Position {
+  std::string feed_id;
+  std::string vehicle_id;
+  std::string route_id;         // GTFS-RT route_id; Rio `linha`/`servico`; OpenSky callsign
+  std::string trip_id;
+  std::string trip_start_date;  // YYYYMMDD as the feed wrote it (the Rio archive: `data`)
+  std::string trip_start_time;  // HH:MM:SS
+  std::int8_t direction_id = -1;
+  Mode mode = Mode::kOther;
+  bool event_time_from_header = false;  // GTFS-RT vehicle without its own timestamp
+  double lat = 0;
+  double lon = 0;
+  float reported_speed_kmh = NAN;
+  float bearing_deg = NAN;
+  float altitude_m = NAN;      // aircraft: barometric, else geometric altitude
+  std::int8_t on_ground = -1;  // aircraft: 1 on ground, 0 airborne
+  base::Timestamp event_time;
+  base::Timestamp ingest_time;
+  SourceRef source;
+};
+
+}  // namespace frota::model

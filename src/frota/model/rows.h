@@ -1,0 +1,128 @@
+// The rows the jobs emit (semantics.md sections 4-5): plain data shared by jobs, sinks and batch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frota/base/time.h"
+#include "frota/model/mode.h"
+#include "frota/model/position.h"
+#include "frota/model/rejection.h"
+
+namespace frota::model {
+
+// Sums are integers (millimetres, microseconds) so that partial sums from any number of
+// partitions add up to the same bits in any order: exports are byte-identical whatever
+// the partitioning. Means are derived from the sums when read.
+
+/// speed_cells: one partition's segments ending in a grid cell during a local hour.
+struct SpeedCellRow {
+  std::int32_t partition_id = 0;
+  Mode mode = Mode::kOther;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+  std::int32_t cell_x = 0;
+  std::int32_t cell_y = 0;
+  std::int64_t segments = 0;
+  std::int64_t distance_mm = 0;
+  std::int64_t duration_us = 0;
+};
+
+/// speed_lines: the same sums per route.
+struct SpeedLineRow {
+  std::int32_t partition_id = 0;
+  Mode mode = Mode::kOther;
+  std::string route_id;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+  std::int64_t segments = 0;
+  std::int64_t distance_mm = 0;
+  std::int64_t duration_us = 0;
+};
+
+/// fleet_hours: vehicles with at least one accepted position in the hour, and positions.
+struct FleetHourRow {
+  std::int32_t partition_id = 0;
+  Mode mode = Mode::kOther;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+  std::int64_t vehicles = 0;
+  std::int64_t positions = 0;
+};
+
+/// stops: a vehicle standing within 50 m of an anchor for at least 300 s.
+struct StopRow {
+  std::string feed_id;
+  std::string vehicle_id;
+  base::Timestamp start_time;
+  Mode mode = Mode::kOther;
+  std::string route_id;
+  base::Timestamp end_time;
+  double anchor_lat = 0;
+  double anchor_lon = 0;
+  std::int64_t positions = 0;
+  std::optional<bool> near_terminal;  // null when the route is not in the static GTFS
+};
+
+/// trips: the positions of one vehicle carrying one (trip_id, trip_start_date).
+struct TripRow {
+  std::string feed_id;
+  std::string vehicle_id;
+  std::string trip_id;
+  std::string trip_start_date;
+  base::Timestamp first_time;
+  std::string route_id;
+  std::int8_t direction_id = -1;
+  std::string trip_start_time;
+  double first_lat = 0;
+  double first_lon = 0;
+  base::Timestamp last_time;
+  double last_lat = 0;
+  double last_lon = 0;
+  std::int64_t positions = 0;
+  std::int64_t distance_mm = 0;
+};
+
+/// Latency buckets: ingest_time - event_time in whole seconds from -30 s to 300 s,
+/// stored as bucket = latency + 30 (0..330).
+inline constexpr int kLatencyMinSeconds = -30;
+inline constexpr int kLatencyBuckets = 331;
+
+/// quality: one partition's counts for a feed and local hour, mergeable by addition.
+///
+/// Accepted, duplicate and jump outcomes and vehicles count in the local hour of the
+/// event time; records refused by rules 1-4 or as late count in the hour of their
+/// event time when they have a trustworthy one (passed rules 1-3), else of their
+/// ingest time.
+struct QualityRow {
+  std::int32_t partition_id = 0;
+  std::string feed_id;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+  std::int64_t accepted = 0;
+  std::int64_t vehicles = 0;
+  std::array<std::int64_t, kRejectReasonCount> rejected{};  // by RejectReason
+  /// Sparse histogram: (bucket, positions) for buckets with a count, in bucket order.
+  std::vector<std::pair<std::int16_t, std::int64_t>> latency;
+};
+
+/// Everything one epoch produced, in no particular order.
+struct EpochRows {
+  std::vector<Position> positions;  // accepted (silver)
+  std::vector<Rejection> rejected;
+  std::vector<SpeedCellRow> speed_cells;
+  std::vector<SpeedLineRow> speed_lines;
+  std::vector<FleetHourRow> fleet_hours;
+  std::vector<StopRow> stops;
+  std::vector<TripRow> trips;
+  std::vector<QualityRow> quality;
+
+  void Append(EpochRows&& other);
+  [[nodiscard]] std::size_t RowCount() const;
+};
+
+}  // namespace frota::model

@@ -1,0 +1,29 @@
+#include "frota/testing/shared_data.h"
+
+#include <cstdlib>
+
+namespace frota::testing {
+
+std::filesystem::path SourceDir() {
+  if (const char* dir = std::getenv("FROTA_SOURCE_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  return std::filesystem::current_path();
+}
+
+std::filesystem::path SharedDataDir() {
+  if (const char* dir = std::getenv("FROTA_SHARED_DATA"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  return SourceDir() / ".." / "shared" / "data";
+}
+
+std::optional<std::filesystem::path> SharedFile(std::string_view relative) {
+  auto path = SharedDataDir() / relative;
+  if (!std::filesystem::exists(path)) {
+    return std::nullopt;
+  }
+  return path;
+}
+
+}  // namespace frota::testing
