@@ -24,9 +24,10 @@ function(frota_cc_test)
   endif()
   add_executable(${ARG_NAME}_test ${ARG_SRCS})
   target_link_libraries(${ARG_NAME}_test PRIVATE ${ARG_DEPS} frota::options frota::testing GTest::gtest GTest::gmock GTest::gtest_main)
+  # Where tests find data and the frota binary is compiled into frota::testing
+  # (src/frota/testing/CMakeLists.txt); environment variables override it.
   gtest_discover_tests(${ARG_NAME}_test TEST_PREFIX "${ARG_NAME}." DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "${ARG_LABELS}"
-                       ENVIRONMENT "FROTA_SHARED_DATA=${FROTA_SHARED_DATA_DEFAULT};FROTA_SOURCE_DIR=${PROJECT_SOURCE_DIR};FROTA_BINARY_DIR=${PROJECT_BINARY_DIR}")
+                       PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()
 
 # frota_cc_benchmark(NAME codec_gtfs_rt SRCS gtfs_rt_benchmark.cc DEPS frota::codec)
@@ -39,8 +40,7 @@ function(frota_cc_benchmark)
   add_executable(${ARG_NAME}_benchmark ${ARG_SRCS})
   target_link_libraries(${ARG_NAME}_benchmark PRIVATE ${ARG_DEPS} frota::options frota::testing benchmark::benchmark_main)
   add_test(NAME ${ARG_NAME}.benchmark COMMAND ${ARG_NAME}_benchmark --benchmark_min_time=0.01)
-  set_tests_properties(${ARG_NAME}.benchmark PROPERTIES LABELS benchmark
-                       ENVIRONMENT "FROTA_SHARED_DATA=${FROTA_SHARED_DATA_DEFAULT}")
+  set_tests_properties(${ARG_NAME}.benchmark PROPERTIES LABELS benchmark)
 endfunction()
 
 # frota_cc_fuzz(NAME codec_gtfs_rt SRCS gtfs_rt_fuzz.cc DEPS frota::codec
@@ -67,4 +67,33 @@ function(frota_cc_fuzz)
     add_test(NAME ${ARG_NAME}.corpus_replay COMMAND ${ARG_NAME}_fuzz ${ARG_CORPUS})
     set_tests_properties(${ARG_NAME}.corpus_replay PROPERTIES LABELS unit)
   endif()
+endfunction()
+
+# frota_embed_files(TARGET frota_sink NAMESPACE frota::sink::sql
+#                   FILES sql/schema.sql sql/export.sql)
+#   Each FILE becomes `extern const std::string_view k<CamelName>` (schema.sql ->
+#   kSchemaSql) in NAMESPACE, compiled into TARGET; regenerated when the file changes.
+function(frota_embed_files)
+  cmake_parse_arguments(ARG "" "TARGET;NAMESPACE" "FILES" ${ARGN})
+  foreach(file ${ARG_FILES})
+    get_filename_component(abs ${file} ABSOLUTE)
+    get_filename_component(name ${file} NAME)
+    string(REGEX REPLACE "[^A-Za-z0-9]+" ";" words "${name}")
+    set(symbol "k")
+    foreach(word ${words})
+      string(SUBSTRING ${word} 0 1 first)
+      string(TOUPPER ${first} first)
+      string(SUBSTRING ${word} 1 -1 rest)
+      string(APPEND symbol "${first}${rest}")
+    endforeach()
+    string(REGEX REPLACE "[^A-Za-z0-9]" "_" stem "${file}")
+    set(out ${CMAKE_CURRENT_BINARY_DIR}/embedded/${stem}.cc)
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -DINPUT=${abs} -DOUTPUT=${out} -DSYMBOL=${symbol}
+              -DNAMESPACE=${ARG_NAMESPACE} -P ${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake
+      DEPENDS ${abs} ${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake
+      COMMENT "Embedding ${file}")
+    target_sources(${ARG_TARGET} PRIVATE ${out})
+  endforeach()
 endfunction()

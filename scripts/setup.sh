@@ -28,6 +28,8 @@ packages=(
   postgresql-15 openjdk-17-jre-headless maven
   # npm fetches DuckDB's shared library
   nodejs npm
+  # the dashboard's browser tests (tests/browser) drive Debian's headless chromium
+  chromium
   # process measurement for benchmarks
   time
 )
@@ -42,6 +44,7 @@ if ((${#missing[@]})); then
 fi
 
 "$root/scripts/fetch_duckdb.sh"
+"$root/scripts/services/kafka.sh" fetch  # broker jars for the integration tests, cached
 
 
 if ((build)); then

@@ -45,6 +45,8 @@ TEST(Hash, StableHashIsFixedForever) {
   EXPECT_EQ(StableHash("rio-brt/86811"), 0x84d9d94d90cfe19fULL);
   EXPECT_NE(StableHash("rio-brt/86811"), StableHash("rio-brt/86812"));
   EXPECT_EQ(Crc32c("123456789"), 0xe3069283U);  // the standard CRC-32C check value
+  EXPECT_EQ(FastStableHash("rio-brt"), FastStableHash(std::string("rio-brt")));
+  EXPECT_NE(FastStableHash("86811"), FastStableHash("86812"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "frota/base/hash.h"
 
 #include <array>
+#include <cstring>
 
 namespace frota::base {
 
@@ -21,6 +22,29 @@ constexpr std::array<std::uint32_t, 256> MakeCrc32cTable() {
 constexpr auto kCrc32cTable = MakeCrc32cTable();
 
 }  // namespace
+
+std::uint64_t FastStableHash(std::string_view text) {
+  constexpr std::uint64_t kMul = 0x9e3779b97f4a7c15ULL;
+  std::uint64_t h = 0x243f6a8885a308d3ULL ^ (text.size() * kMul);
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, text.data() + i, 8);  // little-endian machines only (x86-64)
+    h = (h ^ word) * kMul;
+    h ^= h >> 29;
+  }
+  if (i < text.size()) {
+    std::uint64_t word = 0;
+    for (std::size_t j = 0; i + j < text.size(); ++j) {
+      word |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(text[i + j])) << (8 * j);
+    }
+    h = (h ^ word) * kMul;
+    h ^= h >> 29;
+  }
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 31;
+  return h;
+}
 
 std::uint32_t Crc32c(std::string_view bytes, std::uint32_t crc) {
   crc = ~crc;

@@ -77,6 +77,30 @@ LocalHour TimeZone::ToLocalHour(Timestamp t) const {
   return LocalHour{LocalDate(day.time_since_epoch()), static_cast<std::int8_t>(hour)};
 }
 
+TimeZone::HourSpan TimeZone::LocalHourSpan(Timestamp t) const {
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
+  auto it = std::upper_bound(
+      transitions_.begin(), transitions_.end(), seconds,
+      [](std::int64_t value, const Transition& tr) { return value < tr.utc_seconds; });
+  const auto offset = std::chrono::seconds(std::prev(it)->offset_seconds);
+  const auto local = std::chrono::local_time<Micros>(t.time_since_epoch() + offset);
+  const auto hour_start = std::chrono::floor<std::chrono::hours>(local);
+  Timestamp from = t - (local - hour_start);
+  Timestamp until = from + std::chrono::hours(1);
+  // The offset may change inside the hour: clip to the offset's own period.
+  if (std::prev(it)->utc_seconds != std::numeric_limits<std::int64_t>::min()) {
+    from = std::max(from, FromUnixSeconds(std::prev(it)->utc_seconds));
+  }
+  if (it != transitions_.end()) {
+    until = std::min(until, FromUnixSeconds(it->utc_seconds));
+  }
+  const auto day = std::chrono::floor<std::chrono::days>(local);
+  return HourSpan{LocalHour{LocalDate(day.time_since_epoch()),
+                            static_cast<std::int8_t>(
+                                std::chrono::floor<std::chrono::hours>(local - day).count())},
+                  from, until};
+}
+
 Timestamp TimeZone::FromLocal(std::chrono::local_time<Micros> local) const {
   const std::int64_t local_seconds =
       std::chrono::floor<std::chrono::seconds>(local).time_since_epoch().count();
@@ -92,6 +116,25 @@ Timestamp TimeZone::FromLocal(std::chrono::local_time<Micros> local) const {
   }
   // A gap: the local time never happened; keep the offset from before the gap.
   return Timestamp(local.time_since_epoch() - std::chrono::seconds(before));
+}
+
+Timestamp TimeZone::EndOfLocalHour(LocalHour hour) const {
+  const auto end_local = std::chrono::local_seconds(hour.date.time_since_epoch()) +
+                         std::chrono::hours(hour.hour + 1);
+  const std::int64_t local_seconds = end_local.time_since_epoch().count();
+  const std::int32_t before = OffsetSecondsAt(local_seconds - 2 * 86400);
+  const std::int32_t after = OffsetSecondsAt(local_seconds + 86400);
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
+  for (const std::int32_t offset : {before, after}) {
+    const std::int64_t utc = local_seconds - offset;
+    if (OffsetSecondsAt(utc) == offset) {
+      latest = std::max(latest, utc);
+    }
+  }
+  if (latest == std::numeric_limits<std::int64_t>::min()) {
+    latest = local_seconds - before;  // the end fell into a gap
+  }
+  return FromUnixSeconds(latest);
 }
 
 }  // namespace frota::base

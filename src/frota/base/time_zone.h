@@ -37,6 +37,15 @@ class TimeZone {
   [[nodiscard]] std::chrono::seconds OffsetAt(Timestamp t) const;
   /// Local date and hour of `t`.
   [[nodiscard]] LocalHour ToLocalHour(Timestamp t) const;
+
+  /// The local hour of `t` and the UTC interval [from, until) around `t` in which every
+  /// instant has that same local hour: callers cache it and skip the lookup.
+  struct HourSpan {
+    LocalHour hour;
+    Timestamp from;
+    Timestamp until;
+  };
+  [[nodiscard]] HourSpan LocalHourSpan(Timestamp t) const;
   /// Local civil time of `t`, as microseconds since local 1970-01-01 00:00.
   [[nodiscard]] std::chrono::local_time<Micros> ToLocal(Timestamp t) const;
 
@@ -44,6 +53,11 @@ class TimeZone {
   /// happened) the offset before the gap applies, so 00:30 on a spring-forward
   /// midnight maps to 01:30 of the new offset; in an overlap the earlier instant wins.
   [[nodiscard]] Timestamp FromLocal(std::chrono::local_time<Micros> local) const;
+
+  /// The instant at which local hour `hour` is over for good: when local time reaches
+  /// the next hour for the last time (an hour repeated by a DST overlap ends at its
+  /// second ending). Aggregates of the hour are final once the watermark reaches it.
+  [[nodiscard]] Timestamp EndOfLocalHour(LocalHour hour) const;
 
  private:
   struct Transition {

@@ -48,6 +48,32 @@ TEST(TimeZone, AmbiguousLocalTimeInTheAutumnOverlapTakesTheEarlierInstant) {
   EXPECT_EQ(zone->FromLocal(Local("2019-02-16 22:30:00")), ParseIso8601("2019-02-17T00:30:00Z"));
 }
 
+TEST(TimeZone, AnHourRepeatedByTheOverlapEndsAtItsSecondEnding) {
+  const auto zone = TimeZone::Load("America/Sao_Paulo");
+  ASSERT_TRUE(zone.ok());
+  const LocalHour repeated{*ParseDate("2019-02-16"), 23};
+  EXPECT_EQ(zone->EndOfLocalHour(repeated), ParseIso8601("2019-02-17T03:00:00Z"));
+  const LocalHour ordinary{*ParseDate("2022-06-30"), 6};
+  EXPECT_EQ(zone->EndOfLocalHour(ordinary), ParseIso8601("2022-06-30T10:00:00Z"));
+}
+
+TEST(TimeZone, HourSpansAgreeWithToLocalHourAcrossTransitions) {
+  const auto zone = TimeZone::Load("America/Sao_Paulo");
+  ASSERT_TRUE(zone.ok());
+  // Every 7 minutes across the 2018 spring-forward and 2019 fall-back.
+  for (const auto* start : {"2018-11-03T20:00:00Z", "2019-02-16T20:00:00Z"}) {
+    for (int i = 0; i < 120; ++i) {
+      const auto t = *ParseIso8601(start) + std::chrono::minutes(7 * i);
+      const auto span = zone->LocalHourSpan(t);
+      EXPECT_EQ(span.hour, zone->ToLocalHour(t));
+      EXPECT_LE(span.from, t);
+      EXPECT_GT(span.until, t);
+      EXPECT_EQ(zone->ToLocalHour(span.from), span.hour);
+      EXPECT_EQ(zone->ToLocalHour(span.until - Micros(1)), span.hour);
+    }
+  }
+}
+
 TEST(TimeZone, UnknownZoneIsAClearError) {
   const auto zone = TimeZone::Load("Mars/Olympus_Mons");
   ASSERT_FALSE(zone.ok());

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frota/base/status.h"
@@ -25,7 +26,8 @@ struct DecodeOptions {
   /// The ingest time a collector recorded for this response. When absent, each format's
   /// rule applies: GTFS-RT header timestamp; OpenSky `time`; Rio SPPO `datahoraservidor`
   /// (per record); Rio BRT the largest `dataHora` of the response; Rio archive
-  /// `timestamp_captura` (per row).
+  /// `timestamp_captura` (per row). A GTFS-RT or OpenSky response without a usable time
+  /// of its own falls back to its newest event time.
   std::optional<base::Timestamp> ingest_time;
   /// Zone of naive local timestamps (the Rio archive's); IANA name.
   std::string time_zone = "America/Sao_Paulo";
@@ -47,6 +49,9 @@ struct DecodedBatch {
 struct ResponseInfo {
   std::optional<base::Timestamp> header_time;  // GTFS-RT header / OpenSky `time`
   std::int64_t records = 0;                    // positions + rejections appended
+  /// GTFS-RT entities that are not position records: trip updates, alerts, shapes,
+  /// stops, trip modifications, deletions and empty entities.
+  std::int64_t skipped_entities = 0;
 };
 
 /// Decodes one whole response (GTFS-RT FeedMessage, Rio SPPO or BRT JSON, OpenSky JSON;
@@ -61,12 +66,17 @@ base::Result<ResponseInfo> DecodeResponse(Format format, std::string_view bytes,
 
 /// Streams a Rio archive CSV (.csv or .csv.gz, detected by content) in bounded memory.
 ///
-/// Offsets count data rows from 0 (the header is not a record). Not thread-safe.
+/// Offsets are options.first_offset + the data row's ordinal (the header and blank lines
+/// are not records). Not thread-safe.
 class ArchiveCsvReader {
  public:
   virtual ~ArchiveCsvReader() = default;
   static base::Result<std::unique_ptr<ArchiveCsvReader>> Open(const std::filesystem::path& path,
                                                               DecodeOptions options);
+  /// The same over bytes in memory (.csv or .csv.gz); `bytes` must outlive the reader.
+  /// `name` stands for the file in error messages.
+  static base::Result<std::unique_ptr<ArchiveCsvReader>> FromBytes(
+      std::string_view bytes, DecodeOptions options, std::string name = "<memory>");
   /// Appends up to `max_records` records to `out`; returns false once the file is done.
   /// An I/O or gzip error is an error naming the file and the byte offset.
   virtual base::Result<bool> Next(DecodedBatch& out, std::size_t max_records) = 0;

@@ -1,6 +1,7 @@
 // The feed formats frota reads (docs/cli.md "Inputs"), their names and detection.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -23,5 +24,9 @@ model::Mode DefaultMode(Format format);
 /// Detects the format from the first bytes of a file (gzip is looked through by the
 /// caller). Error when the bytes match none of the formats.
 base::Result<Format> DetectFormat(std::string_view head);
+
+/// Detects the format of a file from its first 64 KiB, looking through gzip. Errors name
+/// the path; a folder is an error (folders of .pb files are the caller's concern).
+base::Result<Format> DetectFileFormat(const std::filesystem::path& path);
 
 }  // namespace frota::codec

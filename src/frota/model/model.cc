@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cassert>
 #include <iterator>
 
 #include "frota/model/mode.h"
+#include "frota/model/position_record.h"
 #include "frota/model/rejection.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
@@ -150,6 +152,11 @@ void MoveAppend(std::vector<T>& into, std::vector<T>&& from) {
 }  // namespace
 
 void EpochRows::Append(EpochRows&& other) {
+  if (!strings) {
+    strings = other.strings;
+  }
+  // Position ids only mean something with the dictionary that issued them.
+  assert(other.positions.empty() || other.strings == strings);
   MoveAppend(positions, std::move(other.positions));
   MoveAppend(rejected, std::move(other.rejected));
   MoveAppend(speed_cells, std::move(other.speed_cells));
@@ -163,6 +170,56 @@ void EpochRows::Append(EpochRows&& other) {
 std::size_t EpochRows::RowCount() const {
   return positions.size() + rejected.size() + speed_cells.size() + speed_lines.size() +
          fleet_hours.size() + stops.size() + trips.size() + quality.size();
+}
+
+}  // namespace frota::model
+
+namespace frota::model {
+
+PositionRecord InternPosition(const Position& p, StringDictionary& strings) {
+  PositionRecord r;
+  r.event_time = p.event_time;
+  r.ingest_time = p.ingest_time;
+  r.lat = p.lat;
+  r.lon = p.lon;
+  r.source = p.source;
+  r.reported_speed_kmh = p.reported_speed_kmh;
+  r.bearing_deg = p.bearing_deg;
+  r.altitude_m = p.altitude_m;
+  r.feed_id = strings.Intern(p.feed_id);
+  r.vehicle_id = strings.Intern(p.vehicle_id);
+  r.route_id = strings.Intern(p.route_id);
+  r.trip_id = strings.Intern(p.trip_id);
+  r.trip_start_date = strings.Intern(p.trip_start_date);
+  r.trip_start_time = strings.Intern(p.trip_start_time);
+  r.direction_id = p.direction_id;
+  r.on_ground = p.on_ground;
+  r.mode = p.mode;
+  r.event_time_from_header = p.event_time_from_header;
+  return r;
+}
+
+Position MaterializePosition(const PositionRecord& r, const StringDictionary& strings) {
+  Position p;
+  p.feed_id = strings.View(r.feed_id);
+  p.vehicle_id = strings.View(r.vehicle_id);
+  p.route_id = strings.View(r.route_id);
+  p.trip_id = strings.View(r.trip_id);
+  p.trip_start_date = strings.View(r.trip_start_date);
+  p.trip_start_time = strings.View(r.trip_start_time);
+  p.direction_id = r.direction_id;
+  p.mode = r.mode;
+  p.event_time_from_header = r.event_time_from_header;
+  p.lat = r.lat;
+  p.lon = r.lon;
+  p.reported_speed_kmh = r.reported_speed_kmh;
+  p.bearing_deg = r.bearing_deg;
+  p.altitude_m = r.altitude_m;
+  p.on_ground = r.on_ground;
+  p.event_time = r.event_time;
+  p.ingest_time = r.ingest_time;
+  p.source = r.source;
+  return p;
 }
 
 }  // namespace frota::model

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +12,8 @@
 #include "frota/base/time.h"
 #include "frota/model/mode.h"
 #include "frota/model/position.h"
+#include "frota/model/position_record.h"
+#include "frota/model/string_dictionary.h"
 #include "frota/model/rejection.h"
 
 namespace frota::model {
@@ -112,7 +115,9 @@ struct QualityRow {
 
 /// Everything one epoch produced, in no particular order.
 struct EpochRows {
-  std::vector<Position> positions;  // accepted (silver)
+  /// Accepted positions (silver); their strings are in `strings`.
+  std::vector<PositionRecord> positions;
+  std::shared_ptr<const StringDictionary> strings;
   std::vector<Rejection> rejected;
   std::vector<SpeedCellRow> speed_cells;
   std::vector<SpeedLineRow> speed_lines;
@@ -121,6 +126,7 @@ struct EpochRows {
   std::vector<TripRow> trips;
   std::vector<QualityRow> quality;
 
+  /// Moves `other`'s rows in; both must use the same string dictionary (one pipeline's).
   void Append(EpochRows&& other);
   [[nodiscard]] std::size_t RowCount() const;
 };

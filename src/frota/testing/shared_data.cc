@@ -8,14 +8,14 @@ std::filesystem::path SourceDir() {
   if (const char* dir = std::getenv("FROTA_SOURCE_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  return std::filesystem::current_path();
+  return FROTA_SOURCE_DIR_DEFAULT;
 }
 
 std::filesystem::path SharedDataDir() {
   if (const char* dir = std::getenv("FROTA_SHARED_DATA"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  return SourceDir() / ".." / "shared" / "data";
+  return FROTA_SHARED_DATA_DEFAULT;
 }
 
 std::optional<std::filesystem::path> SharedFile(std::string_view relative) {

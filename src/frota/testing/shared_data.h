@@ -7,12 +7,13 @@
 
 namespace frota::testing {
 
-/// The shared data folder: $FROTA_SHARED_DATA, else ../shared/data beside the source tree.
+/// The shared data folder: $FROTA_SHARED_DATA, else ../shared/data beside the source tree
+/// (as configured: FROTA_SHARED_DATA_DEFAULT).
 std::filesystem::path SharedDataDir();
 /// SharedDataDir() / relative, or nullopt when it does not exist (the test then skips
 /// with a message naming the path).
 std::optional<std::filesystem::path> SharedFile(std::string_view relative);
-/// $FROTA_SOURCE_DIR (the project root, for tests/data fixtures).
+/// $FROTA_SOURCE_DIR, else the project root this build was configured from.
 std::filesystem::path SourceDir();
 
 }  // namespace frota::testing

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds frota with the `ci` preset and runs every test except benchmarks.
+# Tests that need PostgreSQL or Kafka get real servers, started here on loopback and
+# stopped on exit (scripts/services/).
+#
+#   scripts/test.sh                 # everything but benchmarks
+#   scripts/test.sh -L unit         # extra arguments go to ctest
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+[[ -f third_party/duckdb/lib/libduckdb.so ]] || scripts/fetch_duckdb.sh
+cmake --preset ci >/dev/null
+cmake --build build/ci -j "$jobs"
+
+# Servers' data lives under the build tree, unless (as root) the tree is not reachable by
+# the unprivileged user PostgreSQL must run as; then under /tmp.
+services_dir="$root/build/ci/services"
+if [[ $(id -u) -eq 0 ]] && ! runuser -u nobody -- test -x "$root/build/ci" 2>/dev/null; then
+  services_dir=$(mktemp -d /tmp/frota-services.XXXXXX)
+  chmod 755 "$services_dir"
+fi
+FROTA_SERVICES_DIR="$services_dir" scripts/services/with-services.sh \
+  ctest --test-dir build/ci --output-on-failure -j "$jobs" -LE benchmark --timeout 1500 "$@"

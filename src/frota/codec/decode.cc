@@ -1,0 +1,411 @@
+#include "frota/codec/decode.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "frota/codec/decode_internal.h"
+
+namespace frota::codec {
+
+base::Result<ResponseInfo> DecodeResponse(Format format, std::string_view bytes,
+                                          const DecodeOptions& options, DecodedBatch& out) {
+  switch (format) {
+    case Format::kGtfsRt:
+      return internal::DecodeGtfsRt(bytes, options, out);
+    case Format::kRioSppo:
+      return internal::DecodeRioSppo(bytes, options, out);
+    case Format::kRioBrt:
+      return internal::DecodeRioBrt(bytes, options, out);
+    case Format::kRioArchiveCsv:
+      return internal::DecodeArchiveCsv(bytes, options, out);
+    case Format::kOpenSky:
+      return internal::DecodeOpenSky(bytes, options, out);
+  }
+  return base::Internal("unknown format {}", static_cast<int>(format));
+}
+
+namespace internal {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[i], or 0 when the bytes there are
+// not one (details must stay valid UTF-8 for the sinks).
+std::size_t Utf8SequenceLength(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = 0;
+  unsigned char min_second = 0x80;
+  unsigned char max_second = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) {
+      min_second = 0xa0;  // overlong
+    } else if (lead == 0xed) {
+      max_second = 0x9f;  // surrogates
+    }
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) {
+      min_second = 0x90;
+    } else if (lead == 0xf4) {
+      max_second = 0x8f;
+    }
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) {
+    return 0;
+  }
+  if (byte(i + 1) < min_second || byte(i + 1) > max_second) {
+    return 0;
+  }
+  for (std::size_t k = 2; k < length; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) {
+      return 0;
+    }
+  }
+  return length;
+}
+
+}  // namespace
+
+bool Field::HasValue() const { return present && (container || !Trim(raw).empty()); }
+
+void DetailWriter::Separate() {
+  if (!detail_.empty()) {
+    detail_.push_back(' ');
+  }
+}
+
+std::string DetailWriter::Take() {
+  if (detail_.size() > kMaxDetailBytes) {
+    // Cut on a character boundary and say so.
+    std::size_t cut = kMaxDetailBytes - 3;
+    while (cut > 0 && (static_cast<unsigned char>(detail_[cut]) & 0xc0) == 0x80) {
+      --cut;
+    }
+    detail_.resize(cut);
+    detail_.append("...");
+  }
+  return std::move(detail_);
+}
+
+void DetailWriter::AppendEscaped(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < text.size();) {
+    if (detail_.size() > kMaxDetailBytes) {
+      return;  // Take() cuts it; no need to copy a huge field first
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      if (const std::size_t length = Utf8SequenceLength(text, i); length > 0) {
+        detail_.append(text.substr(i, length));
+        i += length;
+        continue;
+      }
+    }
+    if (c == '"' || c == '\\') {
+      detail_.push_back('\\');
+      detail_.push_back(static_cast<char>(c));
+    } else if (c < 0x20 || c >= 0x7f) {
+      detail_.append("\\x");
+      detail_.push_back(kHex[c >> 4]);
+      detail_.push_back(kHex[c & 0xf]);
+    } else {
+      detail_.push_back(static_cast<char>(c));
+    }
+    ++i;
+  }
+}
+
+DetailWriter& DetailWriter::Add(std::string_view name, const Field& field) {
+  if (detail_.size() > kMaxDetailBytes) {
+    return *this;
+  }
+  Separate();
+  detail_.append(name);
+  detail_.push_back('=');
+  if (field.container) {
+    detail_.append(field.raw.starts_with('{') ? "<object>" : "<array>");
+  } else if (!field.present) {
+    detail_.append(field.raw == "null" ? "null" : "<absent>");
+  } else if (field.quoted) {
+    detail_.push_back('"');
+    AppendEscaped(field.raw);
+    detail_.push_back('"');
+  } else {
+    AppendEscaped(field.raw);
+  }
+  return *this;
+}
+
+DetailWriter& DetailWriter::AddText(std::string_view name, std::string_view text) {
+  return Add(name, Field::Text(text));
+}
+
+DetailWriter& DetailWriter::AddNote(std::string_view note) {
+  if (detail_.size() > kMaxDetailBytes) {
+    return *this;
+  }
+  Separate();
+  AppendEscaped(note);
+  return *this;
+}
+
+namespace {
+
+// Powers of ten that a double holds exactly (up to 1e22).
+constexpr double kExactPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The general path: one '.' or ',' separator, exponents allowed, via from_chars.
+std::optional<double> ParseDecimalSlow(std::string_view text) {
+  if (text.empty() || text.size() > 64) {
+    return std::nullopt;
+  }
+  // from_chars also takes "inf", "nan" and friends; a coordinate or speed never is one.
+  const char first = text.front();
+  if (first != '-' && first != '.' && first != ',' && (first < '0' || first > '9')) {
+    return std::nullopt;
+  }
+  char buffer[64];
+  const char* begin = text.data();
+  if (const auto comma = text.find(','); comma != std::string_view::npos) {
+    if (text.find('.') != std::string_view::npos ||
+        text.find(',', comma + 1) != std::string_view::npos) {
+      return std::nullopt;  // "1.234,5" or "1,2,3": not one decimal number
+    }
+    std::memcpy(buffer, text.data(), text.size());
+    buffer[comma] = '.';
+    begin = buffer;
+  }
+  const char* end = begin + text.size();
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace
+
+std::optional<double> ParseDecimal(std::string_view text) {
+  text = Trim(text);
+  // Fast path for what feeds write ("-22,92122", "51", "-43.365989"): with at most 15
+  // significant digits the mantissa and the power of ten are exact doubles, so one
+  // division is correctly rounded, the same value from_chars gives.
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p < end && *p == '-';
+  if (negative) {
+    ++p;
+  }
+  std::uint64_t mantissa = 0;
+  int significant_digits = 0;
+  int fraction_digits = 0;
+  bool any_digit = false;
+  bool seen_separator = false;
+  for (; p < end; ++p) {
+    const char c = *p;
+    if (c >= '0' && c <= '9') {
+      any_digit = true;
+      if (mantissa != 0 || c != '0') {
+        ++significant_digits;
+      }
+      if (significant_digits > 15) {
+        break;
+      }
+      mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
+      fraction_digits += seen_separator ? 1 : 0;
+    } else if ((c == '.' || c == ',') && !seen_separator) {
+      seen_separator = true;
+    } else {
+      break;
+    }
+  }
+  if (p == end && any_digit && fraction_digits <= 22) {
+    const double value = static_cast<double>(mantissa) / kExactPowersOfTen[fraction_digits];
+    return negative ? -value : value;
+  }
+  return ParseDecimalSlow(text);
+}
+
+std::optional<std::int64_t> ParseInteger(std::string_view text) {
+  text = Trim(text);
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p < end && *p == '-';
+  if (negative) {
+    ++p;
+  }
+  // Up to 18 digits cannot overflow; longer text takes from_chars, which checks.
+  if (p == end || end - p > 18) {
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end) {
+      return std::nullopt;
+    }
+    return value;
+  }
+  std::int64_t value = 0;
+  for (; p < end; ++p) {
+    if (*p < '0' || *p > '9') {
+      return std::nullopt;
+    }
+    value = value * 10 + (*p - '0');
+  }
+  return negative ? -value : value;
+}
+
+Number ReadNumber(const Field& field) {
+  if (!field.HasValue()) {
+    return {};
+  }
+  if (field.container) {
+    return {NumberState::kInvalid, 0};
+  }
+  if (const auto value = ParseDecimal(field.raw)) {
+    return {NumberState::kOk, *value};
+  }
+  return {NumberState::kInvalid, 0};
+}
+
+std::optional<model::RejectReason> ReadEpoch(const Field& field, EpochUnit unit,
+                                             base::Timestamp& out) {
+  using model::RejectReason;
+  if (!field.HasValue()) {
+    return RejectReason::kMissingTimestamp;
+  }
+  if (field.container) {
+    return RejectReason::kMalformedRecord;
+  }
+  const double max_magnitude = unit == EpochUnit::kSeconds ? kMaxEpochSeconds : kMaxEpochMillis;
+  const std::int64_t micros_per_unit = unit == EpochUnit::kSeconds ? 1'000'000 : 1'000;
+  if (const auto integer = ParseInteger(field.raw)) {
+    const auto value = static_cast<double>(*integer);
+    if (value > max_magnitude) {
+      return unit == EpochUnit::kSeconds ? RejectReason::kTimestampInMilliseconds
+                                         : RejectReason::kMalformedRecord;
+    }
+    if (value < -max_magnitude) {
+      return RejectReason::kMalformedRecord;
+    }
+    out = base::FromUnixMicros(*integer * micros_per_unit);
+    return std::nullopt;
+  }
+  const auto decimal = ParseDecimal(field.raw);
+  if (!decimal) {
+    return RejectReason::kMalformedRecord;
+  }
+  if (*decimal > max_magnitude) {
+    return unit == EpochUnit::kSeconds ? RejectReason::kTimestampInMilliseconds
+                                       : RejectReason::kMalformedRecord;
+  }
+  if (*decimal < -max_magnitude) {
+    return RejectReason::kMalformedRecord;
+  }
+  out = base::FromUnixMicros(std::llround(*decimal * static_cast<double>(micros_per_unit)));
+  return std::nullopt;
+}
+
+std::optional<model::RejectReason> CheckEpochSeconds(std::uint64_t seconds, base::Timestamp& out) {
+  if (static_cast<double>(seconds) > kMaxEpochSeconds) {
+    return model::RejectReason::kTimestampInMilliseconds;
+  }
+  out = base::FromUnixSeconds(static_cast<std::int64_t>(seconds));
+  return std::nullopt;
+}
+
+std::optional<model::RejectReason> CoordinateRangeReason(double lat, double lon) {
+  // Written so that NaN fails too.
+  if (!(lat >= -90.0 && lat <= 90.0)) {
+    return model::RejectReason::kLatitudeOutOfRange;
+  }
+  if (!(lon >= -180.0 && lon <= 180.0)) {
+    return model::RejectReason::kLongitudeOutOfRange;
+  }
+  if (lat == 0.0 && lon == 0.0) {
+    return model::RejectReason::kNullIsland;
+  }
+  return std::nullopt;
+}
+
+std::optional<model::RejectReason> ReadCoordinates(std::string_view lat_name, const Field& lat,
+                                                   std::string_view lon_name, const Field& lon,
+                                                   double& lat_out, double& lon_out,
+                                                   DetailWriter& detail) {
+  using model::RejectReason;
+  if (!lat.HasValue() || !lon.HasValue()) {
+    detail.Add(lat_name, lat).Add(lon_name, lon);
+    return RejectReason::kMissingCoordinates;
+  }
+  const Number lat_number = ReadNumber(lat);
+  const Number lon_number = ReadNumber(lon);
+  if (lat_number.state != NumberState::kOk || lon_number.state != NumberState::kOk) {
+    if (lat_number.state != NumberState::kOk) {
+      detail.Add(lat_name, lat);
+    }
+    if (lon_number.state != NumberState::kOk) {
+      detail.Add(lon_name, lon);
+    }
+    return RejectReason::kMalformedRecord;
+  }
+  const auto reason = CoordinateRangeReason(lat_number.value, lon_number.value);
+  if (reason == RejectReason::kLatitudeOutOfRange) {
+    detail.Add(lat_name, lat);
+  } else if (reason == RejectReason::kLongitudeOutOfRange) {
+    detail.Add(lon_name, lon);
+  } else if (reason == RejectReason::kNullIsland) {
+    detail.Add(lat_name, lat).Add(lon_name, lon);
+  }
+  if (!reason) {
+    lat_out = lat_number.value;
+    lon_out = lon_number.value;
+  }
+  return reason;
+}
+
+RecordSink::RecordSink(Format format, const DecodeOptions& options, DecodedBatch& out)
+    : out_(out),
+      feed_id_(options.feed_id.empty() ? std::string(FormatName(format)) : options.feed_id),
+      mode_(options.mode.value_or(DefaultMode(format))),
+      source_(options.source),
+      first_offset_(options.first_offset),
+      next_offset_(options.first_offset),
+      positions_before_(out.positions.size()),
+      rejections_before_(out.rejections.size()) {}
+
+model::Position& RecordSink::AddPosition() {
+  model::Position& position = out_.positions.emplace_back();
+  position.feed_id = feed_id_;
+  position.mode = mode_;
+  position.source = model::SourceRef{source_, next_offset_++};
+  return position;
+}
+
+void RecordSink::AddRejection(model::RejectReason reason, std::string_view vehicle_id,
+                              std::optional<base::Timestamp> event_time,
+                              std::optional<base::Timestamp> ingest_time, std::string detail) {
+  model::Rejection& rejection = out_.rejections.emplace_back();
+  rejection.reason = reason;
+  rejection.feed_id = feed_id_;
+  rejection.vehicle_id = std::string(vehicle_id);
+  rejection.event_time = event_time;
+  rejection.ingest_time = ingest_time;
+  rejection.source = model::SourceRef{source_, next_offset_++};
+  rejection.detail = std::move(detail);
+}
+
+void RecordSink::Rollback() {
+  out_.positions.resize(positions_before_);
+  out_.rejections.resize(rejections_before_);
+  next_offset_ = first_offset_;
+}
+
+}  // namespace internal
+}  // namespace frota::codec

@@ -1,0 +1,823 @@
+// GTFS-Realtime VehiclePositions → positions (semantics.md section 1, GTFS-RT column).
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/unknown_field_set.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "frota/codec/decode_internal.h"
+#include "frota/codec/gtfs_realtime.pb.h"
+#include "frota/codec/gtfs_rt_internal.h"
+
+namespace frota::codec::internal {
+
+namespace {
+
+namespace pb = ::frota::codec::gtfs_realtime;
+using google::protobuf::Arena;
+using google::protobuf::UnknownField;
+using google::protobuf::UnknownFieldSet;
+using model::RejectReason;
+
+// The reference decoder's FeedMessage: one per thread, on an arena of its own, reused
+// from response to response. Clear() keeps every entity, sub-message and string buffer
+// allocated, so the next parse writes into memory that is already there instead of
+// allocating (and destroying) thousands of strings; it still copies every string, which
+// is why DecodeResponse uses the wire reader below. After an unusually large response
+// the arena is dropped so that its memory does not stay pinned.
+constexpr std::size_t kMaxKeptArenaBytes = 64 << 20;
+
+class ReusedFeed {
+ public:
+  pb::FeedMessage& Fresh() {
+    if (feed_ == nullptr || arena_->SpaceAllocated() > kMaxKeptArenaBytes) {
+      feed_ = nullptr;
+      arena_ = std::make_unique<Arena>();
+      feed_ = Arena::CreateMessage<pb::FeedMessage>(arena_.get());
+    }
+    feed_->Clear();
+    return *feed_;
+  }
+
+ private:
+  std::unique_ptr<Arena> arena_;
+  pb::FeedMessage* feed_ = nullptr;
+};
+
+// Entities that are not vehicle positions, by kind, for ResponseInfo and for the error
+// that a TripUpdates-only feed deserves.
+struct OtherEntities {
+  std::int64_t trip_updates = 0;
+  std::int64_t alerts = 0;
+  std::int64_t shapes = 0;
+  std::int64_t stops = 0;
+  std::int64_t trip_modifications = 0;
+  std::int64_t deleted = 0;
+  std::int64_t empty = 0;
+
+  [[nodiscard]] std::int64_t OfOtherKinds() const {
+    return trip_updates + alerts + shapes + stops + trip_modifications;
+  }
+  [[nodiscard]] std::int64_t Total() const { return OfOtherKinds() + deleted + empty; }
+  [[nodiscard]] std::string Describe() const {
+    std::string text;
+    const auto add = [&](std::int64_t n, std::string_view singular, std::string_view plural) {
+      if (n > 0) {
+        text += fmt::format("{}{} {}", text.empty() ? "" : ", ", n, n == 1 ? singular : plural);
+      }
+    };
+    add(trip_updates, "trip update", "trip updates");
+    add(alerts, "alert", "alerts");
+    add(shapes, "shape", "shapes");
+    add(stops, "stop", "stops");
+    add(trip_modifications, "trip modification", "trip modifications");
+    add(deleted, "deletion", "deletions");
+    add(empty, "empty entity", "empty entities");
+    return text;
+  }
+};
+
+float Fixed32AsFloat(std::uint32_t bits) {
+  float value = 0;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// A TripUpdate's field 1 is its TripDescriptor, whose fields 1 and 2 are strings. A feed
+// that puts a Position there instead (fixed32 latitude and longitude) is one whose
+// producer wrote vehicle positions into the wrong message, as the Angra dos Reis feed
+// does. Returns how many trip updates look like that, and the first such pair.
+std::string DiagnoseTripUpdates(const pb::FeedMessage& feed) {
+  std::int64_t stuffed = 0;
+  float first_lat = 0;
+  float first_lon = 0;
+  for (const pb::FeedEntity& entity : feed.entity()) {
+    if (!entity.has_trip_update()) {
+      continue;
+    }
+    UnknownFieldSet trip_update;
+    if (!trip_update.ParseFromString(entity.trip_update())) {
+      continue;
+    }
+    for (int i = 0; i < trip_update.field_count(); ++i) {
+      const UnknownField& field = trip_update.field(i);
+      if (field.number() != 1 || field.type() != UnknownField::TYPE_LENGTH_DELIMITED) {
+        continue;
+      }
+      UnknownFieldSet descriptor;
+      if (!descriptor.ParseFromString(field.length_delimited())) {
+        continue;
+      }
+      std::optional<float> lat;
+      std::optional<float> lon;
+      for (int k = 0; k < descriptor.field_count(); ++k) {
+        const UnknownField& inner = descriptor.field(k);
+        if (inner.type() != UnknownField::TYPE_FIXED32) {
+          continue;
+        }
+        if (inner.number() == 1) {
+          lat = Fixed32AsFloat(inner.fixed32());
+        } else if (inner.number() == 2) {
+          lon = Fixed32AsFloat(inner.fixed32());
+        }
+      }
+      if (lat && lon && !CoordinateRangeReason(*lat, *lon)) {
+        if (stuffed++ == 0) {
+          first_lat = *lat;
+          first_lon = *lon;
+        }
+      }
+    }
+  }
+  std::string diagnosis;
+  if (stuffed > 0) {
+    diagnosis = fmt::format(
+        "; {} of them carry a float latitude/longitude pair (e.g. {},{}) where a trip update "
+        "has its trip descriptor: vehicle positions written into TripUpdate fields",
+        stuffed, first_lat, first_lon);
+  }
+  const pb::FeedHeader& header = feed.header();
+  const UnknownFieldSet& header_unknown = header.GetReflection()->GetUnknownFields(header);
+  for (int i = 0; i < header_unknown.field_count(); ++i) {
+    const UnknownField& field = header_unknown.field(i);
+    if (field.number() == 2 && field.type() == UnknownField::TYPE_VARINT &&
+        field.varint() > 1'000'000'000) {
+      diagnosis += fmt::format(
+          "; the header's incrementality (field 2) holds {}, a timestamp in the wrong field",
+          field.varint());
+    }
+  }
+  return diagnosis;
+}
+
+std::string FloatText(float value) { return fmt::format("{}", value); }
+
+// Maps one parsed feed to records in `sink`; returns the entities it skipped. `Feed` is
+// the generated pb::FeedMessage or the zero-copy WireFeed: both answer the same
+// has_x()/x() questions, so the two decoders share this one mapping.
+template <typename Feed>
+OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordSink& sink) {
+  const auto& header = feed.header();
+  std::optional<base::Timestamp> header_time;
+  std::optional<RejectReason> header_time_problem;
+  if (header.has_timestamp() && header.timestamp() != 0) {
+    base::Timestamp t;
+    header_time_problem = CheckEpochSeconds(header.timestamp(), t);
+    if (!header_time_problem) {
+      header_time = t;
+    }
+  }
+
+  // Ingest time: the collector's, else the header's, else (a feed without a usable header
+  // timestamp) the newest vehicle timestamp of the response.
+  std::optional<base::Timestamp> ingest_time = options.ingest_time;
+  if (!ingest_time) {
+    ingest_time = header_time;
+  }
+  if (!ingest_time) {
+    for (const auto& entity : feed.entity()) {
+      const std::uint64_t seconds = entity.vehicle().timestamp();
+      if (entity.has_vehicle() && seconds != 0 &&
+          static_cast<double>(seconds) <= kMaxEpochSeconds) {
+        const base::Timestamp t = base::FromUnixSeconds(static_cast<std::int64_t>(seconds));
+        ingest_time = ingest_time ? std::max(*ingest_time, t) : t;
+      }
+    }
+  }
+
+  OtherEntities other;
+  for (const auto& entity : feed.entity()) {
+    if (!entity.has_vehicle() || entity.is_deleted()) {
+      if (entity.is_deleted()) {
+        ++other.deleted;
+      } else if (entity.has_trip_update()) {
+        ++other.trip_updates;
+      } else if (entity.has_alert()) {
+        ++other.alerts;
+      } else if (entity.has_shape()) {
+        ++other.shapes;
+      } else if (entity.has_stop()) {
+        ++other.stops;
+      } else if (entity.has_trip_modifications()) {
+        ++other.trip_modifications;
+      } else {
+        ++other.empty;
+      }
+      continue;
+    }
+    const auto& vehicle = entity.vehicle();
+    const auto& descriptor = vehicle.vehicle();
+    std::string_view vehicle_id = descriptor.id();
+    if (vehicle_id.empty()) {
+      vehicle_id = descriptor.label();
+    }
+    if (vehicle_id.empty()) {
+      vehicle_id = entity.id();
+    }
+
+    // Rule 1, in order; the first failing check is the reason.
+    std::optional<RejectReason> reason;
+    DetailWriter detail;
+    double lat = 0;
+    double lon = 0;
+    base::Timestamp event_time;
+    std::optional<base::Timestamp> usable_event_time;
+    bool from_header = false;
+
+    const std::uint64_t vehicle_seconds = vehicle.timestamp();
+    std::optional<RejectReason> time_reason;
+    if (vehicle.has_timestamp() && vehicle_seconds != 0) {
+      time_reason = CheckEpochSeconds(vehicle_seconds, event_time);
+    } else if (header_time) {
+      event_time = *header_time;
+      from_header = true;
+    } else {
+      time_reason = header_time_problem.value_or(RejectReason::kMissingTimestamp);
+    }
+    if (!time_reason) {
+      usable_event_time = event_time;
+    }
+
+    const auto& position = vehicle.position();
+    if (vehicle_id.empty()) {
+      reason = RejectReason::kMissingVehicleId;
+      detail.AddText("vehicle.id", descriptor.id())
+          .AddText("vehicle.label", descriptor.label())
+          .AddText("id", entity.id());
+    } else if (!vehicle.has_position() || !position.has_latitude() || !position.has_longitude()) {
+      reason = RejectReason::kMissingCoordinates;
+      if (!vehicle.has_position()) {
+        detail.Add("position", Field{});
+      } else {
+        detail
+            .Add("latitude",
+                 position.has_latitude() ? Field::Token(FloatText(position.latitude())) : Field{})
+            .Add("longitude", position.has_longitude()
+                                  ? Field::Token(FloatText(position.longitude()))
+                                  : Field{});
+      }
+    } else if ((reason = CoordinateRangeReason(position.latitude(), position.longitude()))) {
+      if (*reason != RejectReason::kLongitudeOutOfRange) {
+        detail.Add("latitude", Field::Token(FloatText(position.latitude())));
+      }
+      if (*reason != RejectReason::kLatitudeOutOfRange) {
+        detail.Add("longitude", Field::Token(FloatText(position.longitude())));
+      }
+    } else if (time_reason) {
+      reason = time_reason;
+      if (vehicle.has_timestamp() && vehicle_seconds != 0) {
+        detail.Add("timestamp", Field::Token(fmt::format("{}", vehicle_seconds)));
+      } else {
+        detail.Add("timestamp", Field{});
+        detail.Add("header.timestamp", header.has_timestamp()
+                                           ? Field::Token(fmt::format("{}", header.timestamp()))
+                                           : Field{});
+      }
+    } else {
+      lat = position.latitude();
+      lon = position.longitude();
+    }
+
+    if (reason) {
+      sink.AddRejection(*reason, vehicle_id, usable_event_time, ingest_time, detail.Take());
+      continue;
+    }
+
+    model::Position& out = sink.AddPosition();
+    out.vehicle_id = vehicle_id;
+    out.lat = lat;
+    out.lon = lon;
+    out.event_time = event_time;
+    out.event_time_from_header = from_header;
+    out.ingest_time = ingest_time.value_or(event_time);
+    if (position.has_speed() && std::isfinite(position.speed())) {
+      out.reported_speed_kmh = position.speed() * 3.6F;
+    }
+    if (position.has_bearing() && std::isfinite(position.bearing())) {
+      out.bearing_deg = position.bearing();
+    }
+    if (vehicle.has_trip()) {
+      const auto& trip = vehicle.trip();
+      out.route_id = trip.route_id();
+      out.trip_id = trip.trip_id();
+      out.trip_start_date = trip.start_date();
+      out.trip_start_time = trip.start_time();
+      // GTFS knows directions 0 and 1 only; anything else is no direction.
+      if (trip.has_direction_id() && trip.direction_id() <= 1) {
+        out.direction_id = static_cast<std::int8_t>(trip.direction_id());
+      }
+    }
+  }
+  return other;
+}
+
+// --- the zero-copy wire reader ---------------------------------------------------------
+//
+// libprotobuf's generated parser copies every string of every entity into the message
+// and then the decoder copies it again into the Position; with a dozen strings per
+// vehicle that capped decoding near 2 M positions/s. This reader walks the same wire
+// format with libprotobuf's CodedInputStream and WireFormatLite (tags, varints, limits,
+// skipping unknown fields and groups) and keeps the text as views into the input.
+// Field numbers come from the generated classes, so gtfs_realtime.proto stays the one
+// statement of the schema. It follows protobuf's rules where they matter here: a
+// known field with an unexpected wire type is skipped as unknown, a singular message
+// that occurs twice is merged, the last scalar wins. The fuzz harness holds it to the
+// generated parser: same records, same errors.
+
+using google::protobuf::io::CodedInputStream;
+using WireFormat = google::protobuf::internal::WireFormatLite;
+
+constexpr std::uint32_t MakeTag(int field, WireFormat::WireType type) {
+  return (static_cast<std::uint32_t>(field) << 3) | static_cast<std::uint32_t>(type);
+}
+constexpr auto kBytes = WireFormat::WIRETYPE_LENGTH_DELIMITED;
+constexpr auto kVarint = WireFormat::WIRETYPE_VARINT;
+constexpr auto kFixed32 = WireFormat::WIRETYPE_FIXED32;
+
+struct WirePosition {
+  float latitude_ = 0;
+  float longitude_ = 0;
+  float bearing_ = 0;
+  float speed_ = 0;
+  bool has_latitude_ = false;
+  bool has_longitude_ = false;
+  bool has_bearing_ = false;
+  bool has_speed_ = false;
+  [[nodiscard]] bool has_latitude() const { return has_latitude_; }
+  [[nodiscard]] bool has_longitude() const { return has_longitude_; }
+  [[nodiscard]] bool has_bearing() const { return has_bearing_; }
+  [[nodiscard]] bool has_speed() const { return has_speed_; }
+  [[nodiscard]] float latitude() const { return latitude_; }
+  [[nodiscard]] float longitude() const { return longitude_; }
+  [[nodiscard]] float bearing() const { return bearing_; }
+  [[nodiscard]] float speed() const { return speed_; }
+};
+
+struct WireTrip {
+  std::string_view trip_id_;
+  std::string_view route_id_;
+  std::string_view start_time_;
+  std::string_view start_date_;
+  std::uint32_t direction_id_ = 0;
+  bool has_direction_id_ = false;
+  [[nodiscard]] std::string_view trip_id() const { return trip_id_; }
+  [[nodiscard]] std::string_view route_id() const { return route_id_; }
+  [[nodiscard]] std::string_view start_time() const { return start_time_; }
+  [[nodiscard]] std::string_view start_date() const { return start_date_; }
+  [[nodiscard]] bool has_direction_id() const { return has_direction_id_; }
+  [[nodiscard]] std::uint32_t direction_id() const { return direction_id_; }
+};
+
+struct WireVehicleDescriptor {
+  std::string_view id_;
+  std::string_view label_;
+  [[nodiscard]] std::string_view id() const { return id_; }
+  [[nodiscard]] std::string_view label() const { return label_; }
+};
+
+struct WireVehicle {
+  WireTrip trip_;
+  WireVehicleDescriptor vehicle_;
+  WirePosition position_;
+  std::uint64_t timestamp_ = 0;
+  bool has_trip_ = false;
+  bool has_position_ = false;
+  bool has_timestamp_ = false;
+  [[nodiscard]] bool has_trip() const { return has_trip_; }
+  [[nodiscard]] const WireTrip& trip() const { return trip_; }
+  [[nodiscard]] const WireVehicleDescriptor& vehicle() const { return vehicle_; }
+  [[nodiscard]] bool has_position() const { return has_position_; }
+  [[nodiscard]] const WirePosition& position() const { return position_; }
+  [[nodiscard]] bool has_timestamp() const { return has_timestamp_; }
+  [[nodiscard]] std::uint64_t timestamp() const { return timestamp_; }
+};
+
+struct WireEntity {
+  std::string_view id_;
+  WireVehicle vehicle_;
+  bool is_deleted_ = false;
+  bool has_trip_update_ = false;
+  bool has_vehicle_ = false;
+  bool has_alert_ = false;
+  bool has_shape_ = false;
+  bool has_stop_ = false;
+  bool has_trip_modifications_ = false;
+  [[nodiscard]] std::string_view id() const { return id_; }
+  [[nodiscard]] bool is_deleted() const { return is_deleted_; }
+  [[nodiscard]] bool has_trip_update() const { return has_trip_update_; }
+  [[nodiscard]] bool has_vehicle() const { return has_vehicle_; }
+  [[nodiscard]] bool has_alert() const { return has_alert_; }
+  [[nodiscard]] bool has_shape() const { return has_shape_; }
+  [[nodiscard]] bool has_stop() const { return has_stop_; }
+  [[nodiscard]] bool has_trip_modifications() const { return has_trip_modifications_; }
+  [[nodiscard]] const WireVehicle& vehicle() const { return vehicle_; }
+};
+
+struct WireHeader {
+  std::uint64_t timestamp_ = 0;
+  bool has_timestamp_ = false;
+  [[nodiscard]] bool has_timestamp() const { return has_timestamp_; }
+  [[nodiscard]] std::uint64_t timestamp() const { return timestamp_; }
+};
+
+struct WireFeed {
+  WireHeader header_;
+  bool has_header_ = false;
+  std::vector<WireEntity> entity_;  // reused between responses: clear() keeps capacity
+  [[nodiscard]] const WireHeader& header() const { return header_; }
+  [[nodiscard]] const std::vector<WireEntity>& entity() const { return entity_; }
+};
+
+// The input and the end of the message being read. Ends are tracked here rather than
+// with CodedInputStream::PushLimit, whose calls (not inlined) cost as much as the rest
+// of the parse; a field that runs past its message's end fails the parse either way.
+struct WireInput {
+  CodedInputStream& in;
+  const char* base;  // the whole response, a flat array: text is viewed in place
+  int end;           // position where the current message ends
+  int depth = 100;   // nesting left, as libprotobuf counts it (its default limit)
+};
+
+// A tag as libprotobuf's parser accepts it: at most 5 varint bytes (CodedInputStream
+// alone would read 10), bits past 32 dropped, field number > 0.
+[[gnu::always_inline]] inline bool ReadTag(WireInput& input, std::uint32_t& tag) {
+  const int at = input.in.CurrentPosition();
+  tag = input.in.ReadTag();
+  return (tag >> 3) != 0 && input.in.CurrentPosition() - at <= 5;
+}
+
+[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length);
+
+// Skips an unknown field (or a known one with an unexpected wire type) the way
+// libprotobuf does, groups included; an end-group tag that closes nothing is an error.
+bool SkipUnknown(WireInput& input, std::uint32_t tag) {
+  CodedInputStream& in = input.in;
+  switch (static_cast<WireFormat::WireType>(tag & 7)) {
+    case WireFormat::WIRETYPE_VARINT: {
+      std::uint64_t value = 0;
+      return in.ReadVarint64(&value);
+    }
+    case WireFormat::WIRETYPE_FIXED64: {
+      std::uint64_t value = 0;
+      return in.ReadLittleEndian64(&value);
+    }
+    case WireFormat::WIRETYPE_FIXED32: {
+      std::uint32_t value = 0;
+      return in.ReadLittleEndian32(&value);
+    }
+    case WireFormat::WIRETYPE_LENGTH_DELIMITED: {
+      int length = 0;
+      return ReadLength(input, length) && length <= input.end - in.CurrentPosition() &&
+             in.Skip(length);
+    }
+    case WireFormat::WIRETYPE_START_GROUP: {
+      if (--input.depth < 0) {
+        return false;
+      }
+      while (in.CurrentPosition() < input.end) {
+        std::uint32_t inner = 0;
+        if (!ReadTag(input, inner)) {
+          return false;
+        }
+        if ((inner & 7) == WireFormat::WIRETYPE_END_GROUP) {
+          ++input.depth;
+          return (inner >> 3) == (tag >> 3);
+        }
+        if (!SkipUnknown(input, inner)) {
+          return false;
+        }
+      }
+      return false;  // the group never ends
+    }
+    case WireFormat::WIRETYPE_END_GROUP:
+    default:
+      return false;
+  }
+}
+
+// Reads fields up to the current end; `on_field(tag, ok)` returns true when it consumed
+// the field (setting `ok`), false to have it skipped as unknown. False on bad input.
+template <typename OnField>
+bool ReadFields(WireInput& input, OnField&& on_field) {
+  CodedInputStream& in = input.in;
+  while (in.CurrentPosition() < input.end) {
+    std::uint32_t tag = 0;
+    if (!ReadTag(input, tag)) {
+      return false;
+    }
+    bool ok = true;
+    if (!on_field(tag, ok)) {
+      ok = SkipUnknown(input, tag);
+    }
+    if (!ok) {
+      return false;
+    }
+  }
+  return in.CurrentPosition() == input.end;
+}
+
+// The length of a length-delimited field: at most 5 varint bytes and below 2 GiB, as
+// libprotobuf's parser requires (CodedInputStream alone would take 10 bytes).
+[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length) {
+  const int at = input.in.CurrentPosition();
+  if (!input.in.ReadVarintSizeAsInt(&length)) {
+    return false;
+  }
+  const int used = input.in.CurrentPosition() - at;
+  return used < 5 || (used == 5 && static_cast<std::uint8_t>(input.base[at + 4]) < 8);
+}
+
+// A length-delimited field's bytes, viewed in place.
+[[gnu::always_inline]] inline bool ReadView(WireInput& input, std::string_view& out) {
+  int length = 0;
+  if (!ReadLength(input, length)) {
+    return false;
+  }
+  const int at = input.in.CurrentPosition();
+  if (length > input.end - at || !input.in.Skip(length)) {
+    return false;
+  }
+  out = std::string_view(input.base + at, static_cast<std::size_t>(length));
+  return true;
+}
+
+// Presence of a length-delimited field whose content is not read.
+bool SkipBytes(WireInput& input) {
+  std::string_view ignored;
+  return ReadView(input, ignored);
+}
+
+template <typename OnField>
+bool ReadMessage(WireInput& input, OnField&& on_field) {
+  int length = 0;
+  if (!ReadLength(input, length)) {
+    return false;
+  }
+  const int at = input.in.CurrentPosition();
+  if (length > input.end - at) {
+    return false;
+  }
+  if (--input.depth < 0) {
+    return false;
+  }
+  const int outer_end = input.end;
+  input.end = at + length;
+  const bool ok = ReadFields(input, on_field);
+  input.end = outer_end;
+  ++input.depth;
+  return ok;
+}
+
+bool ReadFloat(CodedInputStream& in, float& out, bool& has) {
+  std::uint32_t bits = 0;
+  if (!in.ReadLittleEndian32(&bits)) {
+    return false;
+  }
+  out = Fixed32AsFloat(bits);
+  has = true;
+  return true;
+}
+
+bool ReadPosition(WireInput& input, WirePosition& position) {
+  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+    switch (tag) {
+      case MakeTag(pb::Position::kLatitudeFieldNumber, kFixed32):
+        ok = ReadFloat(input.in, position.latitude_, position.has_latitude_);
+        return true;
+      case MakeTag(pb::Position::kLongitudeFieldNumber, kFixed32):
+        ok = ReadFloat(input.in, position.longitude_, position.has_longitude_);
+        return true;
+      case MakeTag(pb::Position::kBearingFieldNumber, kFixed32):
+        ok = ReadFloat(input.in, position.bearing_, position.has_bearing_);
+        return true;
+      case MakeTag(pb::Position::kSpeedFieldNumber, kFixed32):
+        ok = ReadFloat(input.in, position.speed_, position.has_speed_);
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
+bool ReadTrip(WireInput& input, WireTrip& trip) {
+  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+    switch (tag) {
+      case MakeTag(pb::TripDescriptor::kTripIdFieldNumber, kBytes):
+        ok = ReadView(input, trip.trip_id_);
+        return true;
+      case MakeTag(pb::TripDescriptor::kRouteIdFieldNumber, kBytes):
+        ok = ReadView(input, trip.route_id_);
+        return true;
+      case MakeTag(pb::TripDescriptor::kStartTimeFieldNumber, kBytes):
+        ok = ReadView(input, trip.start_time_);
+        return true;
+      case MakeTag(pb::TripDescriptor::kStartDateFieldNumber, kBytes):
+        ok = ReadView(input, trip.start_date_);
+        return true;
+      case MakeTag(pb::TripDescriptor::kDirectionIdFieldNumber, kVarint):
+        // uint32 on the wire is a varint truncated to 32 bits, as protobuf reads it.
+        ok = input.in.ReadVarint32(&trip.direction_id_);
+        trip.has_direction_id_ = true;
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
+bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) {
+  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+    switch (tag) {
+      case MakeTag(pb::VehicleDescriptor::kIdFieldNumber, kBytes):
+        ok = ReadView(input, descriptor.id_);
+        return true;
+      case MakeTag(pb::VehicleDescriptor::kLabelFieldNumber, kBytes):
+        ok = ReadView(input, descriptor.label_);
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
+bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
+  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+    switch (tag) {
+      case MakeTag(pb::VehiclePosition::kTripFieldNumber, kBytes):
+        ok = ReadTrip(input, vehicle.trip_);
+        vehicle.has_trip_ = true;
+        return true;
+      case MakeTag(pb::VehiclePosition::kVehicleFieldNumber, kBytes):
+        ok = ReadVehicleDescriptor(input, vehicle.vehicle_);
+        return true;
+      case MakeTag(pb::VehiclePosition::kPositionFieldNumber, kBytes):
+        ok = ReadPosition(input, vehicle.position_);
+        vehicle.has_position_ = true;
+        return true;
+      case MakeTag(pb::VehiclePosition::kTimestampFieldNumber, kVarint):
+        ok = input.in.ReadVarint64(&vehicle.timestamp_);
+        vehicle.has_timestamp_ = true;
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
+bool ReadEntity(WireInput& input, WireEntity& entity) {
+  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+    switch (tag) {
+      case MakeTag(pb::FeedEntity::kIdFieldNumber, kBytes):
+        ok = ReadView(input, entity.id_);
+        return true;
+      case MakeTag(pb::FeedEntity::kIsDeletedFieldNumber, kVarint): {
+        std::uint64_t value = 0;
+        ok = input.in.ReadVarint64(&value);
+        entity.is_deleted_ = value != 0;
+        return true;
+      }
+      case MakeTag(pb::FeedEntity::kVehicleFieldNumber, kBytes):
+        ok = ReadVehicle(input, entity.vehicle_);
+        entity.has_vehicle_ = true;
+        return true;
+      case MakeTag(pb::FeedEntity::kTripUpdateFieldNumber, kBytes):
+        ok = SkipBytes(input);
+        entity.has_trip_update_ = true;
+        return true;
+      case MakeTag(pb::FeedEntity::kAlertFieldNumber, kBytes):
+        ok = SkipBytes(input);
+        entity.has_alert_ = true;
+        return true;
+      case MakeTag(pb::FeedEntity::kShapeFieldNumber, kBytes):
+        ok = SkipBytes(input);
+        entity.has_shape_ = true;
+        return true;
+      case MakeTag(pb::FeedEntity::kStopFieldNumber, kBytes):
+        ok = SkipBytes(input);
+        entity.has_stop_ = true;
+        return true;
+      case MakeTag(pb::FeedEntity::kTripModificationsFieldNumber, kBytes):
+        ok = SkipBytes(input);
+        entity.has_trip_modifications_ = true;
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
+bool ReadHeader(WireInput& input, WireHeader& header) {
+  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+    if (tag == MakeTag(pb::FeedHeader::kTimestampFieldNumber, kVarint)) {
+      ok = input.in.ReadVarint64(&header.timestamp_);
+      header.has_timestamp_ = true;
+      return true;
+    }
+    return false;
+  });
+}
+
+bool ReadFeed(std::string_view bytes, WireFeed& feed) {
+  feed.header_ = WireHeader{};
+  feed.has_header_ = false;
+  feed.entity_.clear();
+  CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                      static_cast<int>(bytes.size()));
+  WireInput input{in, bytes.data(), static_cast<int>(bytes.size())};
+  return ReadFields(input, [&](std::uint32_t tag, bool& ok) {
+    switch (tag) {
+      case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
+        ok = ReadHeader(input, feed.header_);
+        feed.has_header_ = true;
+        return true;
+      case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
+        ok = ReadEntity(input, feed.entity_.emplace_back());
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
+// The records of a parsed feed, or the error for a feed that holds none of its kind.
+template <typename Feed>
+base::Result<ResponseInfo> DecodeParsedFeed(const Feed& feed, std::string_view bytes,
+                                            const DecodeOptions& options, DecodedBatch& out) {
+  RecordSink sink(Format::kGtfsRt, options, out);
+  const OtherEntities other = DecodeFeed(feed, options, sink);
+  if (sink.records() == 0 && other.OfOtherKinds() > 0) {
+    sink.Rollback();
+    // The error path may parse again: the generated classes can show what is inside.
+    pb::FeedMessage full;
+    std::string diagnosis;
+    if (full.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      diagnosis = DiagnoseTripUpdates(full);
+    }
+    return base::InvalidInput("a GTFS-Realtime feed without vehicle positions ({}){}",
+                              other.Describe(), diagnosis);
+  }
+  ResponseInfo info;
+  const auto& header = feed.header();
+  if (header.has_timestamp() && header.timestamp() != 0 &&
+      static_cast<double>(header.timestamp()) <= kMaxEpochSeconds) {
+    info.header_time = base::FromUnixSeconds(static_cast<std::int64_t>(header.timestamp()));
+  }
+  info.records = sink.records();
+  info.skipped_entities = other.Total();
+  return info;
+}
+
+base::Error NotAFeed(std::size_t size) {
+  return base::InvalidInput(
+      "not a GTFS-Realtime FeedMessage: {} bytes that do not parse as protobuf", size);
+}
+
+base::Error NoHeader() {
+  return base::InvalidInput("not a GTFS-Realtime FeedMessage: no header (field 1)");
+}
+
+}  // namespace
+
+base::Result<ResponseInfo> DecodeGtfsRt(std::string_view bytes, const DecodeOptions& options,
+                                        DecodedBatch& out) {
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+    return base::InvalidInput("GTFS-Realtime message of {} bytes is larger than protobuf allows",
+                              bytes.size());
+  }
+  thread_local WireFeed feed;
+  if (!ReadFeed(bytes, feed)) {
+    return NotAFeed(bytes.size());
+  }
+  if (!feed.has_header_) {
+    return NoHeader();
+  }
+  return DecodeParsedFeed(feed, bytes, options, out);
+}
+
+base::Result<ResponseInfo> DecodeGtfsRtWithGeneratedCode(std::string_view bytes,
+                                                         const DecodeOptions& options,
+                                                         DecodedBatch& out) {
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+    return base::InvalidInput("GTFS-Realtime message of {} bytes is larger than protobuf allows",
+                              bytes.size());
+  }
+  thread_local ReusedFeed reused_feed;
+  pb::FeedMessage& feed = reused_feed.Fresh();
+  // Partial: proto2 `required` fields are checked by the decoder, record by record,
+  // instead of failing the whole response for one entity without a latitude.
+  if (!feed.ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return NotAFeed(bytes.size());
+  }
+  if (!feed.has_header()) {
+    return NoHeader();
+  }
+  return DecodeParsedFeed(feed, bytes, options, out);
+}
+
+}  // namespace frota::codec::internal
