@@ -1,0 +1,199 @@
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <random>
+#include <thread>
+
+#include "frota/base/file.h"
+#include "frota/cli/commands.h"
+#include "frota/runner/kafka_runner.h"
+#include "frota/runner/replay_runner.h"
+#include "frota/sink/duckdb_sink.h"
+#include "frota/sink/postgres_sink.h"
+
+namespace frota::cli {
+
+namespace {
+
+struct ReplayFlags {
+  runner::ReplayConfig config;
+  std::string db = "frota.duckdb";
+  std::string postgres;
+  std::string report;
+  std::string mode;
+  double epoch_seconds = 2.0;
+  // --to-kafka: publish instead of running the jobs.
+  std::string to_kafka;
+  std::string topic;
+  std::string payload = "binary";
+  bool no_end_marker = false;
+  std::vector<std::string> kafka_properties;
+  double kafka_wait_s = 120;
+  double postgres_wait_s = 600;
+};
+
+std::string NewRunId() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}", random(), random());
+}
+
+int WriteReport(const std::string& path, const std::string& json) {
+  if (!path.empty()) {
+    const auto written = base::WriteFileAtomic(path, json + "\n");
+    if (!written.ok()) {
+      return ReportError(written.error());
+    }
+  }
+  return kExitOk;
+}
+
+// `--to-kafka BROKERS --topic T`: the inputs, merged in ingest order, as messages.
+int PublishToKafka(const ReplayFlags& flags, const runner::ReplayContext& context) {
+  runner::PublishConfig publish;
+  publish.replay = flags.config;
+  publish.producer.brokers = flags.to_kafka;
+  publish.producer.topic = flags.topic;
+  publish.producer.format = flags.payload == "json" ? transport::PayloadFormat::kJson
+                                                    : transport::PayloadFormat::kBinary;
+  publish.producer.connect_wait =
+      std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
+  auto properties = transport::ParseKafkaProperties(flags.kafka_properties);
+  if (!properties.ok()) {
+    return ReportError(properties.error());
+  }
+  publish.producer.properties = std::move(*properties);
+  publish.end_marker = !flags.no_end_marker;
+  model::SourceCatalog catalog;
+  const auto report = runner::PublishReplay(publish, context, catalog);
+  if (!report.ok()) {
+    return ReportError(report.error());
+  }
+  spdlog::info("published records={} positions={} rejections={} partitions={} seconds={:.2f} "
+               "messages_per_s={:.0f} topic={}",
+               report->records, report->positions, report->rejections, report->partitions,
+               report->duration_s, report->messages_per_s, flags.topic);
+  return WriteReport(flags.report, runner::PublishReportJson(*report));
+}
+
+int RunReplayCommand(ReplayFlags& flags) {
+  if (!flags.mode.empty()) {
+    const auto mode = model::ParseMode(flags.mode);
+    if (!mode) {
+      return ReportError(base::InvalidInput("--mode {}: not one of bus, brt, rail, ferry, aircraft, other", flags.mode));
+    }
+    flags.config.mode = mode;
+  }
+  flags.config.epoch_interval =
+      std::chrono::milliseconds(static_cast<std::int64_t>(flags.epoch_seconds * 1000));
+  auto context = runner::LoadReplayContext(flags.config);
+  if (!context.ok()) {
+    return ReportError(context.error());
+  }
+  if (!flags.to_kafka.empty()) {
+    return PublishToKafka(flags, **context);
+  }
+  model::SourceCatalog catalog;
+  std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;
+  if (!flags.postgres.empty()) {
+    sink::PostgresSinkOptions options;
+    options.dsn = flags.postgres;
+    options.run_id = NewRunId();
+    options.unavailable_wait =
+        std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
+    auto opened = sink::PostgresSink::Open(std::move(options), &catalog);
+    if (!opened.ok()) {
+      return ReportError(opened.error());
+    }
+    sink = std::move(*opened);
+  } else {
+    auto opened = sink::DuckDbSink::Open(flags.db, &catalog, NewRunId());
+    if (!opened.ok()) {
+      return ReportError(opened.error());
+    }
+    sink = std::move(*opened);
+  }
+  auto report = runner::RunReplay(flags.config, **context, catalog, *sink);
+  if (!report.ok()) {
+    return ReportError(report.error());
+  }
+  const std::string json = runner::ReportJson(*report);
+  if (const int code = WriteReport(flags.report, json); code != kExitOk) {
+    return code;
+  }
+  std::int64_t rejected = 0;
+  for (const auto& [reason, n] : report->rejected) {
+    rejected += n;
+  }
+  spdlog::info("replay done records={} accepted={} rejected={} epochs={} seconds={:.2f} db={}",
+               report->records, report->accepted, rejected, report->epochs, report->duration_s,
+               flags.postgres.empty() ? flags.db : sink::PgConnection::Describe(flags.postgres));
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReplayCommand(CLI::App& app, CommandMain& run) {
+  auto flags = std::make_shared<ReplayFlags>();
+  auto* sub = app.add_subcommand(
+      "replay", "Run the engine and every job over recorded input into the database");
+  sub->add_option("inputs", flags->config.inputs, "FORMAT:PATH or PATH (format detected)")
+      ->required();
+  sub->add_option("--gtfs", flags->config.gtfs, "Static GTFS (zip or folder): terminals, zone");
+  sub->add_option("--area", flags->config.area,
+                  "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
+  auto* db = sub->add_option("--db", flags->db, "DuckDB database file")->capture_default_str();
+  auto* pg = sub->add_option(
+      "--postgres", flags->postgres,
+      "PostgreSQL DSN or URI instead of --db (unset fields and the password from PG* variables)");
+  db->excludes(pg);
+  auto* kafka = sub->add_option(
+      "--to-kafka", flags->to_kafka,
+      "Publish every record to these Kafka brokers instead of running the jobs");
+  kafka->excludes(db)->excludes(pg);
+  sub->add_option("--topic", flags->topic, "Kafka topic for --to-kafka (must exist)")
+      ->needs(kafka);
+  sub->add_option("--payload", flags->payload, "Message encoding for --to-kafka: binary or json")
+      ->check(CLI::IsMember({"binary", "json"}))
+      ->capture_default_str();
+  sub->add_flag("--no-end-marker", flags->no_end_marker,
+                "--to-kafka: no end-of-input marker after the last record");
+  sub->add_option("--kafka-property", flags->kafka_properties,
+                  "Extra librdkafka property KEY=VALUE (repeatable)");
+  sub->add_option("--kafka-wait", flags->kafka_wait_s,
+                  "Seconds to wait for unreachable brokers at start")
+      ->capture_default_str();
+  sub->add_option("--postgres-wait", flags->postgres_wait_s,
+                  "Seconds to wait for an unreachable PostgreSQL before failing")
+      ->capture_default_str();
+  sub->add_option("--partitions", flags->config.partitions, "State partitions")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--threads", flags->config.threads,
+                  "Threads for state partitions (default: min(partitions, cores))");
+  sub->add_option("--epoch-records", flags->config.epoch_records,
+                  "Commit at least every N records")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  sub->add_option("--epoch-seconds", flags->epoch_seconds,
+                  "Commit at least every S seconds of processing")
+      ->capture_default_str();
+  sub->add_option("--feed-id", flags->config.feed_id, "Feed id for every input");
+  sub->add_option("--mode", flags->mode, "Mode for every input: bus, brt, rail, ferry, aircraft");
+  sub->add_option("--time-zone", flags->config.time_zone,
+                  "IANA zone of local hours (default: the GTFS agency's, else America/Sao_Paulo)");
+  sub->add_option("--report", flags->report, "Write the JSON run report here");
+  sub->callback([flags, &run, sub] {
+    if (!flags->to_kafka.empty() && flags->topic.empty()) {
+      throw CLI::RequiredError("--topic (with --to-kafka)");
+    }
+    if (sub->count("--threads") == 0) {
+      flags->config.threads = std::min<std::size_t>(
+          static_cast<std::size_t>(flags->config.partitions),
+          std::max(1U, std::thread::hardware_concurrency()));
+    }
+    flags->config.progress = true;
+    run = [flags] { return RunReplayCommand(*flags); };
+  });
+}
+
+}  // namespace frota::cli

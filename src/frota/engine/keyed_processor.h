@@ -1,0 +1,279 @@
+// Keyed state with per-key buffers released in event-time order once the watermark passes.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "frota/base/hash.h"
+#include "frota/base/time.h"
+
+namespace frota::engine {
+
+using base::Timestamp;
+
+/// A key made of two parts (e.g. feed_id and vehicle_id), looked up without joining
+/// them, with its hash computed once by the caller (KeyRef::Of computes it).
+struct KeyRef {
+  std::string_view first;
+  std::string_view second;
+  std::uint64_t hash = 0;
+
+  /// The key's hash from its parts' base::FastStableHash values (which a caller may have
+  /// cached, e.g. model::StringDictionary::Hash).
+  static std::uint64_t CombineHashes(std::uint64_t first, std::uint64_t second) {
+    return first ^ (second + 0x9e3779b97f4a7c15ULL + (first << 6) + (first >> 2));
+  }
+  static KeyRef Of(std::string_view first, std::string_view second) {
+    return {first, second,
+            CombineHashes(base::FastStableHash(first), base::FastStableHash(second))};
+  }
+  /// The stored form: first, a unit separator, second.
+  [[nodiscard]] std::string Joined() const {
+    std::string out;
+    out.reserve(first.size() + 1 + second.size());
+    out.append(first).append(1, '\x1f').append(second);
+    return out;
+  }
+  [[nodiscard]] bool Matches(std::string_view joined) const {
+    return joined.size() == first.size() + 1 + second.size() &&
+           joined.compare(0, first.size(), first) == 0 && joined[first.size()] == '\x1f' &&
+           joined.compare(first.size() + 1, second.size(), second) == 0;
+  }
+};
+
+/// Per-key state plus each key's pending records, released to an operator in event-time
+/// order once the watermark passes them (semantics.md section 3).
+///
+/// `Traits` (an instance, given to the constructor) supplies:
+///   using Record;  using State;
+///   Timestamp EventTime(const Record&) const;
+///   bool Before(const Record& a, const Record& b) const;  // strict total order of a key's
+///                                                         // records (event time, then a
+///                                                         // tie-break independent of arrival)
+/// `Operator` (passed to Advance) supplies:
+///   void OnRecord(State&, Record&&);                        // in Before() order per key
+///   void OnTimer(State&, Timestamp watermark);              // when NextTimer(state) <= W
+///   std::optional<Timestamp> NextTimer(const State&) const; // timers are derived from
+///                                                           // state, so a restored state
+///                                                           // re-arms its own timers
+///
+/// Records with event time <= W are released; the caller guarantees no record with event
+/// time <= W is added afterwards (that is what "late" means). Within one Advance, each
+/// due key releases all its records <= W, then fires its timer if due.
+///
+/// Not thread-safe; one instance per state partition (shard).
+template <typename Traits>
+class KeyedProcessor {
+ public:
+  using Record = typename Traits::Record;
+  using State = typename Traits::State;
+
+  explicit KeyedProcessor(Traits traits = Traits()) : traits_(std::move(traits)) {}
+
+  /// Buffers `record` under `key`.
+  void Add(const KeyRef& key, Record&& record) {
+    const std::uint32_t index = IndexOf(key);
+    Entry& entry = entries_[index];
+    auto& pending = entry.pending;
+    const auto head = pending.begin() + static_cast<std::ptrdiff_t>(entry.head);
+    // Mostly in order: search from the back.
+    auto it = pending.end();
+    while (it != head && traits_.Before(record, *std::prev(it))) {
+      --it;
+    }
+    const bool new_earliest = it == head;
+    pending.insert(it, std::move(record));
+    ++pending_records_;
+    if (new_earliest) {
+      Schedule(index);
+    }
+  }
+
+  /// Releases every record with event time <= watermark and fires due timers.
+  template <typename Operator>
+  void Advance(Timestamp watermark, Operator& op) {
+    while (!due_.empty() && due_.top().time <= watermark) {
+      const Due due = due_.top();
+      due_.pop();
+      Entry& entry = entries_[due.index];
+      if (entry.scheduled != due.time) {
+        continue;  // stale: the key was rescheduled since
+      }
+      entry.scheduled = kNever;
+      auto& pending = entry.pending;
+      std::size_t released = 0;
+      while (entry.head < pending.size() &&
+             traits_.EventTime(pending[entry.head]) <= watermark) {
+        op.OnRecord(entry.state, std::move(pending[entry.head]));
+        ++entry.head;
+        ++released;
+      }
+      pending_records_ -= released;
+      Compact(entry);
+      if (const auto timer = op.NextTimer(entry.state); timer && *timer <= watermark) {
+        op.OnTimer(entry.state, watermark);
+      }
+      Reschedule(due.index, op);
+    }
+  }
+
+  /// After a restore: re-arm every key from its pending records and its timer.
+  template <typename Operator>
+  void RescheduleAll(const Operator& op) {
+    due_ = {};
+    for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+      entries_[i].scheduled = kNever;
+      Reschedule(i, op);
+    }
+  }
+
+  /// The state of `key`, created empty if new (for operators that need to touch a key
+  /// outside Advance, e.g. to count a rejection).
+  State& StateOf(const KeyRef& key) { return entries_[IndexOf(key)].state; }
+
+  /// Visits every key (for snapshots): f(key, const State&, std::span<const Record> pending).
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (const Entry& entry : entries_) {
+      f(std::string_view(entry.key), entry.state,
+        std::span<const Record>(entry.pending.data() + entry.head,
+                                entry.pending.size() - entry.head));
+    }
+  }
+
+  /// Restores one key's state and pending records (call RescheduleAll afterwards). `key`
+  /// is the joined form ForEach() gave.
+  void Put(std::string_view joined_key, State state, std::vector<Record> pending) {
+    const auto separator = joined_key.find('\x1f');
+    const KeyRef key = separator == std::string_view::npos
+                           ? KeyRef::Of(joined_key, {})
+                           : KeyRef::Of(joined_key.substr(0, separator),
+                                        joined_key.substr(separator + 1));
+    Entry& entry = entries_[IndexOf(key)];
+    pending_records_ -= entry.pending.size() - entry.head;
+    entry.state = std::move(state);
+    entry.pending = std::move(pending);
+    entry.head = 0;
+    pending_records_ += entry.pending.size();
+  }
+
+  [[nodiscard]] std::size_t key_count() const { return entries_.size(); }
+  [[nodiscard]] std::size_t pending_records() const { return pending_records_; }
+
+ private:
+  static constexpr Timestamp kNever = Timestamp::max();
+
+  struct Entry {
+    std::string key;  // joined
+    State state{};
+    // Sorted by Traits::Before from `head` on; elements before `head` were released
+    // (moved from) and are dropped in bulk, so releasing never shifts the rest.
+    std::vector<Record> pending;
+    std::size_t head = 0;
+    Timestamp scheduled = kNever;  // the time of this key's live entry in due_
+  };
+
+  static void Compact(Entry& entry) {
+    if (entry.head == entry.pending.size()) {
+      entry.pending.clear();
+      entry.head = 0;
+    } else if (entry.head >= 16) {
+      entry.pending.erase(entry.pending.begin(),
+                          entry.pending.begin() + static_cast<std::ptrdiff_t>(entry.head));
+      entry.head = 0;
+    }
+  }
+  struct Due {
+    Timestamp time;
+    std::uint32_t index;
+    bool operator>(const Due& other) const { return time > other.time; }
+  };
+
+  // Open addressing with linear probing over (hash, entry index + 1); at most half full.
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t entry_plus_one = 0;  // 0: empty
+  };
+
+  std::uint32_t IndexOf(const KeyRef& key) {
+    if (slots_.empty()) {
+      slots_.resize(64);
+    }
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = key.hash & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.entry_plus_one == 0) {
+        const auto index = static_cast<std::uint32_t>(entries_.size());
+        entries_.emplace_back();
+        entries_.back().key = key.Joined();
+        slot = {key.hash, index + 1};
+        if (entries_.size() * 2 > slots_.size()) {
+          Grow();
+        }
+        return index;
+      }
+      if (slot.hash == key.hash && key.Matches(entries_[slot.entry_plus_one - 1].key)) {
+        return slot.entry_plus_one - 1;
+      }
+    }
+  }
+
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot{});
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.entry_plus_one == 0) {
+        continue;
+      }
+      std::size_t i = slot.hash & mask;
+      while (slots_[i].entry_plus_one != 0) {
+        i = (i + 1) & mask;
+      }
+      slots_[i] = slot;
+    }
+  }
+
+  // The earliest pending record is new: make sure the key is due no later than it.
+  void Schedule(std::uint32_t index) {
+    Entry& entry = entries_[index];
+    const Timestamp earliest = traits_.EventTime(entry.pending[entry.head]);
+    if (earliest < entry.scheduled) {
+      entry.scheduled = earliest;
+      due_.push({earliest, index});
+    }
+  }
+
+  template <typename Operator>
+  void Reschedule(std::uint32_t index, const Operator& op) {
+    Entry& entry = entries_[index];
+    Timestamp next = kNever;
+    if (entry.head < entry.pending.size()) {
+      next = traits_.EventTime(entry.pending[entry.head]);
+    }
+    if (const auto timer = op.NextTimer(entry.state)) {
+      next = std::min(next, *timer);
+    }
+    if (next < entry.scheduled) {
+      entry.scheduled = next;
+      due_.push({next, index});
+    }
+  }
+
+  Traits traits_;
+  std::vector<Slot> slots_;
+  std::vector<Entry> entries_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::size_t pending_records_ = 0;
+};
+
+}  // namespace frota::engine

@@ -1,0 +1,64 @@
+// The contract between the engine and a sink that commits each epoch exactly once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frota/base/status.h"
+#include "frota/base/strong_id.h"
+#include "frota/base/time.h"
+
+namespace frota::engine {
+
+/// Where one source partition's reading stands: the next offset to read.
+struct SourceProgress {
+  std::string source;  // stable name: a file path, an archive feed, "topic/partition"
+  base::PartitionId partition;
+  base::Offset next_offset;
+};
+
+/// Opaque operator state of one state partition, sealed by SealCheckpoint.
+struct PartitionState {
+  base::PartitionId partition;
+  std::string bytes;
+};
+
+/// What the engine hands a sink at each epoch boundary besides the rows.
+struct EpochCheckpoint {
+  base::EpochId epoch;
+  base::Timestamp watermark;             // after the epoch
+  std::int64_t records = 0;              // source records consumed in the epoch
+  std::vector<SourceProgress> progress;  // every source partition read so far
+  std::vector<PartitionState> states;    // every state partition owned
+  std::string runner_state;              // watermark and other runner state, sealed
+};
+
+/// What a sink restores from on start.
+struct RecoveredCheckpoint {
+  base::EpochId last_epoch{0};  // 0: nothing committed yet
+  std::vector<SourceProgress> progress;
+  std::vector<PartitionState> states;
+  std::string runner_state;  // empty when nothing was committed
+};
+
+/// A sink that commits an epoch's rows, source progress and state atomically.
+///
+/// Protocol (the same for DuckDB and PostgreSQL):
+///  - Recover() on start: the last committed checkpoint, or an empty one.
+///  - Commit(rows, checkpoint) for epochs 1, 2, 3...: either everything of the epoch is
+///    durable (rows, progress, states, ledger row) or nothing is.
+///  - A crash before Commit returns leaves the previous epoch as the last one; the runner
+///    restarts from it and produces the same rows again (the input and the restored state
+///    determine them), so nothing is lost and nothing is written twice.
+///  - A Commit that fails returns an error and leaves the sink as it was; the runner may
+///    retry the same epoch.
+template <typename Rows>
+class TransactionalSink {
+ public:
+  virtual ~TransactionalSink() = default;
+  virtual base::Result<RecoveredCheckpoint> Recover() = 0;
+  virtual base::Status Commit(const Rows& rows, const EpochCheckpoint& checkpoint) = 0;
+};
+
+}  // namespace frota::engine

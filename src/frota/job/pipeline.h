@@ -1,0 +1,152 @@
+// The jobs as one stream pipeline: admission (rules 2-4, late), watermark, state partitions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frota/base/status.h"
+#include "frota/base/strong_id.h"
+#include "frota/engine/transactional_sink.h"
+#include "frota/engine/watermark.h"
+#include "frota/engine/worker_pool.h"
+#include "frota/job/config.h"
+#include "frota/job/shard.h"
+#include "frota/model/rows.h"
+#include "frota/model/source.h"
+
+namespace frota::job {
+
+/// How records are assigned to state partitions.
+enum class Routing {
+  /// By a stable hash of (feed_id, vehicle_id) over a fixed number of partitions: the
+  /// embedded default, where source partitions are input files.
+  kByKeyHash,
+  /// A record's state partition is its source partition: Kafka, where the producer
+  /// already partitioned by key, so each Kafka partition's state moves as a unit.
+  ///
+  /// Each state partition then keeps its own watermark, over its own source partition
+  /// only: every record of a key comes through that one partition, so the minimum over
+  /// other partitions would protect nothing, and it would make `late` (and so the rows)
+  /// depend on how a consumer's fetches interleave partitions and on which partitions it
+  /// happened to own (docs/scale-out.md, "Watermarks"). With a watermark per partition,
+  /// the rows of a partition are a function of that partition's records alone, which is
+  /// what lets partitions move between processes, and crash, without changing a row.
+  kBySourcePartition,
+};
+
+/// Runs rules 2-7 and the jobs over records offered in arrival order.
+///
+/// Offer() applies the record-level rules 2-4 and the late check (rule 7) against the
+/// watermark as it stands at that record, then feeds the watermark and queues the record
+/// for its state partition. Advance() processes every queued record and releases what the
+/// watermark allows, partitions in parallel. The rows produced depend only on the records
+/// offered (and their order within each source partition), never on when Advance() or
+/// epoch boundaries happen, nor on how many partitions there are.
+///
+/// Not thread-safe: one thread offers and advances; partitions run on the worker pool.
+class Pipeline {
+ public:
+  Pipeline(JobConfig config, Routing routing, std::int32_t partitions,
+           model::SourceCatalog* catalog, std::size_t threads = 1);
+
+  void Offer(base::PartitionId source_partition, model::Position&& position);
+  void Offer(base::PartitionId source_partition, model::Rejection&& rejection);
+  /// Processes everything offered so far up to the current watermark.
+  void Advance();
+  /// Live input only: no record still to come has an earlier ingest time (see
+  /// engine::WatermarkTracker::AdvanceIngestTime); lets the watermark move while feeds
+  /// are silent. Advance() then releases what it allows.
+  void AdvanceIngestTime(base::Timestamp ingest_time) { watermark_.AdvanceIngestTime(ingest_time); }
+  /// End of recorded input: the watermark jumps to its maximum; everything is emitted.
+  void Finish();
+  /// Rows emitted since the last call (all partitions).
+  model::EpochRows TakeRows();
+
+  /// kByKeyHash: the watermark. kBySourcePartition: the smallest partition watermark
+  /// (kWatermarkMin without partitions).
+  [[nodiscard]] base::Timestamp watermark() const;
+  /// Whether every record was released: after Finish(), or (kBySourcePartition) when
+  /// every partition was finished.
+  [[nodiscard]] bool finished() const;
+  [[nodiscard]] std::int32_t partition_count() const {
+    return static_cast<std::int32_t>(shards_.size());
+  }
+  [[nodiscard]] std::size_t vehicle_count() const;
+  [[nodiscard]] std::size_t pending_records() const;
+  /// The strings of every record's ids (rows refer to it).
+  [[nodiscard]] const std::shared_ptr<model::StringDictionary>& strings() const {
+    return strings_;
+  }
+
+  /// Kafka routing: create (or drop) the state of a source partition on assignment.
+  /// AddPartition of a partition already present does nothing; DropPartition forgets the
+  /// partition's state, watermark and queued records (the caller has committed them, or
+  /// gives them up to whoever restores the partition from the sink).
+  void AddPartition(base::PartitionId partition);
+  void DropPartition(base::PartitionId partition);
+  [[nodiscard]] bool HasPartition(base::PartitionId partition) const;
+  /// The partitions present, in the order they were added (kBySourcePartition).
+  [[nodiscard]] std::vector<base::PartitionId> Partitions() const;
+
+  /// kBySourcePartition: end of input of one source partition (a Kafka end-of-input
+  /// marker). Its watermark jumps to the maximum; the next Advance() emits everything
+  /// the partition holds. Records it receives afterwards are late.
+  void FinishPartition(base::PartitionId partition);
+  /// kBySourcePartition: one partition's watermark (kWatermarkMin if absent).
+  [[nodiscard]] base::Timestamp PartitionWatermark(base::PartitionId partition) const;
+
+  /// kBySourcePartition: one partition's sealed state together with its watermark
+  /// progress (what moves with the partition when another process takes it over), and
+  /// its restoration, which creates the partition or replaces its state. Call Advance()
+  /// first: records offered but not yet advanced are not part of the snapshot.
+  [[nodiscard]] std::string SnapshotPartition(base::PartitionId partition) const;
+  base::Status RestorePartition(base::PartitionId partition, std::string_view bytes);
+
+  /// Sealed state of every partition (kBySourcePartition: SnapshotPartition of each), and
+  /// of the runner (watermark; kBySourcePartition keeps no state outside partitions).
+  [[nodiscard]] std::vector<engine::PartitionState> SnapshotPartitions() const;
+  [[nodiscard]] std::string SnapshotRunner() const;
+  /// Restores from a recovered checkpoint. The partition count must match the one the
+  /// state was written with (kByKeyHash): the error says so. kBySourcePartition restores
+  /// each state with RestorePartition and needs no runner state.
+  base::Status Restore(const engine::RecoveredCheckpoint& checkpoint);
+
+ private:
+  struct Inbox {
+    std::vector<model::PositionRecord> positions;
+    std::vector<std::pair<StringId, model::Rejection>> rejections;  // (feed id, rejection)
+  };
+  /// InternPosition with a one-entry cache per field: consecutive records mostly share
+  /// their feed, service date and start time, and often their route and trip.
+  model::PositionRecord InternCached(const model::Position& position);
+  struct FieldCache {
+    std::string text;
+    StringId id = 0;
+    StringId Get(std::string_view value, model::StringDictionary& strings) {
+      if (value != text) {
+        id = strings.Intern(value);
+        text.assign(value);
+      }
+      return id;
+    }
+  };
+  FieldCache feed_cache_, route_cache_, trip_cache_, date_cache_, time_cache_;
+
+  std::size_t ShardIndexFor(base::PartitionId source_partition, std::uint64_t key_hash);
+  [[nodiscard]] std::size_t FindShard(base::PartitionId partition) const;  // size(): absent
+
+  JobConfig config_;
+  Routing routing_;
+  model::SourceCatalog* catalog_;
+  std::shared_ptr<model::StringDictionary> strings_ = std::make_shared<model::StringDictionary>();
+  engine::WatermarkTracker watermark_;  // kByKeyHash
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::vector<Inbox> inboxes_;
+  std::vector<engine::WatermarkTracker> partition_watermarks_;  // kBySourcePartition, by shard
+  engine::WorkerPool pool_;
+};
+
+}  // namespace frota::job

@@ -1,0 +1,788 @@
+#include "frota/job/shard.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "frota/base/bytes.h"
+#include "frota/base/hash.h"
+#include "frota/engine/checkpoint.h"
+#include "frota/geo/grid.h"
+#include "frota/geo/haversine.h"
+#include "frota/job/validation.h"
+
+namespace frota::job {
+
+namespace {
+
+using model::Mode;
+using model::RejectReason;
+
+constexpr std::string_view kCheckpointKind = "job-shard";
+constexpr std::uint32_t kCheckpointVersion = 1;
+
+std::int64_t Micros(Timestamp t) { return base::ToUnixMicros(t); }
+
+std::int64_t ToMillimetres(double metres) { return std::llround(metres * 1000.0); }
+
+// Latency bucket of an accepted position: whole seconds of ingest - event, from -30 s.
+int LatencyBucket(std::chrono::microseconds lag_us) {
+  const auto lag = std::chrono::floor<std::chrono::seconds>(lag_us).count();
+  const auto bucket = lag - model::kLatencyMinSeconds;
+  return static_cast<int>(std::clamp<std::int64_t>(bucket, 0, model::kLatencyBuckets - 1));
+}
+
+
+}  // namespace
+
+bool PositionOrder::Before(const Record& a, const Record& b) const {
+  if (a.event_time != b.event_time) {
+    return a.event_time < b.event_time;
+  }
+  if (a.source.source != b.source.source && catalog_ != nullptr) {
+    const auto& name_a = catalog_->Name(a.source.source);
+    const auto& name_b = catalog_->Name(b.source.source);
+    if (name_a != name_b) {
+      return name_a < name_b;
+    }
+  }
+  return a.source.offset < b.source.offset;
+}
+
+std::size_t Shard::CellKeyHash::operator()(const CellKey& k) const noexcept {
+  const auto packed = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.x)) << 32) ^
+                      static_cast<std::uint32_t>(k.y) ^
+                      (static_cast<std::uint64_t>(k.mode) << 61);
+  return std::hash<std::uint64_t>{}(packed * 0x9e3779b97f4a7c15ULL);
+}
+
+Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,
+             std::shared_ptr<model::StringDictionary> strings)
+    : partition_id_(partition_id),
+      config_(config),
+      catalog_(catalog),
+      strings_(std::move(strings)),
+      vehicles_(PositionOrder(catalog)) {}
+
+void Shard::Add(model::PositionRecord&& position) {
+  const engine::KeyRef key{strings_->View(position.feed_id), strings_->View(position.vehicle_id),
+                           engine::KeyRef::CombineHashes(strings_->Hash(position.feed_id),
+                                                         strings_->Hash(position.vehicle_id))};
+  vehicles_.Add(key, std::move(position));
+}
+
+void Shard::Reject(StringId feed, model::Rejection&& rejection) {
+  // A trustworthy event time (rules 1-3 passed) dates the rejection; else the ingest time.
+  const bool event_time_trusted =
+      rejection.event_time && (rejection.reason == RejectReason::kOutOfArea ||
+                               rejection.reason == RejectReason::kLate ||
+                               rejection.reason == RejectReason::kDuplicate ||
+                               rejection.reason == RejectReason::kJump);
+  const Timestamp when = event_time_trusted          ? *rejection.event_time
+                         : rejection.ingest_time     ? *rejection.ingest_time
+                         : rejection.event_time      ? *rejection.event_time
+                                                     : Timestamp{};
+  auto& counts = QualityFor(feed, when);
+  ++counts.rejected[static_cast<std::size_t>(rejection.reason)];
+  rows_.rejected.push_back(std::move(rejection));
+}
+
+void Shard::RejectPosition(const model::PositionRecord& position, model::RejectReason reason,
+                           std::string detail) {
+  auto& counts = QualityFor(position.feed_id, position.event_time);
+  ++counts.rejected[static_cast<std::size_t>(reason)];
+  model::Rejection rejection;
+  rejection.reason = reason;
+  rejection.feed_id = Text(position.feed_id);
+  rejection.vehicle_id = Text(position.vehicle_id);
+  rejection.event_time = position.event_time;
+  rejection.ingest_time = position.ingest_time;
+  rejection.source = position.source;
+  rejection.detail = std::move(detail);
+  rows_.rejected.push_back(std::move(rejection));
+}
+
+void Shard::Advance(Timestamp watermark) {
+  vehicles_.Advance(watermark, *this);
+  FlushHours(watermark);
+}
+
+model::EpochRows Shard::TakeRows() {
+  model::EpochRows out = std::move(rows_);
+  out.strings = strings_;
+  rows_ = model::EpochRows();
+  rows_.positions.reserve(out.positions.size());  // the next batch is likely as big
+  return out;
+}
+
+base::LocalHour Shard::LocalHourOf(Timestamp t) {
+  if (t < hour_span_.from || t >= hour_span_.until) {
+    hour_span_ = config_->time_zone->LocalHourSpan(t);
+  }
+  return hour_span_.hour;
+}
+
+Shard::HourBucket& Shard::BucketFor(base::LocalHour hour) {
+  if (last_bucket_ != nullptr && last_bucket_hour_ == hour) {
+    return *last_bucket_;
+  }
+  auto end_it = hour_ends_.find(hour);
+  if (end_it == hour_ends_.end()) {
+    end_it = hour_ends_.emplace(hour, config_->time_zone->EndOfLocalHour(hour)).first;
+    // Keep the memo small: forget hours long gone.
+    if (hour_ends_.size() > 4096) {
+      hour_ends_.erase(hour_ends_.begin());
+    }
+  }
+  auto [it, inserted] = hours_.try_emplace(end_it->second);
+  if (inserted) {
+    it->second.hour = hour;
+  }
+  last_bucket_hour_ = hour;
+  last_bucket_ = &it->second;
+  return it->second;
+}
+
+Shard::QualityCounts& Shard::QualityFor(StringId feed_id, Timestamp t) {
+  return BucketFor(LocalHourOf(t)).quality[feed_id];
+}
+
+void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
+  if (state.vehicle_id == 0 && state.feed_id == 0) {
+    state.feed_id = position.feed_id;
+    state.vehicle_id = position.vehicle_id;
+  }
+  // Rule 5: the same key and event time as a record already released.
+  if (state.has_released && position.event_time == state.last_released) {
+    RejectPosition(position, RejectReason::kDuplicate,
+                   fmt::format("event_time={}", base::FormatIso8601(position.event_time)));
+    return;
+  }
+  state.has_released = true;
+  state.last_released = position.event_time;
+
+  // Rule 6: implied speed from the last accepted position.
+  double segment_m = 0;
+  if (state.has_accepted) {
+    segment_m = geo::HaversineM(state.last_lat, state.last_lon, position.lat, position.lon);
+    const double elapsed_s =
+        std::chrono::duration<double>(position.event_time - state.last_time).count();
+    const double limit =
+        position.mode == Mode::kAircraft ? config_->aircraft_jump_kmh : config_->jump_kmh;
+    const double implied_kmh = segment_m / elapsed_s * 3.6;
+    if (implied_kmh > limit) {
+      RejectPosition(position, RejectReason::kJump,
+                     fmt::format("implied_speed_kmh={:.1f} distance_m={:.1f} seconds={:.0f}",
+                                 implied_kmh, segment_m, elapsed_s));
+      return;
+    }
+  }
+  AcceptPosition(state, position, segment_m);
+  rows_.positions.push_back(position);
+}
+
+void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& position,
+                           double segment_m) {
+  const base::LocalHour hour = LocalHourOf(position.event_time);
+  HourBucket& bucket = BucketFor(hour);
+
+  // speed: the segment from the previous accepted position, if the gap allows.
+  if (state.has_accepted) {
+    const auto gap = position.event_time - state.last_time;
+    if (gap > std::chrono::microseconds(0) && gap <= config_->segment_max_gap) {
+      const std::int64_t mm = ToMillimetres(segment_m);
+      const std::int64_t us = gap.count();
+      const auto cell = geo::CellOf(position.lat, position.lon);
+      Sums& cell_sums = bucket.cells[CellKey{position.mode, cell.x, cell.y}];
+      ++cell_sums.segments;
+      cell_sums.distance_mm += mm;
+      cell_sums.duration_us += us;
+      Sums& line_sums = bucket.lines[LineKey{position.mode, position.route_id}];
+      ++line_sums.segments;
+      line_sums.distance_mm += mm;
+      line_sums.duration_us += us;
+    }
+  }
+
+  // fleet_hours and quality.
+  auto& fleet = bucket.fleet[position.mode];
+  if (!state.has_fleet_hour || state.fleet_hour != hour || state.fleet_mode != position.mode) {
+    ++fleet.first;
+    state.has_fleet_hour = true;
+    state.fleet_hour = hour;
+    state.fleet_mode = position.mode;
+  }
+  ++fleet.second;
+  auto& quality = bucket.quality[position.feed_id];
+  ++quality.accepted;
+  ++quality.latency[static_cast<std::size_t>(LatencyBucket(position.ingest_time - position.event_time))];
+  if (!state.has_quality_hour || state.quality_hour != hour) {
+    ++quality.vehicles;
+    state.has_quality_hour = true;
+    state.quality_hour = hour;
+  }
+
+  UpdateStop(state, position);
+  UpdateTrips(state, position, segment_m);
+
+  state.has_accepted = true;
+  state.last_time = position.event_time;
+  state.last_lat = position.lat;
+  state.last_lon = position.lon;
+}
+
+void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& position) {
+  if (state.run_open) {
+    const double from_anchor =
+        geo::HaversineM(state.anchor_lat, state.anchor_lon, position.lat, position.lon);
+    const auto gap = position.event_time - state.run_last;
+    if (from_anchor <= config_->stop_radius_m && gap <= config_->stop_max_gap) {
+      state.run_last = position.event_time;
+      ++state.run_positions;
+      return;
+    }
+    CloseRun(state);
+  }
+  // This position anchors the next candidate.
+  state.run_open = true;
+  state.run_start = position.event_time;
+  state.run_last = position.event_time;
+  state.anchor_lat = position.lat;
+  state.anchor_lon = position.lon;
+  state.run_positions = 1;
+  state.run_route = position.route_id;
+  state.run_mode = position.mode;
+}
+
+void Shard::CloseRun(VehicleState& state) {
+  if (state.run_open && state.run_last - state.run_start >= config_->stop_min_duration) {
+    model::StopRow stop;
+    stop.feed_id = Text(state.feed_id);
+    stop.vehicle_id = Text(state.vehicle_id);
+    stop.start_time = state.run_start;
+    stop.mode = state.run_mode;
+    stop.route_id = Text(state.run_route);
+    stop.end_time = state.run_last;
+    stop.anchor_lat = state.anchor_lat;
+    stop.anchor_lon = state.anchor_lon;
+    stop.positions = state.run_positions;
+    if (config_->near_terminal) {
+      stop.near_terminal = config_->near_terminal(stop.route_id, state.anchor_lat,
+                                                  state.anchor_lon);
+    }
+    rows_.stops.push_back(std::move(stop));
+  }
+  state.run_open = false;
+  state.run_route = 0;
+}
+
+void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& position,
+                        double segment_m) {
+  if (position.trip_id == 0) {
+    return;
+  }
+  const auto it = std::find_if(state.trips.begin(), state.trips.end(), [&](const OpenTrip& t) {
+    return t.trip_id == position.trip_id && t.trip_start_date == position.trip_start_date;
+  });
+  if (it != state.trips.end()) {
+    OpenTrip& trip = *it;
+    if (position.event_time - trip.last_time <= config_->trip_max_gap) {
+      // Usually the trip's last position is the vehicle's last accepted one: the segment
+      // distance is already known (same inputs, same bits).
+      const bool same_segment = state.has_accepted && trip.last_time == state.last_time &&
+                                trip.last_lat == state.last_lat && trip.last_lon == state.last_lon;
+      trip.distance_mm += ToMillimetres(
+          same_segment ? segment_m
+                       : geo::HaversineM(trip.last_lat, trip.last_lon, position.lat, position.lon));
+      trip.last_time = position.event_time;
+      trip.last_lat = position.lat;
+      trip.last_lon = position.lon;
+      ++trip.positions;
+      return;
+    }
+    EmitTrip(state, trip);
+    state.trips.erase(it);
+  }
+  OpenTrip trip;
+  trip.trip_id = position.trip_id;
+  trip.trip_start_date = position.trip_start_date;
+  trip.route_id = position.route_id;
+  trip.trip_start_time = position.trip_start_time;
+  trip.direction_id = position.direction_id;
+  trip.first_time = position.event_time;
+  trip.first_lat = position.lat;
+  trip.first_lon = position.lon;
+  trip.last_time = position.event_time;
+  trip.last_lat = position.lat;
+  trip.last_lon = position.lon;
+  trip.positions = 1;
+  trip.distance_mm = 0;
+  state.trips.push_back(trip);
+}
+
+void Shard::EmitTrip(const VehicleState& state, const OpenTrip& trip) {
+  model::TripRow row;
+  row.feed_id = Text(state.feed_id);
+  row.vehicle_id = Text(state.vehicle_id);
+  row.trip_id = Text(trip.trip_id);
+  row.trip_start_date = Text(trip.trip_start_date);
+  row.first_time = trip.first_time;
+  row.route_id = Text(trip.route_id);
+  row.direction_id = trip.direction_id;
+  row.trip_start_time = Text(trip.trip_start_time);
+  row.first_lat = trip.first_lat;
+  row.first_lon = trip.first_lon;
+  row.last_time = trip.last_time;
+  row.last_lat = trip.last_lat;
+  row.last_lon = trip.last_lon;
+  row.positions = trip.positions;
+  row.distance_mm = trip.distance_mm;
+  rows_.trips.push_back(std::move(row));
+}
+
+std::optional<Timestamp> Shard::NextTimer(const VehicleState& state) const {
+  std::optional<Timestamp> next;
+  if (state.run_open) {
+    next = state.run_last + config_->stop_max_gap;
+  }
+  for (const auto& trip : state.trips) {
+    const Timestamp due = trip.last_time + config_->trip_max_gap;
+    if (!next || due < *next) {
+      next = due;
+    }
+  }
+  return next;
+}
+
+void Shard::OnTimer(VehicleState& state, Timestamp watermark) {
+  // A run whose next position would come after a gap > stop_max_gap is over.
+  if (state.run_open && watermark >= state.run_last + config_->stop_max_gap) {
+    CloseRun(state);
+  }
+  // Trips no position can extend any more.
+  auto keep = state.trips.begin();
+  for (auto it = state.trips.begin(); it != state.trips.end(); ++it) {
+    if (watermark >= it->last_time + config_->trip_max_gap) {
+      EmitTrip(state, *it);
+    } else {
+      if (keep != it) {
+        *keep = *it;
+      }
+      ++keep;
+    }
+  }
+  state.trips.erase(keep, state.trips.end());
+}
+
+void Shard::FlushHours(Timestamp watermark) {
+  while (!hours_.empty() && hours_.begin()->first <= watermark) {
+    last_bucket_ = nullptr;
+    EmitBucket(std::move(hours_.begin()->second));
+    hours_.erase(hours_.begin());
+  }
+}
+
+void Shard::EmitBucket(HourBucket&& bucket) {
+  const base::LocalHour hour = bucket.hour;
+  for (const auto& [key, sums] : bucket.cells) {
+    rows_.speed_cells.push_back(model::SpeedCellRow{partition_id_, key.mode, hour.date, hour.hour,
+                                                     key.x, key.y, sums.segments,
+                                                     sums.distance_mm, sums.duration_us});
+  }
+  for (const auto& [key, sums] : bucket.lines) {
+    rows_.speed_lines.push_back(model::SpeedLineRow{partition_id_, key.mode, Text(key.route_id),
+                                                    hour.date, hour.hour, sums.segments,
+                                                    sums.distance_mm, sums.duration_us});
+  }
+  for (const auto& [mode, counts] : bucket.fleet) {
+    rows_.fleet_hours.push_back(
+        model::FleetHourRow{partition_id_, mode, hour.date, hour.hour, counts.first, counts.second});
+  }
+  for (const auto& [feed_id, counts] : bucket.quality) {
+    model::QualityRow row;
+    row.partition_id = partition_id_;
+    row.feed_id = Text(feed_id);
+    row.local_date = hour.date;
+    row.hour = hour.hour;
+    row.accepted = counts.accepted;
+    row.vehicles = counts.vehicles;
+    row.rejected = counts.rejected;
+    for (std::size_t b = 0; b < counts.latency.size(); ++b) {
+      if (counts.latency[b] != 0) {
+        row.latency.emplace_back(static_cast<std::int16_t>(b), counts.latency[b]);
+      }
+    }
+    rows_.quality.push_back(std::move(row));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshot format (version 1), inside a sealed checkpoint of kind "job-shard":
+//   source names table, partition_id, vehicles (key, state, pending positions), open hour
+//   buckets. Ids are process-local (source catalog, string dictionary), so the bytes hold
+//   source-table indices and strings; Restore interns them again.
+
+namespace {
+
+class SourceTable {
+ public:
+  explicit SourceTable(const model::SourceCatalog* catalog) : catalog_(catalog) {}
+  std::uint32_t Ref(model::SourceId id) {
+    const auto [it, inserted] = refs_.try_emplace(id, static_cast<std::uint32_t>(order_.size()));
+    if (inserted) {
+      order_.push_back(id);
+    }
+    return it->second;
+  }
+  void Write(base::ByteWriter& w) const {
+    w.Varint(order_.size());
+    for (const auto id : order_) {
+      w.String(catalog_ != nullptr ? std::string_view(catalog_->Name(id)) : std::string_view());
+    }
+  }
+
+ private:
+  const model::SourceCatalog* catalog_;
+  std::unordered_map<model::SourceId, std::uint32_t> refs_;
+  std::vector<model::SourceId> order_;
+};
+
+// Reads a string and interns it.
+base::Result<StringId> ReadId(base::ByteReader& r, model::StringDictionary& strings) {
+  FROTA_ASSIGN_OR_RETURN(const auto text, r.String());
+  return strings.Intern(text);
+}
+
+void WriteHour(base::ByteWriter& w, base::LocalHour h) {
+  w.SignedVarint(base::DaysSinceEpoch(h.date));
+  w.U8(static_cast<std::uint8_t>(h.hour));
+}
+
+base::Result<base::LocalHour> ReadHour(base::ByteReader& r) {
+  FROTA_ASSIGN_OR_RETURN(const auto days, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(const auto hour, r.U8());
+  if (hour > 23) {
+    return base::InvalidInput("bad hour {} in shard state", hour);
+  }
+  return base::LocalHour{base::LocalDateFromDays(static_cast<std::int32_t>(days)),
+                         static_cast<std::int8_t>(hour)};
+}
+
+base::Result<Mode> ReadMode(base::ByteReader& r) {
+  FROTA_ASSIGN_OR_RETURN(const auto v, r.U8());
+  if (v > static_cast<std::uint8_t>(Mode::kOther)) {
+    return base::InvalidInput("bad mode {} in shard state", v);
+  }
+  return static_cast<Mode>(v);
+}
+
+void WritePosition(base::ByteWriter& w, const model::PositionRecord& p,
+                   const model::StringDictionary& strings, SourceTable& sources) {
+  for (const StringId id : {p.feed_id, p.vehicle_id, p.route_id, p.trip_id, p.trip_start_date,
+                            p.trip_start_time}) {
+    w.String(strings.View(id));
+  }
+  w.U8(static_cast<std::uint8_t>(p.direction_id));
+  w.U8(static_cast<std::uint8_t>(p.mode));
+  w.Bool(p.event_time_from_header);
+  w.F64(p.lat);
+  w.F64(p.lon);
+  w.F32(p.reported_speed_kmh);
+  w.F32(p.bearing_deg);
+  w.F32(p.altitude_m);
+  w.U8(static_cast<std::uint8_t>(p.on_ground));
+  w.I64(Micros(p.event_time));
+  w.I64(Micros(p.ingest_time));
+  w.Varint(sources.Ref(p.source.source));
+  w.SignedVarint(p.source.offset);
+}
+
+base::Result<model::PositionRecord> ReadPosition(base::ByteReader& r,
+                                                 model::StringDictionary& strings,
+                                                 const std::vector<model::SourceId>& sources) {
+  model::PositionRecord p;
+  for (StringId* id : {&p.feed_id, &p.vehicle_id, &p.route_id, &p.trip_id, &p.trip_start_date,
+                       &p.trip_start_time}) {
+    FROTA_ASSIGN_OR_RETURN(*id, ReadId(r, strings));
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto direction, r.U8());
+  p.direction_id = static_cast<std::int8_t>(direction);
+  FROTA_ASSIGN_OR_RETURN(p.mode, ReadMode(r));
+  FROTA_ASSIGN_OR_RETURN(p.event_time_from_header, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(p.lat, r.F64());
+  FROTA_ASSIGN_OR_RETURN(p.lon, r.F64());
+  FROTA_ASSIGN_OR_RETURN(p.reported_speed_kmh, r.F32());
+  FROTA_ASSIGN_OR_RETURN(p.bearing_deg, r.F32());
+  FROTA_ASSIGN_OR_RETURN(p.altitude_m, r.F32());
+  FROTA_ASSIGN_OR_RETURN(const auto on_ground, r.U8());
+  p.on_ground = static_cast<std::int8_t>(on_ground);
+  FROTA_ASSIGN_OR_RETURN(const auto event_us, r.I64());
+  FROTA_ASSIGN_OR_RETURN(const auto ingest_us, r.I64());
+  p.event_time = base::FromUnixMicros(event_us);
+  p.ingest_time = base::FromUnixMicros(ingest_us);
+  FROTA_ASSIGN_OR_RETURN(const auto source_ref, r.Varint());
+  if (source_ref >= sources.size()) {
+    return base::InvalidInput("bad source reference {} in shard state", source_ref);
+  }
+  p.source.source = sources[source_ref];
+  FROTA_ASSIGN_OR_RETURN(p.source.offset, r.SignedVarint());
+  return p;
+}
+
+void WriteTrip(base::ByteWriter& w, const OpenTrip& t, const model::StringDictionary& strings) {
+  for (const StringId id : {t.trip_id, t.trip_start_date, t.route_id, t.trip_start_time}) {
+    w.String(strings.View(id));
+  }
+  w.U8(static_cast<std::uint8_t>(t.direction_id));
+  w.I64(Micros(t.first_time));
+  w.F64(t.first_lat);
+  w.F64(t.first_lon);
+  w.I64(Micros(t.last_time));
+  w.F64(t.last_lat);
+  w.F64(t.last_lon);
+  w.SignedVarint(t.positions);
+  w.SignedVarint(t.distance_mm);
+}
+
+base::Result<OpenTrip> ReadTrip(base::ByteReader& r, model::StringDictionary& strings) {
+  OpenTrip t;
+  for (StringId* id : {&t.trip_id, &t.trip_start_date, &t.route_id, &t.trip_start_time}) {
+    FROTA_ASSIGN_OR_RETURN(*id, ReadId(r, strings));
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto direction, r.U8());
+  t.direction_id = static_cast<std::int8_t>(direction);
+  FROTA_ASSIGN_OR_RETURN(const auto first_us, r.I64());
+  t.first_time = base::FromUnixMicros(first_us);
+  FROTA_ASSIGN_OR_RETURN(t.first_lat, r.F64());
+  FROTA_ASSIGN_OR_RETURN(t.first_lon, r.F64());
+  FROTA_ASSIGN_OR_RETURN(const auto last_us, r.I64());
+  t.last_time = base::FromUnixMicros(last_us);
+  FROTA_ASSIGN_OR_RETURN(t.last_lat, r.F64());
+  FROTA_ASSIGN_OR_RETURN(t.last_lon, r.F64());
+  FROTA_ASSIGN_OR_RETURN(t.positions, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(t.distance_mm, r.SignedVarint());
+  return t;
+}
+
+void WriteState(base::ByteWriter& w, const VehicleState& s,
+                const model::StringDictionary& strings) {
+  w.String(strings.View(s.feed_id));
+  w.String(strings.View(s.vehicle_id));
+  w.Bool(s.has_released);
+  w.I64(Micros(s.last_released));
+  w.Bool(s.has_accepted);
+  w.I64(Micros(s.last_time));
+  w.F64(s.last_lat);
+  w.F64(s.last_lon);
+  w.Bool(s.has_fleet_hour);
+  WriteHour(w, s.fleet_hour);
+  w.U8(static_cast<std::uint8_t>(s.fleet_mode));
+  w.Bool(s.has_quality_hour);
+  WriteHour(w, s.quality_hour);
+  w.Bool(s.run_open);
+  w.I64(Micros(s.run_start));
+  w.I64(Micros(s.run_last));
+  w.F64(s.anchor_lat);
+  w.F64(s.anchor_lon);
+  w.SignedVarint(s.run_positions);
+  w.String(strings.View(s.run_route));
+  w.U8(static_cast<std::uint8_t>(s.run_mode));
+  w.Varint(s.trips.size());
+  for (const auto& trip : s.trips) {
+    WriteTrip(w, trip, strings);
+  }
+}
+
+base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionary& strings) {
+  VehicleState s;
+  FROTA_ASSIGN_OR_RETURN(s.feed_id, ReadId(r, strings));
+  FROTA_ASSIGN_OR_RETURN(s.vehicle_id, ReadId(r, strings));
+  FROTA_ASSIGN_OR_RETURN(s.has_released, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(const auto released_us, r.I64());
+  s.last_released = base::FromUnixMicros(released_us);
+  FROTA_ASSIGN_OR_RETURN(s.has_accepted, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(const auto last_us, r.I64());
+  s.last_time = base::FromUnixMicros(last_us);
+  FROTA_ASSIGN_OR_RETURN(s.last_lat, r.F64());
+  FROTA_ASSIGN_OR_RETURN(s.last_lon, r.F64());
+  FROTA_ASSIGN_OR_RETURN(s.has_fleet_hour, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(s.fleet_hour, ReadHour(r));
+  FROTA_ASSIGN_OR_RETURN(s.fleet_mode, ReadMode(r));
+  FROTA_ASSIGN_OR_RETURN(s.has_quality_hour, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(s.quality_hour, ReadHour(r));
+  FROTA_ASSIGN_OR_RETURN(s.run_open, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(const auto run_start_us, r.I64());
+  FROTA_ASSIGN_OR_RETURN(const auto run_last_us, r.I64());
+  s.run_start = base::FromUnixMicros(run_start_us);
+  s.run_last = base::FromUnixMicros(run_last_us);
+  FROTA_ASSIGN_OR_RETURN(s.anchor_lat, r.F64());
+  FROTA_ASSIGN_OR_RETURN(s.anchor_lon, r.F64());
+  FROTA_ASSIGN_OR_RETURN(s.run_positions, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(s.run_route, ReadId(r, strings));
+  FROTA_ASSIGN_OR_RETURN(s.run_mode, ReadMode(r));
+  FROTA_ASSIGN_OR_RETURN(const auto trips, r.Varint());
+  for (std::uint64_t i = 0; i < trips; ++i) {
+    FROTA_ASSIGN_OR_RETURN(auto trip, ReadTrip(r, strings));
+    s.trips.push_back(trip);
+  }
+  return s;
+}
+
+void WriteSums(base::ByteWriter& w, std::int64_t segments, std::int64_t mm, std::int64_t us) {
+  w.SignedVarint(segments);
+  w.SignedVarint(mm);
+  w.SignedVarint(us);
+}
+
+}  // namespace
+
+std::string Shard::Snapshot() const {
+  base::ByteWriter body;
+  SourceTable sources(catalog_);
+  body.SignedVarint(partition_id_);
+  body.Varint(vehicles_.key_count());
+  vehicles_.ForEach([&](std::string_view key, const VehicleState& state,
+                        std::span<const model::PositionRecord> pending) {
+    body.String(key);
+    WriteState(body, state, *strings_);
+    body.Varint(pending.size());
+    for (const auto& p : pending) {
+      WritePosition(body, p, *strings_, sources);
+    }
+  });
+  body.Varint(hours_.size());
+  for (const auto& [end, bucket] : hours_) {
+    body.I64(Micros(end));
+    WriteHour(body, bucket.hour);
+    body.Varint(bucket.cells.size());
+    for (const auto& [key, sums] : bucket.cells) {
+      body.U8(static_cast<std::uint8_t>(key.mode));
+      body.SignedVarint(key.x);
+      body.SignedVarint(key.y);
+      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us);
+    }
+    body.Varint(bucket.lines.size());
+    for (const auto& [key, sums] : bucket.lines) {
+      body.U8(static_cast<std::uint8_t>(key.mode));
+      body.String(strings_->View(key.route_id));
+      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us);
+    }
+    body.Varint(bucket.fleet.size());
+    for (const auto& [mode, counts] : bucket.fleet) {
+      body.U8(static_cast<std::uint8_t>(mode));
+      body.SignedVarint(counts.first);
+      body.SignedVarint(counts.second);
+    }
+    body.Varint(bucket.quality.size());
+    for (const auto& [feed_id, counts] : bucket.quality) {
+      body.String(strings_->View(feed_id));
+      body.SignedVarint(counts.accepted);
+      body.SignedVarint(counts.vehicles);
+      for (const auto n : counts.rejected) {
+        body.SignedVarint(n);
+      }
+      for (const auto n : counts.latency) {
+        body.SignedVarint(n);
+      }
+    }
+  }
+  base::ByteWriter out;
+  sources.Write(out);
+  out.Raw(body.bytes());
+  return engine::SealCheckpoint(kCheckpointKind, kCheckpointVersion, out.bytes());
+}
+
+base::Status Shard::Restore(std::string_view bytes) {
+  FROTA_ASSIGN_OR_RETURN(const auto payload,
+                         engine::OpenCheckpoint(bytes, kCheckpointKind, kCheckpointVersion));
+  base::ByteReader r(payload);
+  FROTA_ASSIGN_OR_RETURN(const auto source_count, r.Varint());
+  std::vector<model::SourceId> sources;
+  for (std::uint64_t i = 0; i < source_count; ++i) {
+    FROTA_ASSIGN_OR_RETURN(const auto name, r.String());
+    sources.push_back(catalog_->Intern(name));
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto partition, r.SignedVarint());
+  if (partition != partition_id_) {
+    return base::InvalidInput("state of partition {} offered to partition {}", partition,
+                              partition_id_);
+  }
+  model::StringDictionary& strings = *strings_;
+  engine::KeyedProcessor<PositionOrder> vehicles{PositionOrder(catalog_)};
+  FROTA_ASSIGN_OR_RETURN(const auto vehicle_count, r.Varint());
+  for (std::uint64_t i = 0; i < vehicle_count; ++i) {
+    FROTA_ASSIGN_OR_RETURN(const auto key, r.String());
+    FROTA_ASSIGN_OR_RETURN(auto state, ReadState(r, strings));
+    FROTA_ASSIGN_OR_RETURN(const auto pending_count, r.Varint());
+    std::vector<model::PositionRecord> pending;
+    for (std::uint64_t j = 0; j < pending_count; ++j) {
+      FROTA_ASSIGN_OR_RETURN(auto p, ReadPosition(r, strings, sources));
+      pending.push_back(p);
+    }
+    vehicles.Put(key, std::move(state), std::move(pending));
+  }
+  std::map<Timestamp, HourBucket> hours;
+  FROTA_ASSIGN_OR_RETURN(const auto hour_count, r.Varint());
+  for (std::uint64_t i = 0; i < hour_count; ++i) {
+    FROTA_ASSIGN_OR_RETURN(const auto end_us, r.I64());
+    HourBucket bucket;
+    FROTA_ASSIGN_OR_RETURN(bucket.hour, ReadHour(r));
+    FROTA_ASSIGN_OR_RETURN(const auto cells, r.Varint());
+    for (std::uint64_t j = 0; j < cells; ++j) {
+      FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
+      FROTA_ASSIGN_OR_RETURN(const auto x, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(const auto y, r.SignedVarint());
+      Sums sums;
+      FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+      bucket.cells[CellKey{mode, static_cast<std::int32_t>(x), static_cast<std::int32_t>(y)}] =
+          sums;
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto lines, r.Varint());
+    for (std::uint64_t j = 0; j < lines; ++j) {
+      FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
+      FROTA_ASSIGN_OR_RETURN(const auto route, ReadId(r, strings));
+      Sums sums;
+      FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+      bucket.lines[LineKey{mode, route}] = sums;
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto fleets, r.Varint());
+    for (std::uint64_t j = 0; j < fleets; ++j) {
+      FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
+      FROTA_ASSIGN_OR_RETURN(const auto vehicles_count, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(const auto positions, r.SignedVarint());
+      bucket.fleet[mode] = {vehicles_count, positions};
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto feeds, r.Varint());
+    for (std::uint64_t j = 0; j < feeds; ++j) {
+      FROTA_ASSIGN_OR_RETURN(const auto feed_id, ReadId(r, strings));
+      QualityCounts counts;
+      FROTA_ASSIGN_OR_RETURN(counts.accepted, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(counts.vehicles, r.SignedVarint());
+      for (auto& n : counts.rejected) {
+        FROTA_ASSIGN_OR_RETURN(n, r.SignedVarint());
+      }
+      for (auto& n : counts.latency) {
+        FROTA_ASSIGN_OR_RETURN(n, r.SignedVarint());
+      }
+      bucket.quality[feed_id] = counts;
+    }
+    hours.emplace(base::FromUnixMicros(end_us), std::move(bucket));
+  }
+  if (!r.AtEnd()) {
+    return base::InvalidInput("shard state has {} trailing bytes", r.remaining());
+  }
+  vehicles.RescheduleAll(*this);
+  vehicles_ = std::move(vehicles);
+  hours_ = std::move(hours);
+  last_bucket_ = nullptr;
+  rows_ = model::EpochRows();
+  return base::Status::Ok();
+}
+
+}  // namespace frota::job

@@ -1,0 +1,201 @@
+// One state partition of the jobs: rules 5-6 and the speed, stops, trips and quality jobs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "frota/base/status.h"
+#include "frota/base/time_zone.h"
+#include "frota/engine/keyed_processor.h"
+#include "frota/job/config.h"
+#include "frota/model/position_record.h"
+#include "frota/model/rows.h"
+#include "frota/model/string_dictionary.h"
+#include "frota/model/source.h"
+
+namespace frota::job {
+
+using base::Timestamp;
+
+using StringId = model::StringDictionary::Id;
+
+/// A trip that is still open for one vehicle (semantics.md section 4, trips).
+struct OpenTrip {
+  StringId trip_id = 0;
+  StringId trip_start_date = 0;
+  StringId route_id = 0;
+  StringId trip_start_time = 0;
+  std::int8_t direction_id = -1;
+  Timestamp first_time;
+  double first_lat = 0;
+  double first_lon = 0;
+  Timestamp last_time;
+  double last_lat = 0;
+  double last_lon = 0;
+  std::int64_t positions = 0;
+  std::int64_t distance_mm = 0;
+};
+
+/// Everything the jobs remember about one vehicle (key = feed_id, vehicle_id).
+struct VehicleState {
+  StringId feed_id = 0;
+  StringId vehicle_id = 0;
+  // Rule 5: the event time of the last record released for the key.
+  bool has_released = false;
+  Timestamp last_released;
+  // Rule 6 and speed: the last accepted position.
+  bool has_accepted = false;
+  Timestamp last_time;
+  double last_lat = 0;
+  double last_lon = 0;
+  // fleet_hours and quality vehicles: the last hour (and mode) counted.
+  bool has_fleet_hour = false;
+  base::LocalHour fleet_hour;
+  model::Mode fleet_mode = model::Mode::kOther;
+  bool has_quality_hour = false;
+  base::LocalHour quality_hour;
+  // stops: the open candidate run.
+  bool run_open = false;
+  Timestamp run_start;
+  Timestamp run_last;
+  double anchor_lat = 0;
+  double anchor_lon = 0;
+  std::int64_t run_positions = 0;
+  StringId run_route = 0;
+  model::Mode run_mode = model::Mode::kOther;
+  // trips: open trips by (trip_id, trip_start_date).
+  std::vector<OpenTrip> trips;
+};
+
+/// Orders a key's records: event time, then source name, then offset. The tie-break
+/// never depends on arrival, so the first "in source order" of equal event times is the
+/// same on every run (rule 5).
+class PositionOrder {
+ public:
+  using Record = model::PositionRecord;
+  using State = VehicleState;
+  explicit PositionOrder(const model::SourceCatalog* catalog = nullptr) : catalog_(catalog) {}
+  [[nodiscard]] Timestamp EventTime(const Record& p) const { return p.event_time; }
+  [[nodiscard]] bool Before(const Record& a, const Record& b) const;
+
+ private:
+  const model::SourceCatalog* catalog_;
+};
+
+/// One state partition: the vehicles whose key hashes (or is partitioned) to it, with
+/// their pending records, per-vehicle job state and this partition's open hourly
+/// aggregates.
+///
+/// Lifecycle: Add() accepted-so-far records and Reject() refused ones as they arrive;
+/// Advance(W) releases records up to the watermark through rules 5-6 and the jobs and
+/// emits every result that W makes final; TakeRows() hands the emitted rows to the
+/// epoch; Snapshot()/Restore() at epoch boundaries. Not thread-safe; the pipeline runs
+/// different shards on different threads.
+class Shard {
+ public:
+  /// `strings` issued the ids of every record added; it outlives the shard.
+  Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,
+        std::shared_ptr<model::StringDictionary> strings);
+
+  /// A record that passed rules 1-4 and is not late: buffer it until W passes it.
+  void Add(model::PositionRecord&& position);
+  /// A refused record: keep it and count it. `feed` is its feed_id's id.
+  void Reject(StringId feed, model::Rejection&& rejection);
+  /// Releases everything up to `watermark` and emits what became final.
+  void Advance(Timestamp watermark);
+  /// The rows emitted since the last call.
+  model::EpochRows TakeRows();
+
+  /// The partition's whole state as sealed checkpoint bytes.
+  [[nodiscard]] std::string Snapshot() const;
+  /// Replaces the state with a snapshot's (rows already taken are not restored).
+  base::Status Restore(std::string_view bytes);
+
+  [[nodiscard]] std::int32_t partition_id() const { return partition_id_; }
+  [[nodiscard]] std::size_t vehicle_count() const { return vehicles_.key_count(); }
+  [[nodiscard]] std::size_t pending_records() const { return vehicles_.pending_records(); }
+
+  // The operator interface of engine::KeyedProcessor.
+  void OnRecord(VehicleState& state, model::PositionRecord&& position);
+  void OnTimer(VehicleState& state, Timestamp watermark);
+  [[nodiscard]] std::optional<Timestamp> NextTimer(const VehicleState& state) const;
+
+ private:
+  struct Sums {
+    std::int64_t segments = 0;
+    std::int64_t distance_mm = 0;
+    std::int64_t duration_us = 0;
+  };
+  struct CellKey {
+    model::Mode mode;
+    std::int32_t x;
+    std::int32_t y;
+    bool operator==(const CellKey&) const = default;
+  };
+  struct CellKeyHash {
+    std::size_t operator()(const CellKey& k) const noexcept;
+  };
+  struct LineKey {
+    model::Mode mode;
+    StringId route_id;
+    bool operator==(const LineKey&) const = default;
+  };
+  struct LineKeyHash {
+    std::size_t operator()(const LineKey& k) const noexcept {
+      return (static_cast<std::size_t>(k.route_id) * 0x9e3779b97f4a7c15ULL) ^
+             static_cast<std::size_t>(k.mode);
+    }
+  };
+  struct QualityCounts {
+    std::int64_t accepted = 0;
+    std::int64_t vehicles = 0;
+    std::array<std::int64_t, model::kRejectReasonCount> rejected{};
+    std::array<std::int64_t, model::kLatencyBuckets> latency{};
+  };
+  /// The open aggregates of one local hour.
+  struct HourBucket {
+    base::LocalHour hour;
+    std::unordered_map<CellKey, Sums, CellKeyHash> cells;
+    std::unordered_map<LineKey, Sums, LineKeyHash> lines;
+    std::map<model::Mode, std::pair<std::int64_t, std::int64_t>> fleet;  // vehicles, positions
+    std::map<StringId, QualityCounts> quality;                           // by feed_id
+  };
+
+  HourBucket& BucketFor(base::LocalHour hour);
+  /// Local hour of `t`, through a cache of the last hour's UTC span.
+  base::LocalHour LocalHourOf(Timestamp t);
+  void AcceptPosition(VehicleState& state, const model::PositionRecord& position,
+                      double segment_m);
+  void UpdateStop(VehicleState& state, const model::PositionRecord& position);
+  void CloseRun(VehicleState& state);
+  void UpdateTrips(VehicleState& state, const model::PositionRecord& position, double segment_m);
+  void EmitTrip(const VehicleState& state, const OpenTrip& trip);
+  void RejectPosition(const model::PositionRecord& position, model::RejectReason reason,
+                      std::string detail);
+  [[nodiscard]] std::string Text(StringId id) const { return std::string(strings_->View(id)); }
+  void FlushHours(Timestamp watermark);
+  void EmitBucket(HourBucket&& bucket);
+  QualityCounts& QualityFor(StringId feed_id, Timestamp t);
+
+  std::int32_t partition_id_;
+  const JobConfig* config_;
+  model::SourceCatalog* catalog_;
+  std::shared_ptr<model::StringDictionary> strings_;
+  engine::KeyedProcessor<PositionOrder> vehicles_;
+  // Open hours by the instant they end (EndOfLocalHour); flushed when W reaches it.
+  std::map<Timestamp, HourBucket> hours_;
+  std::map<base::LocalHour, Timestamp> hour_ends_;  // memo of EndOfLocalHour
+  // Caches: the last local hour span, and the last bucket (cleared when buckets flush).
+  base::TimeZone::HourSpan hour_span_{{}, Timestamp::max(), Timestamp::min()};
+  base::LocalHour last_bucket_hour_;
+  HourBucket* last_bucket_ = nullptr;
+  model::EpochRows rows_;
+};
+
+}  // namespace frota::job

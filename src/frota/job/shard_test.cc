@@ -1,0 +1,232 @@
+#include "frota/job/shard.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "frota/engine/testing/operator_harness.h"
+
+namespace frota::job {
+namespace {
+
+using std::chrono::seconds;
+using Harness =
+    engine::testing::OperatorHarness<Shard, model::PositionRecord, model::EpochRows>;
+
+constexpr double kLat = -22.9;
+constexpr double kLon = -43.3;
+constexpr double kMetresPerDegreeLat = 111'195.0;  // R * pi / 180 with R = 6,371,008.8 m
+
+base::Timestamp T(int s) { return base::FromUnixSeconds(1'656'572'400 + s); }  // 07:00Z
+
+struct Fixture {
+  model::SourceCatalog catalog;
+  std::shared_ptr<model::StringDictionary> strings = std::make_shared<model::StringDictionary>();
+  JobConfig config;
+  model::SourceId source = catalog.Intern("test.bin");
+  std::int64_t next_offset = 0;
+
+  Harness MakeHarness() {
+    return Harness([this] { return std::make_unique<Shard>(0, &config, &catalog, strings); });
+  }
+
+  // A position `north_m` metres north of the reference point at second `s`.
+  model::PositionRecord P(int s, double north_m = 0, std::string trip = "") {
+    model::Position p;
+    p.feed_id = "f";
+    p.vehicle_id = "v1";
+    p.route_id = "r";
+    p.mode = model::Mode::kBus;
+    p.lat = kLat + north_m / kMetresPerDegreeLat;
+    p.lon = kLon;
+    p.trip_id = std::move(trip);
+    p.trip_start_date = p.trip_id.empty() ? "" : "20220630";
+    p.event_time = T(s);
+    p.ingest_time = T(s) + seconds(20);
+    p.source = {source, next_offset++};
+    return model::InternPosition(p, *strings);
+  }
+};
+
+TEST(StopsJob, GapOfExactlyFiveMinutesContinuesTheStop) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(300, 5));
+  h.Record(f.P(600, 3));
+  h.Record(f.P(700, 500));  // drives off
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().stops.size(), 1U);
+  EXPECT_EQ(h.output().stops[0].start_time, T(0));
+  EXPECT_EQ(h.output().stops[0].end_time, T(600));
+  EXPECT_EQ(h.output().stops[0].positions, 3);
+}
+
+TEST(StopsJob, AGapOfMoreThanFiveMinutesEndsTheRun) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(200, 5));
+  h.Record(f.P(501, 5));  // 301 s gap: a new candidate anchored here
+  h.Record(f.P(801, 5));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().stops.size(), 1U);
+  EXPECT_EQ(h.output().stops[0].start_time, T(501));
+}
+
+TEST(StopsJob, FiftyMetresFromTheAnchorIsInsideAndJustOverIsOutside) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(200, 49.99));
+  h.Record(f.P(400, 49.99));
+  h.Record(f.P(500, 50.02));  // ends the run
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().stops.size(), 1U);
+  EXPECT_EQ(h.output().stops[0].end_time, T(400));
+  EXPECT_DOUBLE_EQ(h.output().stops[0].anchor_lat, kLat);
+}
+
+TEST(StopsJob, ARunShorterThanFiveMinutesIsNoStop) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(299, 1));
+  h.Record(f.P(350, 900));
+  h.Watermark(T(10'000));
+  EXPECT_TRUE(h.output().stops.empty());
+}
+
+TEST(StopsJob, IsEmittedWhenTheWatermarkPassesFiveMinutesAfterItsLastPosition) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(200, 2));
+  h.Record(f.P(400, 2));
+  h.Watermark(T(699));
+  EXPECT_TRUE(h.output().stops.empty());
+  h.Watermark(T(700));
+  ASSERT_EQ(h.output().stops.size(), 1U);
+  EXPECT_EQ(h.output().stops[0].end_time, T(400));
+}
+
+TEST(StopsJob, TripReassignmentWhileParkedKeepsOneStop) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0, 0, "A"));
+  h.Record(f.P(120, 2, "B"));  // the feed briefly reassigns the trip
+  h.Record(f.P(240, 1, "A"));
+  h.Record(f.P(480, 3, "A"));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().stops.size(), 1U);
+  EXPECT_EQ(h.output().stops[0].positions, 4);
+}
+
+TEST(StopsJob, ARestoredSnapshotContinuesTheOpenRun) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(200, 5));
+  h.Watermark(T(100));
+  ASSERT_TRUE(h.SnapshotAndRestore().ok());
+  h.Record(f.P(400, 5));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().stops.size(), 1U);
+  EXPECT_EQ(h.output().stops[0].positions, 3);
+}
+
+TEST(TripsJob, PositionsOfOtherTripsInBetweenDoNotSplitATrip) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0, 0, "A"));
+  h.Record(f.P(60, 500, "B"));
+  h.Record(f.P(120, 1000, "A"));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().trips.size(), 2U);
+  const auto& a = h.output().trips[0].trip_id == "A" ? h.output().trips[0] : h.output().trips[1];
+  EXPECT_EQ(a.positions, 2);
+  EXPECT_EQ(a.last_time, T(120));
+  EXPECT_NEAR(a.distance_mm / 1000.0, 1000.0, 0.01);  // straight from the first to the third
+}
+
+TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0, 0, "A"));
+  h.Record(f.P(900, 0, "A"));
+  h.Record(f.P(1801, 0, "A"));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().trips.size(), 2U);
+}
+
+TEST(Validation, ADuplicateKeepsTheFirstInSourceOrderWhateverTheArrival) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  auto first = f.P(0);
+  auto second = f.P(0, 10);
+  h.Record(std::move(second));  // arrives first but has the later offset
+  h.Record(std::move(first));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().positions.size(), 1U);
+  EXPECT_EQ(h.output().positions[0].source.offset, 0);
+  ASSERT_EQ(h.output().rejected.size(), 1U);
+  EXPECT_EQ(h.output().rejected[0].reason, model::RejectReason::kDuplicate);
+}
+
+TEST(Validation, ARejectedJumpDoesNotBecomeTheReference) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(60, 5000));  // 300 km/h
+  h.Record(f.P(120, 100));  // 3 km/h from the first: fine
+  h.Watermark(T(10'000));
+  EXPECT_EQ(h.output().positions.size(), 2U);
+  ASSERT_EQ(h.output().rejected.size(), 1U);
+  EXPECT_EQ(h.output().rejected[0].reason, model::RejectReason::kJump);
+  EXPECT_EQ(h.output().rejected[0].source.offset, 1);
+}
+
+TEST(SpeedJob, SegmentsOverFiveMinutesApartAreNotSegments) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(300, 1000));  // 12 km/h over exactly 300 s: a segment
+  h.Record(f.P(601, 2000));  // 301 s: not a segment
+  h.Watermark(T(10'000));
+  std::int64_t segments = 0;
+  std::int64_t mm = 0;
+  for (const auto& c : h.output().speed_cells) {
+    segments += c.segments;
+    mm += c.distance_mm;
+  }
+  EXPECT_EQ(segments, 1);
+  EXPECT_NEAR(mm / 1000.0, 1000.0, 0.01);
+}
+
+TEST(QualityJob, CountsAcceptedVehiclesAndLatencyPerHour) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(30));
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().quality.size(), 1U);
+  const auto& q = h.output().quality[0];
+  EXPECT_EQ(q.accepted, 2);
+  EXPECT_EQ(q.vehicles, 1);
+  ASSERT_EQ(q.latency.size(), 1U);
+  EXPECT_EQ(q.latency[0].first, 20 - model::kLatencyMinSeconds);
+  EXPECT_EQ(q.latency[0].second, 2);
+}
+
+TEST(ShardState, ACorruptSnapshotIsAClearError) {
+  Fixture f;
+  Shard shard(0, &f.config, &f.catalog, f.strings);
+  auto bytes = shard.Snapshot();
+  bytes.back() ^= 0x40;  // a payload byte
+  const auto status = shard.Restore(bytes);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message().find("checksum"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frota::job

@@ -1,0 +1,52 @@
+#include "frota/job/validation.h"
+
+#include <fmt/format.h>
+
+#include "frota/geo/area.h"
+
+namespace frota::job {
+
+std::optional<model::RejectReason> CheckRecordRules(const model::Position& position,
+                                                    const JobConfig& config) {
+  if (position.event_time > position.ingest_time + config.future_tolerance) {
+    return model::RejectReason::kFuture;
+  }
+  if (position.ingest_time - position.event_time > config.stale_limit) {
+    return model::RejectReason::kStale;
+  }
+  if (config.area != nullptr && !config.area->Contains(position.lat, position.lon)) {
+    return model::RejectReason::kOutOfArea;
+  }
+  return std::nullopt;
+}
+
+std::string DescribeRecordRuleFailure(const model::Position& position,
+                                      model::RejectReason reason) {
+  const auto lag_s =
+      std::chrono::duration<double>(position.ingest_time - position.event_time).count();
+  switch (reason) {
+    case model::RejectReason::kFuture:
+    case model::RejectReason::kStale:
+      // event_time and ingest_time have columns of their own in `rejected`.
+      return fmt::format("lag_s={:.3f}", lag_s);
+    case model::RejectReason::kOutOfArea:
+      return fmt::format("lat={:.6f} lon={:.6f}", position.lat, position.lon);
+    default:
+      return {};
+  }
+}
+
+model::Rejection MakeRejection(const model::Position& position, model::RejectReason reason,
+                               std::string detail) {
+  model::Rejection rejection;
+  rejection.reason = reason;
+  rejection.feed_id = position.feed_id;
+  rejection.vehicle_id = position.vehicle_id;
+  rejection.event_time = position.event_time;
+  rejection.ingest_time = position.ingest_time;
+  rejection.source = position.source;
+  rejection.detail = std::move(detail);
+  return rejection;
+}
+
+}  // namespace frota::job

@@ -1,0 +1,289 @@
+#include "frota/runner/replay_runner.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_set>
+
+#include "frota/base/file.h"
+#include "frota/job/pipeline.h"
+#include "frota/runner/async_committer.h"
+#include "frota/engine/epoch.h"
+#include "frota/source/replay_source.h"
+
+namespace frota::runner {
+
+namespace {
+
+constexpr std::string_view kDefaultZone = "America/Sao_Paulo";
+
+void CountRows(const model::EpochRows& rows, ReplayReport& report) {
+  report.accepted += static_cast<std::int64_t>(rows.positions.size());
+  for (const auto& r : rows.rejected) {
+    ++report.rejected[std::string(model::RejectReasonName(r.reason))];
+  }
+  report.rows["positions"] += static_cast<std::int64_t>(rows.positions.size());
+  report.rows["rejected"] += static_cast<std::int64_t>(rows.rejected.size());
+  report.rows["speed_cells"] += static_cast<std::int64_t>(rows.speed_cells.size());
+  report.rows["speed_lines"] += static_cast<std::int64_t>(rows.speed_lines.size());
+  report.rows["fleet_hours"] += static_cast<std::int64_t>(rows.fleet_hours.size());
+  report.rows["stops"] += static_cast<std::int64_t>(rows.stops.size());
+  report.rows["trips"] += static_cast<std::int64_t>(rows.trips.size());
+  report.rows["quality"] += static_cast<std::int64_t>(rows.quality.size());
+}
+
+std::string WatermarkText(base::Timestamp w) {
+  if (w == base::Timestamp::min()) {
+    return "none";
+  }
+  if (w == base::Timestamp::max()) {
+    return "end of input";
+  }
+  return base::FormatIso8601(w);
+}
+
+// One line, rewritten in place, on a terminal.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled && ::isatty(STDERR_FILENO) == 1) {}
+  void Update(std::int64_t records, base::Timestamp watermark, std::int64_t epochs,
+              double done_fraction) {
+    if (!enabled_) {
+      return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250)) {
+      return;
+    }
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double rate = seconds > 0 ? static_cast<double>(records) / seconds : 0;
+    std::string eta = "?";
+    if (done_fraction > 0.01 && done_fraction < 1) {
+      eta = fmt::format("{:.0f}s", seconds / done_fraction * (1 - done_fraction));
+    }
+    fmt::print(stderr, "\r\x1b[Kreplay {} records  {:.0f}/s  watermark {}  epochs {}  eta {}",
+               records, rate, WatermarkText(watermark), epochs, eta);
+  }
+  void Finish() {
+    if (enabled_) {
+      fmt::print(stderr, "\r\x1b[K");
+    }
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace
+
+base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfig& config) {
+  auto context = std::make_unique<ReplayContext>();
+  std::string zone = config.time_zone;
+  if (!config.gtfs.empty()) {
+    FROTA_ASSIGN_OR_RETURN(auto feed, gtfs::StaticFeed::Load(config.gtfs));
+    context->feed.emplace(std::move(feed));
+    context->routes.emplace(*context->feed);
+    context->terminals.emplace(*context->feed, *context->routes);
+    const gtfs::TerminalIndex* terminals = &*context->terminals;
+    const double radius = context->job.terminal_radius_m;
+    context->job.near_terminal = [terminals, radius](std::string_view route, double lat,
+                                                     double lon) {
+      return terminals->NearTerminal(route, lat, lon, radius);
+    };
+    if (zone.empty() && !context->feed->time_zone().empty()) {
+      zone = std::string(context->feed->time_zone());
+    }
+  }
+  if (!config.area.empty()) {
+    FROTA_ASSIGN_OR_RETURN(auto area, geo::Area::LoadSpec(config.area));
+    context->area.emplace(std::move(area));
+    context->job.area = &*context->area;
+  }
+  if (zone.empty()) {
+    zone = std::string(kDefaultZone);
+  }
+  FROTA_ASSIGN_OR_RETURN(auto tz, base::TimeZone::Load(zone));
+  context->job.time_zone = std::make_shared<const base::TimeZone>(std::move(tz));
+  return context;
+}
+
+base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayContext& context,
+                                     model::SourceCatalog& catalog,
+                                     engine::TransactionalSink<model::EpochRows>& sink) {
+  const auto started = std::chrono::steady_clock::now();
+  ReplayReport report;
+  report.inputs = config.inputs;
+  report.partitions = config.partitions;
+
+  std::vector<source::InputSpec> specs;
+  for (const auto& text : config.inputs) {
+    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
+    specs.push_back(std::move(spec));
+  }
+  FROTA_ASSIGN_OR_RETURN(auto partitions, source::ExpandInputs(specs, config.feed_id));
+  for (const auto& p : partitions) {
+    for (const auto& f : p.files) {
+      std::error_code ec;
+      report.input_bytes += static_cast<std::int64_t>(std::filesystem::file_size(f, ec));
+    }
+  }
+
+  FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
+  job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
+                         config.threads);
+  FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
+  report.resumed = recovered.last_epoch.value() > 0;
+  std::int64_t epoch = recovered.last_epoch.value();
+  report.first_epoch = epoch + 1;
+  if (report.resumed) {
+    spdlog::info("resuming after epoch {} watermark={}", epoch, WatermarkText(pipeline.watermark()));
+  }
+
+  source::ReplayOptions options;
+  options.mode = config.mode;
+  options.time_zone = context.job.time_zone->name();
+  FROTA_ASSIGN_OR_RETURN(auto replay, source::ReplaySource::Open(std::move(partitions), &catalog,
+                                                                  options, recovered.progress));
+  source::PrefetchingSource source(std::move(replay), config.batch_records);
+
+  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
+  model::EpochRows pending;
+  std::unordered_set<model::StringDictionary::Id> route_ids;  // of accepted positions
+  ProgressLine progress(config.progress);
+  // Offsets after the last record offered, per partition: an epoch may end mid-batch,
+  // and what it commits must be exactly what the pipeline has seen.
+  std::vector<engine::SourceProgress> offered = source.Progress();
+  std::map<std::int32_t, std::size_t> progress_index;
+  for (std::size_t i = 0; i < offered.size(); ++i) {
+    progress_index[offered[i].partition.value()] = i;
+  }
+
+  AsyncCommitter committer(sink, config.after_commit);
+  auto commit = [&]() -> base::Status {
+    pipeline.Advance();
+    pending.Append(pipeline.TakeRows());
+    if (context.routes) {
+      for (const auto& p : pending.positions) {
+        route_ids.insert(p.route_id);
+      }
+    }
+    engine::EpochCheckpoint checkpoint;
+    checkpoint.epoch = base::EpochId(++epoch);
+    checkpoint.watermark = pipeline.watermark();
+    checkpoint.records = policy.records();
+    checkpoint.progress = offered;
+    checkpoint.states = pipeline.SnapshotPartitions();
+    checkpoint.runner_state = pipeline.SnapshotRunner();
+    CountRows(pending, report);
+    spdlog::debug("epoch submitted epoch={} rows={} positions={} watermark={}", epoch,
+                  pending.RowCount(), pending.positions.size(),
+                  WatermarkText(checkpoint.watermark));
+    FROTA_RETURN_IF_ERROR(committer.Submit(std::move(pending), std::move(checkpoint)));
+    pending = model::EpochRows();
+    ++report.epochs;
+    policy.Reset();
+    return base::Status::Ok();
+  };
+
+  std::vector<source::SourceRecord> batch;
+  while (true) {
+    FROTA_ASSIGN_OR_RETURN(const bool more, source.Next(batch));
+    if (!more) {
+      break;
+    }
+    for (auto& record : batch) {
+      offered[progress_index.at(record.partition.value())].next_offset =
+          base::Offset(record.offset + 1);
+      if (auto* position = std::get_if<model::Position>(&record.record)) {
+        pipeline.Offer(record.partition, std::move(*position));
+      } else {
+        pipeline.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
+      }
+      ++report.records;
+      policy.Count(1);
+      if (policy.records() >= config.epoch_records) {
+        FROTA_RETURN_IF_ERROR(commit());
+      }
+    }
+    pipeline.Advance();
+    pending.Append(pipeline.TakeRows());
+    if (policy.Due()) {
+      FROTA_RETURN_IF_ERROR(commit());
+    }
+    progress.Update(report.records, pipeline.watermark(), report.epochs, 0);
+  }
+  const bool already_finished = pipeline.finished();
+  if (already_finished && report.records > 0) {
+    spdlog::warn(
+        "the database holds a replay that already reached the end of its input; the {} new "
+        "records are older than its final watermark and count as late",
+        report.records);
+  }
+  pipeline.Finish();
+  if (!already_finished || report.records > 0) {
+    FROTA_RETURN_IF_ERROR(commit());  // the final epoch: what the end of input released
+  }
+  FROTA_RETURN_IF_ERROR(committer.Drain());
+  progress.Finish();
+  report.skipped_records = source.source().skipped_records();
+
+  if (context.routes) {
+    std::set<std::string> routes_seen;
+    for (const auto id : route_ids) {
+      if (id != model::StringDictionary::kEmpty) {
+        routes_seen.emplace(pipeline.strings()->View(id));
+      }
+    }
+    for (const auto& route : routes_seen) {
+      if (context.routes->Resolve(route).route == nullptr) {
+        report.unknown_routes.push_back(route);
+      }
+    }
+    if (!report.unknown_routes.empty()) {
+      spdlog::warn(
+          "the GTFS has no route for {} route ids seen in the feed ({}{}): their stops have "
+          "near_terminal = null",
+          report.unknown_routes.size(),
+          fmt::join(report.unknown_routes.begin(),
+                    report.unknown_routes.begin() +
+                        static_cast<std::ptrdiff_t>(std::min<std::size_t>(
+                            10, report.unknown_routes.size())),
+                    ", "),
+          report.unknown_routes.size() > 10 ? ", ..." : "");
+    }
+  }
+  report.watermark = WatermarkText(pipeline.watermark());
+  report.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.peak_rss_bytes = base::PeakRssBytes();
+  return report;
+}
+
+std::string ReportJson(const ReplayReport& report) {
+  nlohmann::ordered_json j;
+  j["inputs"] = report.inputs;
+  j["input_bytes"] = report.input_bytes;
+  j["records"] = report.records;
+  j["skipped_records"] = report.skipped_records;
+  j["accepted"] = report.accepted;
+  j["rejected"] = report.rejected;
+  j["rows"] = report.rows;
+  j["epochs"] = report.epochs;
+  j["first_epoch"] = report.first_epoch;
+  j["resumed"] = report.resumed;
+  j["partitions"] = report.partitions;
+  j["watermark"] = report.watermark;
+  j["unknown_routes"] = report.unknown_routes;
+  j["duration_s"] = report.duration_s;
+  j["records_per_s"] = report.duration_s > 0 ? static_cast<double>(report.records) / report.duration_s : 0.0;
+  j["peak_rss_bytes"] = report.peak_rss_bytes;
+  return j.dump(2);
+}
+
+}  // namespace frota::runner

@@ -1,0 +1,393 @@
+#include "frota/sink/duckdb_sink.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frota/version.h"
+
+namespace frota::sink::sql {
+extern const std::string_view kSchemaV1Sql;
+extern const std::string_view kViewsV1Sql;
+}  // namespace frota::sink::sql
+
+namespace frota::sink {
+
+namespace {
+
+using model::Mode;
+
+// Migrations from version N-1 to N, applied in order; index 0 creates version 1.
+struct Migration {
+  int to_version;
+  std::string_view sql;
+};
+
+base::Status EnsureSchema(DuckDbConnection& db) {
+  FROTA_ASSIGN_OR_RETURN(
+      auto tables,
+      db.Query("SELECT count(*) FILTER (WHERE table_name = 'frota_schema'), count(*) "
+               "FROM duckdb_tables() WHERE database_name = current_database()"));
+  const bool has_schema_table = tables.Int64(0, 0) > 0;
+  const bool has_other_tables = tables.Int64(0, 1) > 0;
+  int version = 0;
+  if (has_schema_table) {
+    FROTA_ASSIGN_OR_RETURN(auto found, db.Query("SELECT max(version) FROM frota_schema"));
+    version = found.IsNull(0, 0) ? 0 : static_cast<int>(found.Int64(0, 0));
+  } else if (has_other_tables) {
+    return base::InvalidInput(
+        "{}: this DuckDB database has tables but is not a frota database (no frota_schema "
+        "table); use a new file",
+        db.path());
+  }
+  if (version > kDuckDbSchemaVersion) {
+    return base::InvalidInput(
+        "{}: the database has schema version {}, newer than this frota understands ({}); "
+        "refusing to touch it: use a newer frota",
+        db.path(), version, kDuckDbSchemaVersion);
+  }
+  const Migration migrations[] = {{1, sql::kSchemaV1Sql}};
+  for (const auto& migration : migrations) {
+    if (migration.to_version <= version) {
+      continue;
+    }
+    FROTA_RETURN_IF_ERROR(db.Execute("BEGIN TRANSACTION"));
+    auto status = db.Execute(
+        "CREATE TABLE IF NOT EXISTS frota_schema (version INTEGER NOT NULL, applied_at "
+        "TIMESTAMP NOT NULL, frota_version VARCHAR NOT NULL)");
+    if (status.ok()) {
+      status = db.Execute(migration.sql);
+    }
+    if (status.ok()) {
+      status = db.Execute(fmt::format(
+          "INSERT INTO frota_schema VALUES ({}, now()::TIMESTAMP, '{}')", migration.to_version,
+          kVersion));
+    }
+    if (!status.ok()) {
+      (void)db.Execute("ROLLBACK");
+      return status.error().WithContext(
+          fmt::format("{}: migrating to schema version {}", db.path(), migration.to_version));
+    }
+    FROTA_RETURN_IF_ERROR(db.Execute("COMMIT"));
+  }
+  return db.Execute(sql::kViewsV1Sql);
+}
+
+std::string_view Name(Mode mode) { return model::ModeName(mode); }
+
+// The watermark as a storable timestamp: NULL at its extremes (before any record, after
+// the end of input), which no TIMESTAMP column can hold.
+SqlParam WatermarkParam(base::Timestamp t) {
+  if (t == base::Timestamp::min() || t == base::Timestamp::max()) {
+    return SqlParam::Null();
+  }
+  return SqlParam::Int64(base::ToUnixMicros(t));
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<DuckDbConnection>> OpenFrotaDuckDb(const std::filesystem::path& path,
+                                                                bool must_exist) {
+  if (must_exist && !std::filesystem::exists(path)) {
+    return base::NotFound("{}: no such database", path.string());
+  }
+  FROTA_ASSIGN_OR_RETURN(auto db, DuckDbConnection::Open(path));
+  FROTA_RETURN_IF_ERROR(EnsureSchema(*db));
+  return db;
+}
+
+base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem::path& path,
+                                                          const model::SourceCatalog* catalog,
+                                                          std::string run_id) {
+  FROTA_ASSIGN_OR_RETURN(auto db, OpenFrotaDuckDb(path, /*must_exist=*/false));
+  // Epochs commit often; letting the write-ahead log grow before DuckDB checkpoints keeps
+  // it from recompressing the same partly filled row groups at every commit. Closing the
+  // database checkpoints; a crash replays the log on the next open.
+  FROTA_RETURN_IF_ERROR(db->Execute("SET checkpoint_threshold = '1GB'"));
+  return std::unique_ptr<DuckDbSink>(new DuckDbSink(std::move(db), catalog, std::move(run_id)));
+}
+
+base::Result<engine::RecoveredCheckpoint> DuckDbSink::Recover() {
+  engine::RecoveredCheckpoint out;
+  FROTA_ASSIGN_OR_RETURN(auto epoch, connection_->Query("SELECT max(epoch) FROM batches"));
+  out.last_epoch = base::EpochId(epoch.IsNull(0, 0) ? 0 : epoch.Int64(0, 0));
+  FROTA_ASSIGN_OR_RETURN(auto progress,
+                         connection_->Query("SELECT source, partition_id, next_offset FROM "
+                                            "source_progress ORDER BY partition_id, source"));
+  for (std::size_t i = 0; i < progress.rows(); ++i) {
+    out.progress.push_back({progress.String(i, 0),
+                            base::PartitionId(static_cast<std::int32_t>(progress.Int64(i, 1))),
+                            base::Offset(progress.Int64(i, 2))});
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      auto states,
+      connection_->Query("SELECT partition_id, state FROM engine_state ORDER BY partition_id"));
+  for (std::size_t i = 0; i < states.rows(); ++i) {
+    out.states.push_back(
+        {base::PartitionId(static_cast<std::int32_t>(states.Int64(i, 0))), states.Blob(i, 1)});
+  }
+  FROTA_ASSIGN_OR_RETURN(auto runner,
+                         connection_->Query("SELECT state FROM runner_state WHERE id = 0"));
+  if (runner.rows() > 0) {
+    out.runner_state = runner.Blob(0, 0);
+  }
+  return out;
+}
+
+base::Status DuckDbSink::Commit(const model::EpochRows& rows,
+                                const engine::EpochCheckpoint& checkpoint) {
+  FROTA_RETURN_IF_ERROR(connection_->Execute("BEGIN TRANSACTION"));
+  auto status = WriteRows(rows);
+  if (status.ok()) {
+    status = WriteCheckpoint(rows, checkpoint);
+  }
+  if (status.ok()) {
+    status = connection_->Execute("COMMIT");
+  }
+  if (!status.ok()) {
+    (void)connection_->Execute("ROLLBACK");
+    return status.error().WithContext(
+        fmt::format("committing epoch {}", checkpoint.epoch.value()));
+  }
+  return base::Status::Ok();
+}
+
+base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
+  using CT = ColumnType;
+  // Source names, looked up once per id per commit (the catalog locks on every lookup).
+  std::vector<std::string_view> names;
+  const auto source_name = [&](model::SourceId id) -> std::string_view {
+    if (catalog_ == nullptr) {
+      return {};
+    }
+    if (id >= names.size()) {
+      const std::size_t old = names.size();
+      names.resize(id + 1);
+      for (std::size_t i = old; i <= id; ++i) {
+        names[i] = catalog_->Name(static_cast<model::SourceId>(i));
+      }
+    }
+    return names[id];
+  };
+  if (!rows.positions.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "positions",
+                                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
+                                       CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint,
+                                       CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat,
+                                       CT::kFloat, CT::kBoolean, CT::kTimestamp, CT::kTimestamp,
+                                       CT::kBoolean, CT::kVarchar, CT::kBigint}));
+    if (!rows.strings) {
+      return base::Internal("epoch rows carry positions without their string dictionary");
+    }
+    const model::StringDictionary& strings = *rows.strings;
+    for (const auto& p : rows.positions) {
+      a->SetString(0, strings.View(p.feed_id));
+      a->SetString(1, strings.View(p.vehicle_id));
+      a->SetString(2, Name(p.mode));
+      a->SetString(3, strings.View(p.route_id));
+      a->SetString(4, strings.View(p.trip_id));
+      a->SetString(5, strings.View(p.trip_start_date));
+      a->SetString(6, strings.View(p.trip_start_time));
+      p.direction_id >= 0 ? a->SetInt8(7, p.direction_id) : a->SetNull(7);
+      a->SetDouble(8, p.lat);
+      a->SetDouble(9, p.lon);
+      std::isnan(p.reported_speed_kmh) ? a->SetNull(10) : a->SetFloat(10, p.reported_speed_kmh);
+      std::isnan(p.bearing_deg) ? a->SetNull(11) : a->SetFloat(11, p.bearing_deg);
+      std::isnan(p.altitude_m) ? a->SetNull(12) : a->SetFloat(12, p.altitude_m);
+      p.on_ground >= 0 ? a->SetBool(13, p.on_ground == 1) : a->SetNull(13);
+      a->SetTimestampMicros(14, base::ToUnixMicros(p.event_time));
+      a->SetTimestampMicros(15, base::ToUnixMicros(p.ingest_time));
+      a->SetBool(16, p.event_time_from_header);
+      a->SetString(17, source_name(p.source.source));
+      a->SetInt64(18, p.source.offset);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.rejected.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "rejected",
+                                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp,
+                                       CT::kTimestamp, CT::kVarchar, CT::kBigint, CT::kVarchar}));
+    for (const auto& r : rows.rejected) {
+      a->SetString(0, r.feed_id);
+      a->SetString(1, r.vehicle_id);
+      a->SetString(2, model::RejectReasonName(r.reason));
+      r.event_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time)) : a->SetNull(3);
+      r.ingest_time ? a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time))
+                    : a->SetNull(4);
+      a->SetString(5, source_name(r.source.source));
+      a->SetInt64(6, r.source.offset);
+      a->SetString(7, r.detail);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.speed_cells.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "speed_cells",
+                                      {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
+                                       CT::kInteger, CT::kInteger, CT::kBigint, CT::kBigint,
+                                       CT::kBigint}));
+    for (const auto& r : rows.speed_cells) {
+      a->SetInt32(0, r.partition_id);
+      a->SetString(1, Name(r.mode));
+      a->SetDateDays(2, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(3, r.hour);
+      a->SetInt32(4, r.cell_x);
+      a->SetInt32(5, r.cell_y);
+      a->SetInt64(6, r.segments);
+      a->SetInt64(7, r.distance_mm);
+      a->SetInt64(8, r.duration_us);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.speed_lines.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "speed_lines",
+                                      {CT::kInteger, CT::kVarchar, CT::kVarchar, CT::kDate,
+                                       CT::kTinyint, CT::kBigint, CT::kBigint, CT::kBigint}));
+    for (const auto& r : rows.speed_lines) {
+      a->SetInt32(0, r.partition_id);
+      a->SetString(1, Name(r.mode));
+      a->SetString(2, r.route_id);
+      a->SetDateDays(3, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(4, r.hour);
+      a->SetInt64(5, r.segments);
+      a->SetInt64(6, r.distance_mm);
+      a->SetInt64(7, r.duration_us);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.fleet_hours.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "fleet_hours",
+                                      {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
+                                       CT::kBigint, CT::kBigint}));
+    for (const auto& r : rows.fleet_hours) {
+      a->SetInt32(0, r.partition_id);
+      a->SetString(1, Name(r.mode));
+      a->SetDateDays(2, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(3, r.hour);
+      a->SetInt64(4, r.vehicles);
+      a->SetInt64(5, r.positions);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.stops.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "stops",
+                                      {CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar,
+                                       CT::kVarchar, CT::kTimestamp, CT::kDouble, CT::kDouble,
+                                       CT::kBigint, CT::kBoolean}));
+    for (const auto& r : rows.stops) {
+      a->SetString(0, r.feed_id);
+      a->SetString(1, r.vehicle_id);
+      a->SetTimestampMicros(2, base::ToUnixMicros(r.start_time));
+      a->SetString(3, Name(r.mode));
+      a->SetString(4, r.route_id);
+      a->SetTimestampMicros(5, base::ToUnixMicros(r.end_time));
+      a->SetDouble(6, r.anchor_lat);
+      a->SetDouble(7, r.anchor_lon);
+      a->SetInt64(8, r.positions);
+      r.near_terminal ? a->SetBool(9, *r.near_terminal) : a->SetNull(9);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.trips.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto a, ChunkAppender::Create(*connection_, "trips",
+                                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
+                                       CT::kTimestamp, CT::kVarchar, CT::kTinyint, CT::kVarchar,
+                                       CT::kDouble, CT::kDouble, CT::kTimestamp, CT::kDouble,
+                                       CT::kDouble, CT::kBigint, CT::kBigint}));
+    for (const auto& r : rows.trips) {
+      a->SetString(0, r.feed_id);
+      a->SetString(1, r.vehicle_id);
+      a->SetString(2, r.trip_id);
+      a->SetString(3, r.trip_start_date);
+      a->SetTimestampMicros(4, base::ToUnixMicros(r.first_time));
+      a->SetString(5, r.route_id);
+      r.direction_id >= 0 ? a->SetInt8(6, r.direction_id) : a->SetNull(6);
+      a->SetString(7, r.trip_start_time);
+      a->SetDouble(8, r.first_lat);
+      a->SetDouble(9, r.first_lon);
+      a->SetTimestampMicros(10, base::ToUnixMicros(r.last_time));
+      a->SetDouble(11, r.last_lat);
+      a->SetDouble(12, r.last_lon);
+      a->SetInt64(13, r.positions);
+      a->SetInt64(14, r.distance_mm);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+  }
+  if (!rows.quality.empty()) {
+    std::vector<CT> columns = {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kBigint,
+                               CT::kBigint};
+    columns.insert(columns.end(), model::kRejectReasonCount, CT::kBigint);
+    FROTA_ASSIGN_OR_RETURN(auto a, ChunkAppender::Create(*connection_, "quality", columns));
+    FROTA_ASSIGN_OR_RETURN(
+        auto l, ChunkAppender::Create(*connection_, "quality_latency",
+                                      {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
+                                       CT::kSmallint, CT::kBigint}));
+    for (const auto& r : rows.quality) {
+      const std::int32_t days = base::DaysSinceEpoch(r.local_date);
+      a->SetInt32(0, r.partition_id);
+      a->SetString(1, r.feed_id);
+      a->SetDateDays(2, days);
+      a->SetInt8(3, r.hour);
+      a->SetInt64(4, r.accepted);
+      a->SetInt64(5, r.vehicles);
+      for (std::size_t i = 0; i < model::kRejectReasonCount; ++i) {
+        a->SetInt64(6 + i, r.rejected[i]);
+      }
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+      for (const auto& [bucket, count] : r.latency) {
+        l->SetInt32(0, r.partition_id);
+        l->SetString(1, r.feed_id);
+        l->SetDateDays(2, days);
+        l->SetInt8(3, r.hour);
+        l->SetInt16(4, static_cast<std::int16_t>(bucket + model::kLatencyMinSeconds));
+        l->SetInt64(5, count);
+        FROTA_RETURN_IF_ERROR(l->EndRow());
+      }
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+    FROTA_RETURN_IF_ERROR(l->Close());
+  }
+  return base::Status::Ok();
+}
+
+base::Status DuckDbSink::WriteCheckpoint(const model::EpochRows& rows,
+                                         const engine::EpochCheckpoint& checkpoint) {
+  const std::int64_t epoch = checkpoint.epoch.value();
+  using P = SqlParam;
+  for (const auto& progress : checkpoint.progress) {
+    FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(
+        "INSERT OR REPLACE INTO source_progress VALUES ($1, $2, $3, $4)",
+        {P::Text(progress.source), P::Int64(progress.partition.value()),
+         P::Int64(progress.next_offset.value()), P::Int64(epoch)}));
+  }
+  for (const auto& state : checkpoint.states) {
+    FROTA_RETURN_IF_ERROR(
+        connection_->ExecuteWith("INSERT OR REPLACE INTO engine_state VALUES ($1, $2, $3)",
+                                 {P::Int64(state.partition.value()), P::Int64(epoch),
+                                  P::Blob(state.bytes)}));
+  }
+  FROTA_RETURN_IF_ERROR(
+      connection_->ExecuteWith("INSERT OR REPLACE INTO runner_state VALUES (0, $1, $2)",
+                               {P::Int64(epoch), P::Blob(checkpoint.runner_state)}));
+  return connection_->ExecuteWith(
+      "INSERT INTO batches VALUES ($1, $2, now()::TIMESTAMP, make_timestamp($3), $4, $5, $6)",
+      {P::Int64(epoch), P::Text(run_id_), WatermarkParam(checkpoint.watermark), P::Int64(static_cast<std::int64_t>(rows.positions.size())),
+       P::Int64(static_cast<std::int64_t>(rows.rejected.size())),
+       P::Int64(static_cast<std::int64_t>(rows.RowCount()))});
+}
+
+}  // namespace frota::sink

@@ -1,0 +1,180 @@
+#include "frota/sink/export.h"
+
+#include <fmt/format.h>
+
+#include "frota/sink/csv_writer.h"
+
+namespace frota::sink {
+
+const std::vector<ExportTable>& ExportTables() {
+  static const std::vector<ExportTable> kTables = {
+      {"positions",
+       "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, trip_start_time, "
+       "direction_id, lat, lon, reported_speed_kmh, bearing_deg, altitude_m, on_ground, "
+       "event_time, ingest_time, event_time_from_header, source, source_offset FROM positions "
+       "ORDER BY feed_id, vehicle_id, event_time, source, source_offset"},
+      {"rejected",
+       "SELECT feed_id, vehicle_id, reason, event_time, ingest_time, source, source_offset, "
+       "detail FROM rejected ORDER BY source, source_offset, reason"},
+      {"speed_cells",
+       "SELECT mode, local_date, hour, cell_x, cell_y, segments, distance_m, duration_s, "
+       "mean_speed_kmh FROM speed_cell_totals ORDER BY mode, local_date, hour, cell_x, cell_y"},
+      {"speed_lines",
+       "SELECT mode, route_id, local_date, hour, segments, distance_m, duration_s, "
+       "mean_speed_kmh FROM speed_line_totals ORDER BY mode, route_id, local_date, hour"},
+      {"fleet_hours",
+       "SELECT mode, local_date, hour, vehicles, positions FROM fleet_hour_totals "
+       "ORDER BY mode, local_date, hour"},
+      {"stops",
+       "SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time, duration_s, "
+       "anchor_lat, anchor_lon, positions, near_terminal FROM stop_rows "
+       "ORDER BY feed_id, vehicle_id, start_time"},
+      {"trips",
+       "SELECT feed_id, vehicle_id, trip_id, trip_start_date, first_time, route_id, "
+       "direction_id, trip_start_time, first_lat, first_lon, last_time, last_lat, last_lon, "
+       "positions, distance_m, duration_s FROM trip_rows "
+       "ORDER BY feed_id, vehicle_id, trip_id, trip_start_date, first_time"},
+      {"quality",
+       "SELECT * FROM quality_hours ORDER BY feed_id, local_date, hour"},
+      {"duplicate_slots",
+       "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
+       "ORDER BY feed_id, trip_start_date, trip_id"},
+  };
+  return kTables;
+}
+
+namespace {
+
+// Writes one column value of a chunk through the CSV writer, by the column's type.
+base::Status WriteValue(CsvWriter& out, duckdb_type type, duckdb_vector vector, idx_t row) {
+  std::uint64_t* validity = duckdb_vector_get_validity(vector);
+  if (validity != nullptr && !duckdb_validity_row_is_valid(validity, row)) {
+    out.Null();
+    return base::Status::Ok();
+  }
+  void* data = duckdb_vector_get_data(vector);
+  switch (type) {
+    case DUCKDB_TYPE_VARCHAR: {
+      auto* s = &static_cast<duckdb_string_t*>(data)[row];
+      out.Text(std::string_view(duckdb_string_t_data(s), duckdb_string_t_length(*s)));
+      break;
+    }
+    case DUCKDB_TYPE_BIGINT:
+      out.Int(static_cast<std::int64_t*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_INTEGER:
+      out.Int(static_cast<std::int32_t*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_SMALLINT:
+      out.Int(static_cast<std::int16_t*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_TINYINT:
+      out.Int(static_cast<std::int8_t*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_HUGEINT: {
+      const auto v = static_cast<duckdb_hugeint*>(data)[row];
+      out.Int(static_cast<std::int64_t>(v.lower));
+      break;
+    }
+    case DUCKDB_TYPE_DOUBLE:
+      out.Double(static_cast<double*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_FLOAT:
+      out.Float(static_cast<float*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_BOOLEAN:
+      out.Bool(static_cast<bool*>(data)[row]);
+      break;
+    case DUCKDB_TYPE_TIMESTAMP:
+      out.TimestampMicros(static_cast<duckdb_timestamp*>(data)[row].micros);
+      break;
+    case DUCKDB_TYPE_DATE:
+      out.DateDays(static_cast<duckdb_date*>(data)[row].days);
+      break;
+    default:
+      return base::Internal("export: unsupported column type {}", static_cast<int>(type));
+  }
+  return base::Status::Ok();
+}
+
+base::Result<std::int64_t> ExportCsv(DuckDbConnection& db, const ExportTable& table,
+                                     const std::filesystem::path& path) {
+  duckdb_result result;
+  const std::string sql(table.query);
+  if (duckdb_query(db.raw(), sql.c_str(), &result) == DuckDBError) {
+    std::string message = duckdb_result_error(&result);
+    duckdb_destroy_result(&result);
+    return base::Internal("export of {}: {}", table.name, message);
+  }
+  DuckDbResult owner(result);  // destroys the result on every path
+  FROTA_ASSIGN_OR_RETURN(auto out, CsvWriter::Create(path));
+  const idx_t columns = duckdb_column_count(&result);
+  std::vector<duckdb_type> types;
+  for (idx_t c = 0; c < columns; ++c) {
+    out->Text(duckdb_column_name(&result, c));
+    types.push_back(duckdb_column_type(&result, c));
+  }
+  out->EndRow();
+  std::int64_t rows = 0;
+  while (true) {
+    duckdb_data_chunk chunk = duckdb_fetch_chunk(result);
+    if (chunk == nullptr) {
+      break;
+    }
+    const idx_t size = duckdb_data_chunk_get_size(chunk);
+    std::vector<duckdb_vector> vectors;
+    for (idx_t c = 0; c < columns; ++c) {
+      vectors.push_back(duckdb_data_chunk_get_vector(chunk, c));
+    }
+    for (idx_t r = 0; r < size; ++r) {
+      for (idx_t c = 0; c < columns; ++c) {
+        const auto status = WriteValue(*out, types[c], vectors[c], r);
+        if (!status.ok()) {
+          duckdb_destroy_data_chunk(&chunk);
+          return status.error();
+        }
+      }
+      out->EndRow();
+    }
+    rows += static_cast<std::int64_t>(size);
+    duckdb_destroy_data_chunk(&chunk);
+  }
+  FROTA_RETURN_IF_ERROR(out->Close());
+  return rows;
+}
+
+}  // namespace
+
+base::Result<ExportSummary> ExportDuckDb(DuckDbConnection& db, const std::filesystem::path& dir,
+                                         ExportFormat format) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return base::IoError("{}: cannot create: {}", dir.string(), ec.message());
+  }
+  ExportSummary summary;
+  for (const auto& table : ExportTables()) {
+    if (format == ExportFormat::kCsv) {
+      FROTA_ASSIGN_OR_RETURN(const auto rows,
+                             ExportCsv(db, table, dir / (std::string(table.name) + ".csv")));
+      summary.rows_per_table.emplace_back(table.name, rows);
+    } else {
+      const auto path = (dir / (std::string(table.name) + ".parquet")).string();
+      std::string quoted;
+      for (const char c : path) {
+        quoted += c;
+        if (c == '\'') {
+          quoted += '\'';
+        }
+      }
+      FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
+          "COPY ({}) TO '{}' (FORMAT parquet, COMPRESSION zstd)", table.query, quoted)));
+      FROTA_ASSIGN_OR_RETURN(auto count,
+                             db.Query(fmt::format("SELECT count(*) FROM ({})", table.query)));
+      summary.rows_per_table.emplace_back(table.name, count.Int64(0, 0));
+    }
+  }
+  return summary;
+}
+
+}  // namespace frota::sink

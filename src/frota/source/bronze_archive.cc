@@ -1,0 +1,220 @@
+#include "frota/source/bronze_archive.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "frota/base/file.h"
+#include "frota/base/hash.h"
+
+namespace frota::source {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kMetaSuffix = ".meta.json";
+
+bool IsTemporary(const fs::path& path) {
+  return path.filename().string().find(".tmp-") != std::string::npos;
+}
+
+// FNV-based content digest, hex: enough to spot repeated bodies; not a security hash.
+std::string Digest(std::string_view body) {
+  return fmt::format("{:016x}{:08x}", base::StableHash(body), base::Crc32c(body));
+}
+
+}  // namespace
+
+std::string_view BodyExtension(codec::Format format) {
+  switch (format) {
+    case codec::Format::kGtfsRt:
+      return "pb";
+    case codec::Format::kRioArchiveCsv:
+      return "csv";
+    default:
+      return "json";
+  }
+}
+
+base::Result<std::unique_ptr<BronzeWriter>> BronzeWriter::Open(const fs::path& root,
+                                                               FeedInfo info) {
+  if (info.feed_id.empty() || info.feed_id.find('/') != std::string::npos ||
+      info.feed_id == "." || info.feed_id == "..") {
+    return base::InvalidInput("bad feed id '{}' for an archive folder", info.feed_id);
+  }
+  std::unique_ptr<BronzeWriter> writer(new BronzeWriter());
+  writer->feed_dir_ = root / info.feed_id;
+  std::error_code ec;
+  fs::create_directories(writer->feed_dir_, ec);
+  if (ec) {
+    return base::IoError("{}: cannot create: {}", writer->feed_dir_.string(), ec.message());
+  }
+  nlohmann::ordered_json j;
+  j["feed_id"] = info.feed_id;
+  j["format"] = std::string(codec::FormatName(info.format));
+  j["mode"] = info.mode ? std::string(model::ModeName(*info.mode)) : std::string();
+  j["time_zone"] = info.time_zone;
+  j["url"] = info.url;
+  FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(writer->feed_dir_ / "feed.json", j.dump(2) + "\n"));
+  // Continue the sequence after what an earlier run left.
+  for (const auto& entry : fs::recursive_directory_iterator(writer->feed_dir_, ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.size() > 21 && name[13] == '-' && !IsTemporary(entry.path())) {
+      try {
+        writer->sequence_ = std::max<std::int64_t>(writer->sequence_, std::stoll(name.substr(14, 6)));
+        const auto after = base::FromUnixMillis(std::stoll(name.substr(0, 13)) + 1);
+        if (!writer->last_ingest_time_ || *writer->last_ingest_time_ < after) {
+          writer->last_ingest_time_ = after;
+        }
+      } catch (const std::exception&) {
+        // not one of ours
+      }
+    }
+  }
+  writer->info_ = std::move(info);
+  return writer;
+}
+
+base::Result<fs::path> BronzeWriter::Write(const ResponseEnvelope& envelope,
+                                           std::string_view body) {
+  const auto day = std::chrono::floor<std::chrono::days>(envelope.ingest_time);
+  const auto hour = std::chrono::floor<std::chrono::hours>(envelope.ingest_time - day).count();
+  const fs::path dir =
+      feed_dir_ / fmt::format("date={}", base::FormatDate(base::LocalDate(day.time_since_epoch()))) /
+      fmt::format("hour={:02d}", hour);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return base::IoError("{}: cannot create: {}", dir.string(), ec.message());
+  }
+  const auto millis =
+      std::chrono::floor<std::chrono::milliseconds>(envelope.ingest_time).time_since_epoch().count();
+  const std::string name =
+      fmt::format("{:013d}-{:06d}.{}", millis, ++sequence_ % 1'000'000, BodyExtension(info_.format));
+  nlohmann::ordered_json meta;
+  meta["ingest_time"] = base::FormatIso8601(envelope.ingest_time);
+  meta["http_status"] = envelope.http_status;
+  nlohmann::ordered_json headers = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : envelope.headers) {
+    headers[key] = value;
+  }
+  meta["headers"] = headers;
+  meta["bytes"] = body.size();
+  meta["digest"] = Digest(body);
+  meta["repeat"] = envelope.repeat;
+  meta["duration_ms"] = envelope.duration_ms;
+  FROTA_RETURN_IF_ERROR(
+      base::WriteFileAtomic(dir / (name + std::string(kMetaSuffix)), meta.dump() + "\n"));
+  FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(dir / name, body));
+  return dir / name;
+}
+
+base::Result<FeedInfo> ReadFeedInfo(const fs::path& feed_dir) {
+  FeedInfo info;
+  const auto meta_path = feed_dir / "feed.json";
+  FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(meta_path));
+  try {
+    const auto j = nlohmann::json::parse(text);
+    info.feed_id = j.at("feed_id").get<std::string>();
+    const auto format = codec::ParseFormat(j.at("format").get<std::string>());
+    if (!format) {
+      return base::InvalidInput("{}: unknown format '{}'", meta_path.string(),
+                                j.at("format").get<std::string>());
+    }
+    info.format = *format;
+    const auto mode = j.value("mode", std::string());
+    if (!mode.empty()) {
+      info.mode = model::ParseMode(mode);
+    }
+    info.time_zone = j.value("time_zone", std::string());
+    info.url = j.value("url", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    return base::InvalidInput("{}: {}", meta_path.string(), e.what());
+  }
+  return info;
+}
+
+base::Result<codec::ResponseInfo> DecodeArchivedResponse(codec::Format format,
+                                                         std::string_view body,
+                                                         const codec::DecodeOptions& options,
+                                                         codec::DecodedBatch& out) {
+  auto decoded = codec::DecodeResponse(format, body, options, out);
+  if (decoded.ok()) {
+    return decoded;
+  }
+  model::Rejection rejection;
+  rejection.reason = model::RejectReason::kBadPayload;
+  rejection.feed_id =
+      options.feed_id.empty() ? std::string(codec::FormatName(format)) : options.feed_id;
+  rejection.ingest_time = options.ingest_time;
+  rejection.source = {options.source, options.first_offset};
+  rejection.detail = fmt::format("bytes={} error={}", body.size(), decoded.error().message());
+  out.rejections.push_back(std::move(rejection));
+  return decoded.error();
+}
+
+base::Result<std::vector<ArchivedFeed>> ListArchive(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    return base::NotFound("{}: not an archive folder", root.string());
+  }
+  std::vector<ArchivedFeed> feeds;
+  std::vector<fs::path> feed_dirs;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "feed.json")) {
+      feed_dirs.push_back(entry.path());
+    }
+  }
+  std::sort(feed_dirs.begin(), feed_dirs.end());
+  if (feed_dirs.empty()) {
+    return base::InvalidInput("{}: no feed folders with a feed.json: not a bronze archive",
+                              root.string());
+  }
+  for (const auto& dir : feed_dirs) {
+    ArchivedFeed feed;
+    feed.dir = dir;
+    FROTA_ASSIGN_OR_RETURN(feed.info, ReadFeedInfo(dir));
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const auto& path = entry.path();
+      const auto name = path.filename().string();
+      if (!entry.is_regular_file() || IsTemporary(path) || name == "feed.json" ||
+          name.ends_with(kMetaSuffix)) {
+        continue;
+      }
+      ArchivedFile file;
+      file.body = path;
+      const auto envelope_path = fs::path(path.string() + std::string(kMetaSuffix));
+      if (fs::exists(envelope_path)) {
+        FROTA_ASSIGN_OR_RETURN(const auto envelope_text, base::ReadFile(envelope_path));
+        try {
+          const auto j = nlohmann::json::parse(envelope_text);
+          const auto ingest = base::ParseIso8601(j.at("ingest_time").get<std::string>());
+          if (!ingest) {
+            return base::InvalidInput("{}: bad ingest_time", envelope_path.string());
+          }
+          file.ingest_time = *ingest;
+          file.repeat = j.value("repeat", false);
+        } catch (const nlohmann::json::exception& e) {
+          return base::InvalidInput("{}: {}", envelope_path.string(), e.what());
+        }
+      } else {
+        // A body without envelope (copied in by hand): the name carries the ingest time.
+        try {
+          file.ingest_time = base::FromUnixMillis(std::stoll(name.substr(0, 13)));
+        } catch (const std::exception&) {
+          return base::InvalidInput("{}: no envelope and no ingest time in the name",
+                                    path.string());
+        }
+      }
+      feed.files.push_back(std::move(file));
+    }
+    std::sort(feed.files.begin(), feed.files.end(),
+              [](const ArchivedFile& a, const ArchivedFile& b) { return a.body < b.body; });
+    feeds.push_back(std::move(feed));
+  }
+  return feeds;
+}
+
+}  // namespace frota::source

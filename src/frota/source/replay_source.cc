@@ -1,0 +1,301 @@
+#include "frota/source/replay_source.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <spdlog/spdlog.h>
+
+#include "frota/base/file.h"
+#include "frota/source/bronze_archive.h"
+
+namespace frota::source {
+
+// One partition's reader: decodes a chunk at a time into a queue of records in offset
+// order, dropping records before `skip_to_`.
+class ReplaySource::Partition {
+ public:
+  Partition(const PartitionInput& input, base::PartitionId id, model::SourceCatalog* catalog,
+            const ReplayOptions& options, std::int64_t skip_to)
+      : input_(input), id_(id), catalog_(catalog), options_(options), skip_to_(skip_to),
+        next_offset_(skip_to) {}
+
+  // Ensures the queue holds a record unless the partition is exhausted.
+  base::Status Fill() {
+    while (queue_.empty() && !exhausted_) {
+      FROTA_RETURN_IF_ERROR(DecodeChunk());
+    }
+    return base::Status::Ok();
+  }
+
+  [[nodiscard]] bool empty() const { return queue_.empty(); }
+  SourceRecord& front() { return queue_.front(); }
+  SourceRecord Pop() {
+    SourceRecord r = std::move(queue_.front());
+    queue_.pop_front();
+    next_offset_ = r.offset + 1;
+    return r;
+  }
+
+  [[nodiscard]] base::PartitionId id() const { return id_; }
+  [[nodiscard]] std::int64_t next_offset() const { return next_offset_; }
+  [[nodiscard]] std::int64_t skipped() const { return skipped_; }
+  [[nodiscard]] std::int64_t bytes() const { return bytes_; }
+
+ private:
+  codec::DecodeOptions OptionsFor(const std::filesystem::path& file) const {
+    codec::DecodeOptions o;
+    o.feed_id = input_.feed_id.empty() ? std::string(codec::FormatName(input_.format))
+                                       : input_.feed_id;
+    o.mode = options_.mode ? options_.mode : input_.mode;
+    o.source = catalog_->Intern(file.lexically_normal().string());
+    o.first_offset = decoded_;
+    o.time_zone = input_.time_zone.empty() ? options_.time_zone : input_.time_zone;
+    if (file_index_ < input_.ingest_times.size()) {
+      o.ingest_time = input_.ingest_times[file_index_];
+    }
+    return o;
+  }
+
+  base::Status DecodeChunk() {
+    batch_.clear();
+    if (csv_) {
+      FROTA_ASSIGN_OR_RETURN(const bool more, csv_->Next(batch_, options_.chunk_records));
+      if (!more) {
+        csv_.reset();
+        ++file_index_;
+      }
+    } else if (file_index_ >= input_.files.size()) {
+      exhausted_ = true;
+      return base::Status::Ok();
+    } else {
+      const auto& file = input_.files[file_index_];
+      if (input_.format == codec::Format::kRioArchiveCsv) {
+        FROTA_ASSIGN_OR_RETURN(csv_, codec::ArchiveCsvReader::Open(file, OptionsFor(file)));
+        std::error_code ec;
+        bytes_ += static_cast<std::int64_t>(std::filesystem::file_size(file, ec));
+        return base::Status::Ok();
+      }
+      FROTA_ASSIGN_OR_RETURN(const auto bytes, base::ReadFile(file));
+      bytes_ += static_cast<std::int64_t>(bytes.size());
+      if (input_.archived) {
+        const auto decoded = DecodeArchivedResponse(input_.format, bytes, OptionsFor(file), batch_);
+        if (!decoded.ok()) {
+          spdlog::warn("archived response not decodable file={} error={}", file.string(),
+                       decoded.error().message());
+        }
+      } else {
+        const auto decoded = codec::DecodeResponse(input_.format, bytes, OptionsFor(file), batch_);
+        if (!decoded.ok()) {
+          return decoded.error().WithContext(file.string());
+        }
+      }
+      ++file_index_;
+    }
+    Enqueue();
+    return base::Status::Ok();
+  }
+
+  // Merges the batch's positions and rejections back into offset order.
+  void Enqueue() {
+    auto& positions = batch_.positions;
+    auto& rejections = batch_.rejections;
+    std::size_t p = 0;
+    std::size_t r = 0;
+    while (p < positions.size() || r < rejections.size()) {
+      const bool take_position =
+          r >= rejections.size() ||
+          (p < positions.size() && positions[p].source.offset < rejections[r].source.offset);
+      SourceRecord record;
+      record.partition = id_;
+      if (take_position) {
+        record.offset = positions[p].source.offset;
+        record.order_time = positions[p].ingest_time;
+        last_ingest_ = record.order_time;
+        record.record = std::move(positions[p++]);
+      } else {
+        record.offset = rejections[r].source.offset;
+        record.order_time = rejections[r].ingest_time.value_or(last_ingest_);
+        record.record = std::move(rejections[r++]);
+      }
+      ++decoded_;
+      if (record.offset < skip_to_) {
+        ++skipped_;
+        continue;
+      }
+      queue_.push_back(std::move(record));
+    }
+  }
+
+  const PartitionInput& input_;
+  base::PartitionId id_;
+  model::SourceCatalog* catalog_;
+  ReplayOptions options_;
+  std::int64_t skip_to_;
+  std::int64_t next_offset_;
+  std::int64_t decoded_ = 0;  // records decoded so far (the next record's offset)
+  std::int64_t skipped_ = 0;
+  std::int64_t bytes_ = 0;
+  std::size_t file_index_ = 0;
+  bool exhausted_ = false;
+  base::Timestamp last_ingest_ = base::Timestamp::min();
+  std::unique_ptr<codec::ArchiveCsvReader> csv_;
+  codec::DecodedBatch batch_;
+  std::deque<SourceRecord> queue_;
+};
+
+ReplaySource::~ReplaySource() = default;
+
+base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
+    std::vector<PartitionInput> partitions, model::SourceCatalog* catalog, ReplayOptions options,
+    const std::vector<engine::SourceProgress>& resume) {
+  std::unique_ptr<ReplaySource> source(new ReplaySource());
+  source->inputs_ = std::move(partitions);
+  std::map<std::string, engine::SourceProgress> known;
+  std::int32_t next_id = 0;
+  for (const auto& progress : resume) {
+    known.emplace(progress.source, progress);
+    next_id = std::max(next_id, progress.partition.value() + 1);
+  }
+  // Intern every file name in sorted order first, so source ids follow names.
+  for (const auto& input : source->inputs_) {
+    for (const auto& file : input.files) {
+      catalog->Intern(file.lexically_normal().string());
+    }
+  }
+  for (const auto& input : source->inputs_) {
+    base::PartitionId id(next_id);
+    std::int64_t skip_to = 0;
+    if (const auto it = known.find(input.name); it != known.end()) {
+      id = it->second.partition;
+      skip_to = it->second.next_offset.value();
+    } else {
+      ++next_id;
+    }
+    source->partitions_.push_back(
+        std::make_unique<Partition>(input, id, catalog, options, skip_to));
+  }
+  return source;
+}
+
+base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_t max_records) {
+  out.clear();
+  for (auto& partition : partitions_) {
+    const auto status = partition->Fill();
+    if (!status.ok()) {
+      return status.error();
+    }
+  }
+  while (out.size() < max_records) {
+    Partition* best = nullptr;
+    for (auto& partition : partitions_) {
+      if (partition->empty()) {
+        continue;
+      }
+      if (best == nullptr || partition->front().order_time < best->front().order_time ||
+          (partition->front().order_time == best->front().order_time &&
+           partition->id() < best->id())) {
+        best = partition.get();
+      }
+    }
+    if (best == nullptr) {
+      break;
+    }
+    out.push_back(best->Pop());
+    if (best->empty()) {
+      const auto status = best->Fill();
+      if (!status.ok()) {
+        return status.error();
+      }
+    }
+  }
+  return !out.empty();
+}
+
+std::vector<engine::SourceProgress> ReplaySource::Progress() const {
+  std::vector<engine::SourceProgress> out;
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    out.push_back({inputs_[i].name, partitions_[i]->id(),
+                   base::Offset(partitions_[i]->next_offset())});
+  }
+  return out;
+}
+
+std::int64_t ReplaySource::skipped_records() const {
+  std::int64_t n = 0;
+  for (const auto& p : partitions_) {
+    n += p->skipped();
+  }
+  return n;
+}
+
+std::int64_t ReplaySource::bytes_read() const {
+  std::int64_t n = 0;
+  for (const auto& p : partitions_) {
+    n += p->bytes();
+  }
+  return n;
+}
+
+PrefetchingSource::PrefetchingSource(std::unique_ptr<ReplaySource> source,
+                                     std::size_t batch_records, std::size_t depth)
+    : source_(std::move(source)), batch_records_(batch_records), depth_(depth),
+      progress_(source_->Progress()) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+PrefetchingSource::~PrefetchingSource() {
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void PrefetchingSource::Run() {
+  while (true) {
+    Batch batch;
+    const auto more = source_->Next(batch.records, batch_records_);
+    if (!more.ok()) {
+      batch.error = more.error();
+    } else if (!*more) {
+      batch.end = true;
+    }
+    batch.progress = source_->Progress();
+    const bool last = batch.end || batch.error.has_value();
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stop_ || ready_.size() < depth_; });
+    if (stop_) {
+      return;
+    }
+    ready_.push_back(std::move(batch));
+    changed_.notify_all();
+    if (last) {
+      return;
+    }
+  }
+}
+
+base::Result<bool> PrefetchingSource::Next(std::vector<SourceRecord>& out) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return !ready_.empty(); });
+  Batch batch = std::move(ready_.front());
+  if (!batch.end && !batch.error) {
+    ready_.pop_front();
+  }
+  changed_.notify_all();
+  lock.unlock();
+  if (batch.error) {
+    return *batch.error;
+  }
+  if (batch.end) {
+    out.clear();
+    progress_ = batch.progress;
+    return false;
+  }
+  out = std::move(batch.records);
+  progress_ = std::move(batch.progress);
+  return true;
+}
+
+}  // namespace frota::source
