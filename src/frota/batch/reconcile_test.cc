@@ -1,0 +1,386 @@
+// The batch recomputation against the stream: random feeds with every fault through the
+// stream pipeline into DuckDB, then reconciled; planted differences of every kind.
+#include "frota/batch/reconcile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "frota/base/time_zone.h"
+#include "frota/geo/area.h"
+#include "frota/geo/haversine.h"
+#include "frota/job/pipeline.h"
+#include "frota/job/testing/random_feed.h"
+#include "frota/sink/duckdb_sink.h"
+#include "frota/testing/subprocess.h"
+
+namespace frota::batch::sql {
+extern const std::string_view kFunctionsSql;
+}  // namespace frota::batch::sql
+
+namespace frota::batch {
+namespace {
+
+namespace fs = std::filesystem;
+using job::testing::OfferedRecord;
+
+std::unique_ptr<runner::ReplayContext> RandomFeedContext() {
+  auto context = std::make_unique<runner::ReplayContext>();
+  auto area = geo::Area::ParseGeoJson(job::testing::RandomFeedAreaGeoJson(), "random-feed-area");
+  EXPECT_TRUE(area.ok());
+  context->area.emplace(std::move(area).value());
+  context->job.area = &*context->area;
+  context->job.time_zone =
+      std::make_shared<const base::TimeZone>(*base::TimeZone::Load("America/Sao_Paulo"));
+  return context;
+}
+
+// Appends records that arrive after the watermark passed them: each copies a record of
+// the feed with its times moved back to `behind` before the feed's largest event time,
+// ingest 200 s after the event (neither stale nor future), at the end of the arrival.
+void AddLateArrivals(std::vector<OfferedRecord>& records, std::uint64_t seed) {
+  base::Timestamp newest;
+  for (const auto& r : records) {
+    newest = std::max(newest, r.position.event_time);
+  }
+  std::mt19937_64 rng(seed);
+  std::map<std::int32_t, std::int64_t> next_offset;
+  for (const auto& r : records) {
+    auto& o = next_offset[r.partition.value()];
+    o = std::max(o, r.position.source.offset + 1);
+  }
+  // Copies of positions near the first one (inside the area), so that the late rule,
+  // not out_of_area, is what decides them.
+  std::vector<std::size_t> inside;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& p = records[i].position;
+    if (std::abs(p.lat - records.front().position.lat) < 0.03 &&
+        std::abs(p.lon - records.front().position.lon) < 0.03) {
+      inside.push_back(i);
+    }
+  }
+  ASSERT_FALSE(inside.empty());
+  for (const int behind_s : {300, 359, 360, 361, 400, 900, 2000}) {
+    OfferedRecord late = records[inside[rng() % inside.size()]];
+    late.position.event_time = newest - std::chrono::seconds(behind_s);
+    late.position.ingest_time = late.position.event_time + std::chrono::seconds(200);
+    late.position.source.offset = next_offset[late.partition.value()]++;
+    records.push_back(std::move(late));
+  }
+}
+
+// The stream: the pipeline over `records` into a DuckDB file, committed in epochs.
+void RunStream(const std::vector<OfferedRecord>& records, const runner::ReplayContext& context,
+               model::SourceCatalog& catalog, int partitions, const fs::path& db) {
+  job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, partitions, &catalog, 1);
+  auto sink = sink::DuckDbSink::Open(db, &catalog, "reconcile-test");
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  std::int64_t epoch = 0;
+  const auto commit = [&] {
+    engine::EpochCheckpoint checkpoint;
+    checkpoint.epoch = base::EpochId(++epoch);
+    const auto status = (*sink)->Commit(pipeline.TakeRows(), checkpoint);
+    ASSERT_TRUE(status.ok()) << status.error().message();
+  };
+  std::size_t n = 0;
+  for (const auto& record : records) {
+    model::Position p = record.position;
+    pipeline.Offer(record.partition, std::move(p));
+    if (++n % 500 == 0) {
+      pipeline.Advance();
+      commit();
+    }
+  }
+  pipeline.Finish();
+  commit();
+}
+
+std::unique_ptr<BatchRecomputation> Recompute(const std::vector<OfferedRecord>& records,
+                                              const runner::ReplayContext& context,
+                                              const model::SourceCatalog& catalog,
+                                              bool exact_watermark) {
+  BatchRecomputation::Options options;
+  options.exact_watermark = exact_watermark;
+  auto batch = BatchRecomputation::Create(context, catalog, options);
+  EXPECT_TRUE(batch.ok()) << batch.error().message();
+  for (const auto& r : records) {
+    source::SourceRecord record;
+    record.partition = r.partition;
+    record.offset = r.position.source.offset;
+    record.order_time = r.position.ingest_time;
+    record.record = r.position;
+    const auto status = (*batch)->Add(record);
+    EXPECT_TRUE(status.ok()) << status.error().message();
+  }
+  return std::move(batch).value();
+}
+
+std::string Describe(const ReconcileReport& report) { return ReconcileText(report); }
+
+const TableComparison& Table(const ReconcileReport& report, std::string_view name) {
+  for (const auto& t : report.tables) {
+    if (t.table == name) {
+      return t;
+    }
+  }
+  ADD_FAILURE() << "no table " << name;
+  static const TableComparison kNone;
+  return kNone;
+}
+
+class ReconcileRandomFeed : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(ReconcileRandomFeed, TheBatchRecomputationEqualsTheStreamRowForRow) {
+  const std::uint64_t seed = GetParam();
+  testing::TempDir dir("reconcile_random_" + std::to_string(seed));
+  const auto context = RandomFeedContext();
+  model::SourceCatalog catalog;
+  job::testing::RandomFeedOptions options;
+  options.seed = seed;
+  options.vehicles = 8 + static_cast<int>(seed % 7);
+  auto records = job::testing::GenerateRandomFeed(options, catalog);
+  AddLateArrivals(records, seed);
+  const auto db = dir.path() / "stream.duckdb";
+  RunStream(records, *context, catalog, 1 + static_cast<int>(seed % 4), db);
+
+  // Once the way reconcile runs (the cheap bound, then the exact watermark only if a
+  // record could be late), once with the exact watermark for every record.
+  for (const bool exact : {false, true}) {
+    SCOPED_TRACE(exact ? "exact watermark" : "bounded watermark");
+    auto batch = Recompute(records, *context, catalog, exact);
+    const auto report = batch->CompareWith(db);
+    ASSERT_TRUE(report.ok()) << report.error().message();
+    EXPECT_TRUE(report->equal) << Describe(*report);
+    EXPECT_GT(report->late_rounds, 0);
+    // Every kind of outcome is there to compare.
+    auto& conn = batch->connection();
+    auto reasons = conn.Query("SELECT count(DISTINCT reason) FROM batch_rejected");
+    ASSERT_TRUE(reasons.ok());
+    EXPECT_EQ(reasons->Int64(0, 0), 6) << "future, stale, out_of_area, duplicate, jump, late";
+    EXPECT_GT(Table(*report, "stops").batch_rows, 0);
+    EXPECT_GT(Table(*report, "trips").batch_rows, 0);
+    EXPECT_GT(Table(*report, "duplicate_slots").batch_rows, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, ReconcileRandomFeed, ::testing::Range<std::uint64_t>(1, 9));
+
+// One wrong row of each kind planted in a copy of the stream's database, in several
+// tables: reconcile must count each one where it was planted and nowhere else.
+TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
+  testing::TempDir dir("reconcile_planted");
+  const auto context = RandomFeedContext();
+  model::SourceCatalog catalog;
+  job::testing::RandomFeedOptions options;
+  options.seed = 42;
+  const auto records = job::testing::GenerateRandomFeed(options, catalog);
+  const auto db = dir.path() / "stream.duckdb";
+  RunStream(records, *context, catalog, 2, db);
+
+  {
+    auto conn = sink::DuckDbConnection::Open(db);
+    ASSERT_TRUE(conn.ok());
+    // For each table: delete one row (missing), copy one row under a new key (extra),
+    // change one value of another row (different).
+    // Per table: change a value of the last row (different), copy that row under a new
+    // key (extra), delete every row of the first row's key (missing).
+    const char* plant = R"sql(
+      UPDATE positions SET lat = lat + 0.000001 WHERE rowid = (SELECT max(rowid) FROM positions);
+      INSERT INTO positions SELECT * REPLACE (source_offset + 1000000 AS source_offset)
+        FROM positions WHERE rowid = (SELECT max(rowid) FROM positions);
+      DELETE FROM positions WHERE rowid = (SELECT min(rowid) FROM positions);
+
+      UPDATE rejected SET detail = detail || ' (edited)'
+        WHERE rowid = (SELECT max(rowid) FROM rejected);
+      INSERT INTO rejected SELECT * REPLACE (source_offset + 1000000 AS source_offset)
+        FROM rejected WHERE rowid = (SELECT max(rowid) FROM rejected);
+      DELETE FROM rejected WHERE rowid = (SELECT min(rowid) FROM rejected);
+
+      UPDATE speed_cells SET duration_us = duration_us + 1
+        WHERE rowid = (SELECT max(rowid) FROM speed_cells);
+      INSERT INTO speed_cells SELECT * REPLACE (cell_x + 100000 AS cell_x)
+        FROM speed_cells WHERE rowid = (SELECT max(rowid) FROM speed_cells);
+      DELETE FROM speed_cells USING
+        (SELECT mode AS m, local_date AS d, hour AS h, cell_x AS x, cell_y AS y
+         FROM speed_cells WHERE rowid = (SELECT min(rowid) FROM speed_cells)) k
+        WHERE mode = k.m AND local_date = k.d AND hour = k.h AND cell_x = k.x AND cell_y = k.y;
+
+      UPDATE speed_lines SET distance_mm = distance_mm + 1000
+        WHERE rowid = (SELECT max(rowid) FROM speed_lines);
+
+      UPDATE stops SET near_terminal = NOT coalesce(near_terminal, false)
+        WHERE rowid = (SELECT max(rowid) FROM stops);
+      INSERT INTO stops SELECT * REPLACE (start_time + INTERVAL 1 SECOND AS start_time)
+        FROM stops WHERE rowid = (SELECT max(rowid) FROM stops);
+      DELETE FROM stops WHERE rowid = (SELECT min(rowid) FROM stops);
+
+      UPDATE trips SET positions = positions + 1 WHERE rowid = (SELECT max(rowid) FROM trips);
+      INSERT INTO trips SELECT * REPLACE (trip_id || '-planted' AS trip_id)
+        FROM trips WHERE rowid = (SELECT max(rowid) FROM trips);
+      DELETE FROM trips WHERE rowid = (SELECT min(rowid) FROM trips);
+
+      UPDATE fleet_hours SET vehicles = vehicles + 1
+        WHERE rowid = (SELECT min(rowid) FROM fleet_hours);
+      UPDATE quality SET stale = stale + 1 WHERE rowid = (SELECT min(rowid) FROM quality);
+    )sql";
+    const auto status = (*conn)->Execute(plant);
+    ASSERT_TRUE(status.ok()) << status.error().message();
+  }
+
+  auto batch = Recompute(records, *context, catalog, false);
+  const auto report = batch->CompareWith(db);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_FALSE(report->equal);
+  struct Expected {
+    const char* table;
+    std::int64_t missing;
+    std::int64_t extra;
+    std::int64_t different;
+  };
+  const Expected expected[] = {
+      {"positions", 1, 1, 1}, {"rejected", 1, 1, 1}, {"speed_cells", 1, 1, 1},
+      {"speed_lines", 0, 0, 1}, {"fleet_hours", 0, 0, 1}, {"stops", 1, 1, 1},
+      {"trips", 1, 1, 1},     {"quality", 0, 0, 1},
+  };
+  for (const auto& e : expected) {
+    const auto& t = Table(*report, e.table);
+    EXPECT_EQ(t.missing, e.missing) << e.table << "\n" << Describe(*report);
+    EXPECT_EQ(t.extra, e.extra) << e.table;
+    EXPECT_EQ(t.different, e.different) << e.table;
+    EXPECT_EQ(static_cast<std::int64_t>(t.examples.size()), e.missing + e.extra + e.different)
+        << e.table;
+  }
+  for (const char* untouched : {"quality_latency"}) {
+    EXPECT_TRUE(Table(*report, untouched).equal()) << untouched << "\n" << Describe(*report);
+  }
+  // The JSON carries the same numbers and the examples.
+  const std::string json = ReconcileJson(*report);
+  EXPECT_NE(json.find("\"equal\": false"), std::string::npos);
+  EXPECT_NE(json.find("(edited)"), std::string::npos);
+}
+
+TEST(ReconcilePlanted, ARepeatedStreamRowIsExtra) {
+  testing::TempDir dir("reconcile_repeated");
+  const auto context = RandomFeedContext();
+  model::SourceCatalog catalog;
+  job::testing::RandomFeedOptions options;
+  options.seed = 7;
+  options.vehicles = 4;
+  const auto records = job::testing::GenerateRandomFeed(options, catalog);
+  const auto db = dir.path() / "stream.duckdb";
+  RunStream(records, *context, catalog, 1, db);
+  {
+    auto conn = sink::DuckDbConnection::Open(db);
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)->Execute("INSERT INTO positions SELECT * FROM positions LIMIT 2").ok());
+  }
+  auto batch = Recompute(records, *context, catalog, false);
+  const auto report = batch->CompareWith(db);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  const auto& positions = Table(*report, "positions");
+  EXPECT_EQ(positions.extra, 2);
+  EXPECT_EQ(positions.missing + positions.different, 0);
+}
+
+TEST(Reconcile, RefusesADatabaseThatIsNotFrotas) {
+  testing::TempDir dir("reconcile_foreign");
+  const auto context = RandomFeedContext();
+  model::SourceCatalog catalog;
+  {
+    auto conn = sink::DuckDbConnection::Open(dir.path() / "foreign.duckdb");
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE((*conn)->Execute("CREATE TABLE t (x INTEGER)").ok());
+  }
+  auto batch = BatchRecomputation::Create(*context, catalog, {});
+  ASSERT_TRUE(batch.ok());
+  const auto report = (*batch)->CompareWith(dir.path() / "foreign.duckdb");
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().kind(), base::Error::Kind::kInvalidInput);
+  EXPECT_NE(report.error().message().find("not a frota database"), std::string::npos);
+
+  auto missing = BatchRecomputation::Create(*context, catalog, {});
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE((*missing)->CompareWith(dir.path() / "absent.duckdb").ok());
+}
+
+// The SQL haversine must give geo::HaversineM's bits, or distances, jumps and stop
+// radii could disagree at their edges.
+TEST(ReconcileSql, HaversineGivesTheStreamsBits) {
+  const auto context = RandomFeedContext();
+  model::SourceCatalog catalog;
+  auto batch = BatchRecomputation::Create(*context, catalog, {});
+  ASSERT_TRUE(batch.ok());
+  auto& db = (*batch)->connection();
+  ASSERT_TRUE(db.Execute(sql::kFunctionsSql).ok());
+  ASSERT_TRUE(db.Execute("CREATE TABLE pairs (lat1 DOUBLE, lon1 DOUBLE, lat2 DOUBLE, lon2 DOUBLE)")
+                  .ok());
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> lat(-89.9, 89.9);
+  std::uniform_real_distribution<double> lon(-179.9, 179.9);
+  std::uniform_real_distribution<double> near(-0.002, 0.002);
+  std::vector<std::array<double, 4>> pairs;
+  for (int i = 0; i < 20000; ++i) {
+    const double a = lat(rng);
+    const double b = lon(rng);
+    pairs.push_back(i % 2 == 0 ? std::array<double, 4>{a, b, a + near(rng), b + near(rng)}
+                               : std::array<double, 4>{a, b, lat(rng), lon(rng)});
+  }
+  {
+    auto a = sink::ChunkAppender::Create(db, "pairs",
+                                         {sink::ColumnType::kDouble, sink::ColumnType::kDouble,
+                                          sink::ColumnType::kDouble, sink::ColumnType::kDouble});
+    ASSERT_TRUE(a.ok());
+    for (const auto& p : pairs) {
+      for (std::size_t c = 0; c < 4; ++c) {
+        (*a)->SetDouble(c, p[c]);
+      }
+      ASSERT_TRUE((*a)->EndRow().ok());
+    }
+    ASSERT_TRUE((*a)->Close().ok());
+  }
+  auto result = db.Query(
+      "SELECT lat1, lon1, lat2, lon2, haversine_m(lat1, lon1, lat2, lon2) FROM pairs");
+  ASSERT_TRUE(result.ok());
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < result->rows(); ++i) {
+    const double cpp = geo::HaversineM(result->Double(i, 0), result->Double(i, 1),
+                                       result->Double(i, 2), result->Double(i, 3));
+    differing += cpp == result->Double(i, 4) ? 0 : 1;
+  }
+  EXPECT_EQ(differing, 0U) << "of " << result->rows();
+}
+
+// Local hours come from ICU in SQL and from base::TimeZone (the system tz database) in
+// the stream: they must agree, DST transitions included.
+TEST(ReconcileSql, IcuLocalHoursAgreeWithTheStreamsTimeZone) {
+  for (const char* name : {"America/Sao_Paulo", "America/Los_Angeles", "Europe/Berlin",
+                           "Australia/Lord_Howe", "Asia/Kolkata", "UTC"}) {
+    SCOPED_TRACE(name);
+    const auto zone = base::TimeZone::Load(name);
+    ASSERT_TRUE(zone.ok());
+    auto db = sink::DuckDbConnection::Open("");
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Execute(std::string("SET TimeZone = 'UTC'; CREATE TABLE t AS SELECT s, "
+                                           "timezone('") +
+                               name +
+                               "', to_timestamp(s)) AS local_time FROM "
+                               "range(946684800, 2082758400, 1799) r(s)")
+                    .ok());
+    auto rows = (*db)->Query(
+        "SELECT s, local_time::DATE, hour(local_time) FROM t ORDER BY s");
+    ASSERT_TRUE(rows.ok());
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < rows->rows(); ++i) {
+      const auto local = zone->ToLocalHour(base::FromUnixSeconds(rows->Int64(i, 0)));
+      if (base::DaysSinceEpoch(local.date) != rows->DateDays(i, 1) ||
+          local.hour != rows->Int64(i, 2)) {
+        ++differing;
+      }
+    }
+    EXPECT_EQ(differing, 0U) << "of " << rows->rows() << " instants 2000-2036";
+  }
+}
+
+}  // namespace
+}  // namespace frota::batch

@@ -1,0 +1,255 @@
+-- The row-by-row comparison of every stream table (the attached database `stream`, read
+-- through its export views: partitions summed away) with its batch recomputation.
+--
+-- Each side of a table is a view with a key struct `k`, a value struct `v` compared
+-- exactly, and optionally a distance in millimetres `mm` compared with a tolerance:
+-- the batch side's `mm_allowance`, one millimetre per segment summed, because a
+-- segment's length is rounded to a whole millimetre on each side and a last-bit
+-- difference of a sine can move that rounding by one. Everything else must be equal.
+
+-- positions and rejected: one row per input record, keyed by where it came from.
+CREATE OR REPLACE VIEW cmp_positions_stream AS
+SELECT {'source': source, 'source_offset': source_offset} AS k,
+       {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'mode': mode, 'route_id': route_id,
+        'trip_id': trip_id, 'trip_start_date': trip_start_date,
+        'trip_start_time': trip_start_time, 'direction_id': direction_id, 'lat': lat,
+        'lon': lon, 'reported_speed_kmh': reported_speed_kmh, 'bearing_deg': bearing_deg,
+        'altitude_m': altitude_m, 'on_ground': on_ground, 'event_time': event_time,
+        'ingest_time': ingest_time, 'event_time_from_header': event_time_from_header} AS v,
+       NULL::BIGINT AS mm
+FROM stream.positions;
+
+CREATE OR REPLACE VIEW cmp_positions_batch AS
+SELECT {'source': s.name, 'source_offset': p.source_offset} AS k,
+       {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'mode': mode, 'route_id': route_id,
+        'trip_id': trip_id, 'trip_start_date': trip_start_date,
+        'trip_start_time': trip_start_time, 'direction_id': direction_id, 'lat': lat,
+        'lon': lon, 'reported_speed_kmh': reported_speed_kmh, 'bearing_deg': bearing_deg,
+        'altitude_m': altitude_m, 'on_ground': on_ground,
+        'event_time': make_timestamp(event_us), 'ingest_time': make_timestamp(ingest_us),
+        'event_time_from_header': event_time_from_header} AS v,
+       NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
+FROM input_positions p SEMI JOIN accepted USING (seq) JOIN sources s USING (source_id);
+
+CREATE OR REPLACE VIEW cmp_rejected_stream AS
+SELECT {'source': source, 'source_offset': source_offset} AS k,
+       {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'reason': reason,
+        'event_time': event_time, 'ingest_time': ingest_time, 'detail': detail} AS v,
+       NULL::BIGINT AS mm
+FROM stream.rejected;
+
+CREATE OR REPLACE VIEW cmp_rejected_batch AS
+SELECT {'source': s.name, 'source_offset': r.source_offset} AS k,
+       {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'reason': reason,
+        'event_time': make_timestamp(event_us), 'ingest_time': make_timestamp(ingest_us),
+        'detail': detail} AS v,
+       NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
+FROM batch_rejected r JOIN sources s USING (source_id);
+
+-- speed: integer sums; distance within one millimetre per segment.
+CREATE OR REPLACE VIEW cmp_speed_cells_stream AS
+SELECT {'mode': mode, 'local_date': local_date, 'hour': hour, 'cell_x': cell_x,
+        'cell_y': cell_y} AS k,
+       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm
+FROM stream.speed_cell_totals;
+
+CREATE OR REPLACE VIEW cmp_speed_cells_batch AS
+SELECT {'mode': mode, 'local_date': local_date, 'hour': hour, 'cell_x': cell_x,
+        'cell_y': cell_y} AS k,
+       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm,
+       segments AS mm_allowance
+FROM batch_speed_cells;
+
+CREATE OR REPLACE VIEW cmp_speed_lines_stream AS
+SELECT {'mode': mode, 'route_id': route_id, 'local_date': local_date, 'hour': hour} AS k,
+       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm
+FROM stream.speed_line_totals;
+
+CREATE OR REPLACE VIEW cmp_speed_lines_batch AS
+SELECT {'mode': mode, 'route_id': route_id, 'local_date': local_date, 'hour': hour} AS k,
+       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm,
+       segments AS mm_allowance
+FROM batch_speed_lines;
+
+CREATE OR REPLACE VIEW cmp_fleet_hours_stream AS
+SELECT {'mode': mode, 'local_date': local_date, 'hour': hour} AS k,
+       {'vehicles': vehicles, 'positions': positions} AS v, NULL::BIGINT AS mm
+FROM stream.fleet_hour_totals;
+
+CREATE OR REPLACE VIEW cmp_fleet_hours_batch AS
+SELECT {'mode': mode, 'local_date': local_date, 'hour': hour} AS k,
+       {'vehicles': vehicles, 'positions': positions} AS v, NULL::BIGINT AS mm,
+       NULL::BIGINT AS mm_allowance
+FROM batch_fleet_hours;
+
+CREATE OR REPLACE VIEW cmp_stops_stream AS
+SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'start_time': start_time} AS k,
+       {'mode': mode, 'route_id': route_id, 'end_time': end_time, 'duration_s': duration_s,
+        'anchor_lat': anchor_lat, 'anchor_lon': anchor_lon, 'positions': positions,
+        'near_terminal': near_terminal} AS v, NULL::BIGINT AS mm
+FROM stream.stop_rows;
+
+CREATE OR REPLACE VIEW cmp_stops_batch AS
+SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'start_time': start_time} AS k,
+       {'mode': mode, 'route_id': route_id, 'end_time': end_time, 'duration_s': duration_s,
+        'anchor_lat': anchor_lat, 'anchor_lon': anchor_lon, 'positions': positions,
+        'near_terminal': near_terminal} AS v, NULL::BIGINT AS mm,
+       NULL::BIGINT AS mm_allowance
+FROM batch_stops;
+
+-- trips: distance within one millimetre per step (positions - 1). trip_rows shows metres
+-- with three decimals, i.e. exactly the millimetres.
+CREATE OR REPLACE VIEW cmp_trips_stream AS
+SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'trip_id': trip_id,
+        'trip_start_date': trip_start_date, 'first_time': first_time} AS k,
+       {'route_id': route_id, 'direction_id': direction_id, 'trip_start_time': trip_start_time,
+        'first_lat': first_lat, 'first_lon': first_lon, 'last_time': last_time,
+        'last_lat': last_lat, 'last_lon': last_lon, 'positions': positions,
+        'duration_s': duration_s} AS v,
+       round(distance_m * 1000)::BIGINT AS mm
+FROM stream.trip_rows;
+
+CREATE OR REPLACE VIEW cmp_trips_batch AS
+SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'trip_id': trip_id,
+        'trip_start_date': trip_start_date, 'first_time': first_time} AS k,
+       {'route_id': route_id, 'direction_id': direction_id, 'trip_start_time': trip_start_time,
+        'first_lat': first_lat, 'first_lon': first_lon, 'last_time': last_time,
+        'last_lat': last_lat, 'last_lon': last_lon, 'positions': positions,
+        'duration_s': duration_s} AS v,
+       distance_mm AS mm, positions - 1 AS mm_allowance
+FROM batch_trips;
+
+-- Every counter and percentile is named: a change in any of them is a difference.
+CREATE OR REPLACE VIEW cmp_quality_stream AS
+SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour} AS k,
+       {'accepted': accepted, 'vehicles': vehicles, 'errors': errors,
+        'duplicates': duplicates, 'missing_vehicle_id': missing_vehicle_id,
+        'missing_coordinates': missing_coordinates,
+        'latitude_out_of_range': latitude_out_of_range,
+        'longitude_out_of_range': longitude_out_of_range, 'null_island': null_island,
+        'missing_timestamp': missing_timestamp,
+        'timestamp_in_milliseconds': timestamp_in_milliseconds,
+        'state_vector_too_short': state_vector_too_short,
+        'malformed_record': malformed_record, 'bad_payload': bad_payload, 'future': future,
+        'stale': stale, 'out_of_area': out_of_area, 'jump': jump, 'late': late,
+        'latency_p50_s': latency_p50_s, 'latency_p90_s': latency_p90_s} AS v, NULL::BIGINT AS mm
+FROM stream.quality_hours;
+
+CREATE OR REPLACE VIEW cmp_quality_batch AS
+SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour} AS k,
+       {'accepted': accepted, 'vehicles': vehicles, 'errors': errors,
+        'duplicates': duplicates, 'missing_vehicle_id': missing_vehicle_id,
+        'missing_coordinates': missing_coordinates,
+        'latitude_out_of_range': latitude_out_of_range,
+        'longitude_out_of_range': longitude_out_of_range, 'null_island': null_island,
+        'missing_timestamp': missing_timestamp,
+        'timestamp_in_milliseconds': timestamp_in_milliseconds,
+        'state_vector_too_short': state_vector_too_short,
+        'malformed_record': malformed_record, 'bad_payload': bad_payload, 'future': future,
+        'stale': stale, 'out_of_area': out_of_area, 'jump': jump, 'late': late,
+        'latency_p50_s': latency_p50_s, 'latency_p90_s': latency_p90_s} AS v, NULL::BIGINT AS mm,
+       NULL::BIGINT AS mm_allowance
+FROM batch_quality;
+
+-- The latency histogram behind quality's percentiles, summed over partitions.
+CREATE OR REPLACE VIEW cmp_quality_latency_stream AS
+SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour, 'latency_s': latency_s}
+         AS k,
+       {'positions': sum(positions)::BIGINT} AS v, NULL::BIGINT AS mm
+FROM stream.quality_latency GROUP BY feed_id, local_date, hour, latency_s;
+
+CREATE OR REPLACE VIEW cmp_quality_latency_batch AS
+SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour, 'latency_s': latency_s}
+         AS k,
+       {'positions': positions} AS v, NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
+FROM batch_quality_latency;
+
+CREATE OR REPLACE VIEW cmp_duplicate_slots_stream AS
+SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id} AS k,
+       {'vehicles': vehicles, 'vehicle_ids': vehicle_ids} AS v, NULL::BIGINT AS mm
+FROM stream.duplicate_slots;
+
+CREATE OR REPLACE VIEW cmp_duplicate_slots_batch AS
+SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id} AS k,
+       {'vehicles': vehicles, 'vehicle_ids': vehicle_ids} AS v, NULL::BIGINT AS mm,
+       NULL::BIGINT AS mm_allowance
+FROM batch_duplicate_slots;
+
+-- The differences of one table: `missing` (a batch row the stream lacks), `extra` (a
+-- stream row the batch does not have, including every repeated copy of a stream key,
+-- counted in `weight`), `different` (same key, other values). Keys are unique on the
+-- batch side by construction.
+CREATE OR REPLACE MACRO table_differences(stream_side, batch_side) AS TABLE
+WITH s AS (
+  SELECT k, any_value(v) AS v, any_value(mm) AS mm, count(*) AS copies
+  FROM query_table(stream_side) GROUP BY k
+), b AS (
+  SELECT * FROM query_table(batch_side)
+), joined AS (
+  SELECT s.k AS stream_k, b.k AS batch_k, s.v AS stream_v, b.v AS batch_v,
+         s.mm AS stream_mm, b.mm AS batch_mm, b.mm_allowance, s.copies
+  FROM s FULL OUTER JOIN b ON s.k = b.k
+), classified AS (
+  SELECT *,
+         CASE WHEN stream_k IS NULL THEN 'missing'
+              WHEN batch_k IS NULL THEN 'extra'
+              WHEN stream_v IS DISTINCT FROM batch_v
+                OR (stream_mm IS DISTINCT FROM batch_mm
+                    AND (stream_mm IS NULL OR batch_mm IS NULL
+                         OR abs(stream_mm - batch_mm) > batch_mm_allowance)) THEN 'different'
+         END AS kind
+  FROM (SELECT *, mm_allowance AS batch_mm_allowance FROM joined)
+)
+SELECT kind, coalesce(stream_k, batch_k)::VARCHAR AS key,
+       CASE WHEN stream_v IS NOT NULL THEN
+         CASE WHEN stream_mm IS NULL THEN stream_v::VARCHAR
+              ELSE struct_insert(stream_v, distance_mm := stream_mm)::VARCHAR END END
+         AS stream_row,
+       CASE WHEN batch_v IS NOT NULL THEN
+         CASE WHEN batch_mm IS NULL THEN batch_v::VARCHAR
+              ELSE struct_insert(batch_v, distance_mm := batch_mm)::VARCHAR END END
+         AS batch_row,
+       1::BIGINT AS weight
+FROM classified WHERE kind IS NOT NULL
+UNION ALL
+SELECT 'extra', stream_k::VARCHAR, stream_v::VARCHAR || ' (repeated)', NULL, copies - 1
+FROM joined WHERE copies > 1;
+
+-- Every table's differences, and its row counts on both sides.
+CREATE OR REPLACE TABLE differences AS
+          SELECT 'positions' AS table_name, * FROM table_differences('cmp_positions_stream', 'cmp_positions_batch')
+UNION ALL SELECT 'rejected', * FROM table_differences('cmp_rejected_stream', 'cmp_rejected_batch')
+UNION ALL SELECT 'speed_cells', * FROM table_differences('cmp_speed_cells_stream', 'cmp_speed_cells_batch')
+UNION ALL SELECT 'speed_lines', * FROM table_differences('cmp_speed_lines_stream', 'cmp_speed_lines_batch')
+UNION ALL SELECT 'fleet_hours', * FROM table_differences('cmp_fleet_hours_stream', 'cmp_fleet_hours_batch')
+UNION ALL SELECT 'stops', * FROM table_differences('cmp_stops_stream', 'cmp_stops_batch')
+UNION ALL SELECT 'trips', * FROM table_differences('cmp_trips_stream', 'cmp_trips_batch')
+UNION ALL SELECT 'quality', * FROM table_differences('cmp_quality_stream', 'cmp_quality_batch')
+UNION ALL SELECT 'quality_latency', * FROM table_differences('cmp_quality_latency_stream', 'cmp_quality_latency_batch')
+UNION ALL SELECT 'duplicate_slots', * FROM table_differences('cmp_duplicate_slots_stream', 'cmp_duplicate_slots_batch');
+
+CREATE OR REPLACE TABLE table_rows AS
+          SELECT 'positions' AS table_name, (SELECT count(*) FROM cmp_positions_stream) AS stream_rows, (SELECT count(*) FROM cmp_positions_batch) AS batch_rows
+UNION ALL SELECT 'rejected', (SELECT count(*) FROM cmp_rejected_stream), (SELECT count(*) FROM cmp_rejected_batch)
+UNION ALL SELECT 'speed_cells', (SELECT count(*) FROM cmp_speed_cells_stream), (SELECT count(*) FROM cmp_speed_cells_batch)
+UNION ALL SELECT 'speed_lines', (SELECT count(*) FROM cmp_speed_lines_stream), (SELECT count(*) FROM cmp_speed_lines_batch)
+UNION ALL SELECT 'fleet_hours', (SELECT count(*) FROM cmp_fleet_hours_stream), (SELECT count(*) FROM cmp_fleet_hours_batch)
+UNION ALL SELECT 'stops', (SELECT count(*) FROM cmp_stops_stream), (SELECT count(*) FROM cmp_stops_batch)
+UNION ALL SELECT 'trips', (SELECT count(*) FROM cmp_trips_stream), (SELECT count(*) FROM cmp_trips_batch)
+UNION ALL SELECT 'quality', (SELECT count(*) FROM cmp_quality_stream), (SELECT count(*) FROM cmp_quality_batch)
+UNION ALL SELECT 'quality_latency', (SELECT count(*) FROM cmp_quality_latency_stream), (SELECT count(*) FROM cmp_quality_latency_batch)
+UNION ALL SELECT 'duplicate_slots', (SELECT count(*) FROM cmp_duplicate_slots_stream), (SELECT count(*) FROM cmp_duplicate_slots_batch);
+
+-- The report: per table, rows on each side and differences by kind, in the order above.
+CREATE OR REPLACE TABLE table_summary AS
+SELECT r.table_name, r.stream_rows, r.batch_rows,
+       coalesce(sum(d.weight) FILTER (WHERE d.kind = 'missing'), 0)::BIGINT AS missing,
+       coalesce(sum(d.weight) FILTER (WHERE d.kind = 'extra'), 0)::BIGINT AS extra,
+       coalesce(sum(d.weight) FILTER (WHERE d.kind = 'different'), 0)::BIGINT AS different
+FROM table_rows r LEFT JOIN differences d USING (table_name)
+GROUP BY r.table_name, r.stream_rows, r.batch_rows;
+
+-- The first differences of each table in key order, for the report.
+CREATE OR REPLACE TABLE difference_examples AS
+SELECT table_name, kind, key, stream_row, batch_row FROM differences
+QUALIFY row_number() OVER (PARTITION BY table_name ORDER BY key, kind) <= getvariable('examples');

@@ -1,0 +1,72 @@
+-- Rule 7 exactly: one round of the fixed point that finds the late records.
+--
+-- The watermark (semantics §3, engine::WatermarkTracker) after arrival s is
+--   W(s) = max over arrivals s' <= s that moved it of C(s'),
+--   C(s') = min over partitions p active at s' of M_p(s') - max_lateness,
+-- where M_p is the largest event time of p's observed records so far, and p is active
+-- while (largest ingest time of any observed record) - (largest ingest time of p's)
+-- <= idle_timeout. Observed records are the candidates that are not late. A candidate is
+-- late when its event time <= W just before it arrives.
+--
+-- Which records are late depends on W, and W on which records are not late. Given a
+-- guess `late_records`, this round computes W from the candidates outside the guess and
+-- writes the records that W finds late into `late_records_next`. The true set is the
+-- only fixed point, and every round agrees with it on a longer prefix of arrivals, so
+-- reconcile.cc repeats the round until the set stops changing: once when nothing is
+-- late (the usual case), twice when something is.
+--
+-- C(s') only needs evaluating where a maximum moves (a partition's largest event time
+-- or the largest ingest time): anywhere else the active set can only have grown, so C
+-- cannot exceed what W already is.
+
+CREATE OR REPLACE TABLE wm_observed AS
+SELECT seq, partition_id, event_us, ingest_us,
+       max(event_us) OVER (PARTITION BY partition_id ORDER BY seq
+                           ROWS UNBOUNDED PRECEDING) AS partition_max_event_us,
+       max(event_us) OVER (PARTITION BY partition_id ORDER BY seq
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+         AS partition_max_event_before_us,
+       max(ingest_us) OVER (PARTITION BY partition_id ORDER BY seq
+                            ROWS UNBOUNDED PRECEDING) AS partition_max_ingest_us,
+       max(ingest_us) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS max_ingest_us,
+       max(ingest_us) OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+         AS max_ingest_before_us
+FROM candidates
+WHERE seq NOT IN (SELECT seq FROM late_records);
+
+CREATE OR REPLACE TABLE wm_steps AS
+WITH moves AS (
+  SELECT seq, max_ingest_us FROM wm_observed
+  WHERE partition_max_event_before_us IS NULL OR event_us > partition_max_event_before_us
+     OR max_ingest_before_us IS NULL OR ingest_us > max_ingest_before_us
+), partitions AS (
+  SELECT DISTINCT partition_id FROM wm_observed
+), partition_states AS (
+  -- Every partition's maxima as they stood at each move.
+  SELECT m.seq, m.max_ingest_us, o.partition_max_event_us, o.partition_max_ingest_us
+  FROM (SELECT * FROM moves CROSS JOIN partitions) m
+  ASOF JOIN wm_observed o ON m.partition_id = o.partition_id AND m.seq >= o.seq
+), candidate_watermarks AS (
+  SELECT seq,
+         min(partition_max_event_us) FILTER (
+           WHERE max_ingest_us - partition_max_ingest_us <= getvariable('idle_timeout_us'))
+           - getvariable('max_lateness_us') AS candidate_us
+  FROM partition_states GROUP BY seq
+)
+SELECT seq, max(candidate_us) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS watermark_us
+FROM candidate_watermarks;
+
+-- Only suspects can be late (admission.sql).
+CREATE OR REPLACE TABLE late_records_next AS
+SELECT s.seq, w.watermark_us
+FROM late_suspects s ASOF JOIN wm_steps w ON s.seq > w.seq
+WHERE s.event_us <= w.watermark_us;
+
+-- How many records this round changed (0: the fixed point is reached).
+CREATE OR REPLACE TABLE late_round_changes AS
+SELECT count(*) AS changes FROM (
+  (SELECT seq FROM late_records_next EXCEPT SELECT seq FROM late_records)
+  UNION ALL
+  (SELECT seq FROM late_records EXCEPT SELECT seq FROM late_records_next));
+
+CREATE OR REPLACE TABLE late_records AS SELECT * FROM late_records_next;

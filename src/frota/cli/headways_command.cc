@@ -1,0 +1,71 @@
+#include <fmt/core.h>
+
+#include "frota/batch/headways.h"
+#include "frota/cli/commands.h"
+#include "frota/gtfs/static_feed.h"
+#include "frota/sink/duckdb_sink.h"
+
+namespace frota::cli {
+
+namespace {
+
+struct HeadwaysFlags {
+  batch::HeadwayOptions options;
+  std::string db;
+  std::string postgres;
+  std::string gtfs;
+  std::string holidays;
+  bool json = false;
+};
+
+int RunHeadways(HeadwaysFlags& flags) {
+  if (!flags.postgres.empty()) {
+    return ReportError(base::InvalidInput(
+        "--postgres is not available for headways yet; use a DuckDB database with --db"));
+  }
+  auto feed = gtfs::StaticFeed::Load(flags.gtfs);
+  if (!feed.ok()) {
+    return ReportError(feed.error());
+  }
+  auto db = sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true);
+  if (!db.ok()) {
+    return ReportError(db.error());
+  }
+  flags.options.holidays = flags.holidays;
+  const auto report = batch::ComputeHeadways(**db, *feed, flags.options);
+  if (!report.ok()) {
+    return ReportError(report.error());
+  }
+  if (flags.json) {
+    fmt::print("{}\n", batch::HeadwayJson(*report));
+  } else {
+    fmt::print("{}", batch::HeadwayText(*report));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddHeadwaysCommand(CLI::App& app, CommandMain& run) {
+  auto flags = std::make_shared<HeadwaysFlags>();
+  auto* sub = app.add_subcommand(
+      "headways",
+      "Departures and headways per route, direction and hour against the GTFS plan");
+  auto* db = sub->add_option("--db", flags->db, "DuckDB database written by replay or run");
+  auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
+  db->excludes(pg);
+  sub->add_option("--gtfs", flags->gtfs, "Static GTFS (zip or folder)")->required();
+  sub->add_option("--holidays", flags->holidays,
+                  "CSV of more holidays (date,name), e.g. municipal ones");
+  sub->add_option("--time-zone", flags->options.time_zone,
+                  "IANA zone of service days (default: the GTFS agency's)");
+  sub->add_flag("--json", flags->json, "Print the report as JSON");
+  sub->callback([flags, &run] {
+    if (flags->db.empty() && flags->postgres.empty()) {
+      throw CLI::RequiredError("--db or --postgres");
+    }
+    run = [flags] { return RunHeadways(*flags); };
+  });
+}
+
+}  // namespace frota::cli

@@ -1,0 +1,74 @@
+#include <fmt/core.h>
+
+#include "frota/batch/reconcile.h"
+#include "frota/cli/commands.h"
+
+namespace frota::cli {
+
+namespace {
+
+struct ReconcileFlags {
+  batch::ReconcileConfig config;
+  std::string db;
+  std::string postgres;
+  std::string mode;
+  bool json = false;
+};
+
+int RunReconcile(ReconcileFlags& flags) {
+  if (!flags.postgres.empty()) {
+    return ReportError(base::InvalidInput(
+        "--postgres is not available for reconcile yet; reconcile a DuckDB database with --db"));
+  }
+  if (!flags.mode.empty()) {
+    const auto mode = model::ParseMode(flags.mode);
+    if (!mode) {
+      return ReportError(base::InvalidInput(
+          "--mode {}: not one of bus, brt, rail, ferry, aircraft, other", flags.mode));
+    }
+    flags.config.replay.mode = mode;
+  }
+  flags.config.db = flags.db;
+  const auto report = batch::Reconcile(flags.config);
+  if (!report.ok()) {
+    return ReportError(report.error());
+  }
+  if (flags.json) {
+    fmt::print("{}\n", batch::ReconcileJson(*report));
+  } else {
+    fmt::print("{}", batch::ReconcileText(*report));
+  }
+  return report->equal ? kExitOk : kExitFailedCheck;
+}
+
+}  // namespace
+
+void AddReconcileCommand(CLI::App& app, CommandMain& run) {
+  auto flags = std::make_shared<ReconcileFlags>();
+  auto* sub = app.add_subcommand(
+      "reconcile",
+      "Recompute every job in batch SQL from the inputs and diff the stream's tables row by row");
+  sub->add_option("inputs", flags->config.replay.inputs,
+                  "The inputs the database was replayed from (FORMAT:PATH or PATH)")
+      ->required();
+  auto* db = sub->add_option("--db", flags->db, "The stream's DuckDB database");
+  auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
+  db->excludes(pg);
+  sub->add_option("--gtfs", flags->config.replay.gtfs, "Static GTFS, as given to replay");
+  sub->add_option("--area", flags->config.replay.area, "GeoJSON area, as given to replay");
+  sub->add_option("--feed-id", flags->config.replay.feed_id, "Feed id, as given to replay");
+  sub->add_option("--mode", flags->mode, "Mode, as given to replay");
+  sub->add_option("--time-zone", flags->config.replay.time_zone, "Zone, as given to replay");
+  sub->add_option("--examples", flags->config.options.examples,
+                  "Example differences printed per table")
+      ->capture_default_str();
+  sub->add_flag("--json", flags->json, "Print the report as JSON");
+  sub->callback([flags, &run] {
+    if (flags->db.empty() && flags->postgres.empty()) {
+      throw CLI::RequiredError("--db or --postgres");
+    }
+    run = [flags] { return RunReconcile(*flags); };
+  });
+}
+
+}  // namespace frota::cli
