@@ -1,0 +1,61 @@
+// `frota evaluate (--db FILE | --postgres DSN) --truth FILE [--json]`.
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+#include "frota/cli/commands.h"
+#include "frota/sim/evaluate.h"
+
+namespace frota::cli {
+
+namespace {
+
+struct EvaluateFlags {
+  std::string db;
+  std::string postgres;
+  std::string truth;
+  bool json = false;
+};
+
+int RunEvaluate(const EvaluateFlags& flags) {
+  if (!flags.postgres.empty()) {
+    return ReportError(base::InvalidInput("--postgres is not available in this build yet; use --db"));
+  }
+  if (flags.db.empty()) {
+    return ReportError(base::InvalidInput("one of --db FILE or --postgres DSN is required"));
+  }
+  sim::EvaluateOptions options;
+  options.db = flags.db;
+  options.truth = flags.truth;
+  const auto evaluation = sim::Evaluate(options);
+  if (!evaluation.ok()) {
+    return ReportError(evaluation.error());
+  }
+  if (flags.json) {
+    fmt::print("{}\n", sim::EvaluationJson(*evaluation));
+  } else {
+    fmt::print("{}", sim::EvaluationText(*evaluation));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddEvaluateCommand(CLI::App& app, CommandMain& run) {
+  auto flags = std::make_shared<EvaluateFlags>();
+  auto* sub = app.add_subcommand(
+      "evaluate",
+      "Compare a replay's tables with a simulated day's ground truth: stops, departures, "
+      "speeds, faults and rejection counts");
+  auto* db = sub->add_option("--db", flags->db, "DuckDB database written by frota replay");
+  auto* postgres = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN (not available yet)");
+  db->excludes(postgres);
+  sub->add_option("--truth", flags->truth, "truth.json written by frota simulate")->required();
+  sub->add_flag("--json", flags->json, "Print one JSON document on stdout");
+  sub->callback([&run, flags] {
+    run = [flags]() -> int { return RunEvaluate(*flags); };
+  });
+}
+
+}  // namespace frota::cli

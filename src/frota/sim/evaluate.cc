@@ -1,0 +1,362 @@
+#include "frota/sim/evaluate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+#include "frota/geo/haversine.h"
+#include "frota/sink/duckdb_connection.h"
+#include "frota/sim/truth.h"
+
+namespace frota::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kDepartureRadiusM = 1000;  // semantics §7
+
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    out += c;
+    if (c == '\'') {
+      out += '\'';
+    }
+  }
+  return out + "'";
+}
+
+struct Interval {
+  std::int64_t start_us;
+  std::int64_t end_us;
+  bool matched = false;
+};
+
+bool Overlaps(const Interval& a, const Interval& b) { return a.start_us <= b.end_us && b.start_us <= a.end_us; }
+
+double Ratio(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0; }
+
+}  // namespace
+
+bool IsDeparture(const gtfs::StaticFeed& feed, const std::string& trip_id, double lat, double lon) {
+  const gtfs::Trip* trip = feed.FindTrip(trip_id);
+  if (trip == nullptr) {
+    return false;
+  }
+  if (const gtfs::Shape* shape = feed.FindShape(trip->shape_id); shape != nullptr && !shape->points.empty()) {
+    const auto& first = shape->points.front();
+    return geo::HaversineM(lat, lon, first.lat, first.lon) <= kDepartureRadiusM;
+  }
+  if (const auto* first_stop = feed.FindFirstStop(trip_id); first_stop != nullptr) {
+    if (const gtfs::Stop* stop = feed.FindStop(first_stop->stop_id);
+        stop != nullptr && std::isfinite(stop->lat) && std::isfinite(stop->lon)) {
+      return geo::HaversineM(lat, lon, stop->lat, stop->lon) <= kDepartureRadiusM;
+    }
+  }
+  return false;
+}
+
+base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
+  FROTA_ASSIGN_OR_RETURN(const Truth truth, ReadTruth(options.truth));
+  if (!fs::exists(options.db)) {
+    return base::NotFound("{}: no such database (run frota replay first)", options.db.string());
+  }
+  FROTA_ASSIGN_OR_RETURN(auto db, sink::DuckDbConnection::Open(options.db, /*read_only=*/true));
+  const std::string feed = Quote(truth.feed_id);
+  Evaluation out;
+
+  // Stops: scored by bus and overlapping time.
+  {
+    std::map<std::string, std::vector<Interval>> true_stops;
+    for (const auto& s : truth.stops) {
+      true_stops[s.vehicle_id].push_back({s.start_us, s.end_us});
+    }
+    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
+        "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false) FROM stops "
+        "WHERE feed_id = {} ORDER BY vehicle_id, start_time", feed)));
+    std::map<std::string, std::vector<Interval>> found;
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      found[rows.String(r, 0)].push_back({rows.TimestampMicros(r, 1), rows.TimestampMicros(r, 2)});
+      if (rows.Bool(r, 3) && rows.TimestampMicros(r, 2) - rows.TimestampMicros(r, 1) >= options.min_stop_s * 1e6) {
+        ++out.stops.found_near_terminal;
+      }
+    }
+    const auto min_us = static_cast<std::int64_t>(options.min_stop_s * 1e6);
+    for (const auto& [vehicle, list] : true_stops) {
+      const auto it = found.find(vehicle);
+      for (const auto& t : list) {
+        if (t.end_us - t.start_us < min_us) {
+          continue;
+        }
+        ++out.stops.true_stops;
+        if (it != found.end() &&
+            std::any_of(it->second.begin(), it->second.end(), [&](const Interval& f) { return Overlaps(f, t); })) {
+          ++out.stops.recalled;
+        }
+      }
+    }
+    for (const auto& [vehicle, list] : found) {
+      const auto it = true_stops.find(vehicle);
+      for (const auto& f : list) {
+        if (f.end_us - f.start_us < min_us) {
+          continue;
+        }
+        ++out.stops.found;
+        if (it != true_stops.end() &&
+            std::any_of(it->second.begin(), it->second.end(), [&](const Interval& t) { return Overlaps(f, t); })) {
+          ++out.stops.precise;
+        }
+      }
+    }
+    out.stops.recall = Ratio(out.stops.recalled, out.stops.true_stops);
+    out.stops.precision = Ratio(out.stops.precise, out.stops.found);
+  }
+
+  // Departures: §7 over the trips table, matched to true departures by bus and time.
+  const fs::path gtfs_path = ResolveTruthPath(options.truth, truth.gtfs);
+  FROTA_ASSIGN_OR_RETURN(const auto gtfs, gtfs::StaticFeed::Load(gtfs_path));
+  struct TripRow {
+    std::string vehicle_id;
+    std::string trip_id;
+    std::string start_date;
+    std::int64_t first_us;
+    bool departure;
+  };
+  std::vector<TripRow> trip_rows;
+  {
+    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
+        "SELECT vehicle_id, trip_id, trip_start_date, first_time, first_lat, first_lon FROM trips "
+        "WHERE feed_id = {} ORDER BY vehicle_id, first_time, trip_id", feed)));
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      TripRow row{rows.String(r, 0), rows.String(r, 1), rows.String(r, 2), rows.TimestampMicros(r, 3), false};
+      row.departure = IsDeparture(gtfs, row.trip_id, rows.Double(r, 4), rows.Double(r, 5));
+      trip_rows.push_back(std::move(row));
+    }
+  }
+  {
+    std::map<std::string, std::vector<std::pair<std::int64_t, bool>>> found;  // vehicle -> (time, used)
+    for (const auto& row : trip_rows) {
+      if (row.departure) {
+        found[row.vehicle_id].emplace_back(row.first_us, false);
+        ++out.departures.found_rows;
+      }
+    }
+    std::vector<const TruthDeparture*> ordered;
+    for (const auto& d : truth.departures) {
+      ordered.push_back(&d);
+    }
+    std::sort(ordered.begin(), ordered.end(), [](const TruthDeparture* a, const TruthDeparture* b) {
+      return std::tie(a->vehicle_id, a->time_us) < std::tie(b->vehicle_id, b->time_us);
+    });
+    const auto early = static_cast<std::int64_t>(options.departure_early_s * 1e6);
+    const auto late = static_cast<std::int64_t>(options.departure_late_s * 1e6);
+    for (const TruthDeparture* d : ordered) {
+      ++out.departures.true_departures;
+      out.departures.true_reported_at_terminal += d->first_seen_far ? 0 : 1;
+      auto it = found.find(d->vehicle_id);
+      if (it == found.end()) {
+        continue;
+      }
+      for (auto& [time, used] : it->second) {
+        if (!used && time >= d->time_us - early && time <= d->time_us + late) {
+          used = true;
+          ++out.departures.found;
+          out.departures.found_reported_at_terminal += d->first_seen_far ? 0 : 1;
+          break;
+        }
+      }
+    }
+    for (const auto& [vehicle, list] : found) {
+      for (const auto& [time, used] : list) {
+        out.departures.unmatched_rows += used ? 0 : 1;
+      }
+    }
+    out.departures.found_ratio = Ratio(out.departures.found, out.departures.true_departures);
+  }
+
+  // Speeds per cell and hour.
+  {
+    std::map<std::tuple<std::string, std::int32_t, std::int32_t, std::int32_t>, double> true_speed;
+    for (const auto& c : truth.speed_cells) {
+      true_speed[{c.local_date, c.hour, c.cell_x, c.cell_y}] = c.mean_speed_kmh;
+    }
+    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
+        "SELECT strftime(local_date, '%Y-%m-%d'), hour, cell_x, cell_y, mean_speed_kmh FROM speed_cell_totals "
+        "WHERE segments >= {} ORDER BY 1, 2, 3, 4", options.min_segments)));
+    double sum_abs = 0;
+    double sum = 0;
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      const auto it = true_speed.find({rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 1)),
+                                       static_cast<std::int32_t>(rows.Int64(r, 2)),
+                                       static_cast<std::int32_t>(rows.Int64(r, 3))});
+      if (it == true_speed.end()) {
+        ++out.speed.cells_without_truth;
+        continue;
+      }
+      const double diff = rows.Double(r, 4) - it->second;
+      sum_abs += std::abs(diff);
+      sum += diff;
+      ++out.speed.cells;
+    }
+    out.speed.mae_kmh = out.speed.cells > 0 ? sum_abs / static_cast<double>(out.speed.cells) : 0;
+    out.speed.bias_kmh = out.speed.cells > 0 ? sum / static_cast<double>(out.speed.cells) : 0;
+  }
+
+  // Faults: records by their offsets, trip faults by what the tables show.
+  if (!truth.fault_records.empty()) {
+    const fs::path parquet = ResolveTruthPath(options.truth, truth.fault_records);
+    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
+        "SELECT f.fault, count(*), count(r.reason), count(*) FILTER (WHERE f.expected <> 'accepted'), "
+        "count(*) FILTER (WHERE r.reason = f.expected) "
+        "FROM read_parquet({}) f LEFT JOIN rejected r "
+        "ON r.feed_id = f.feed_id AND r.source_offset = f.source_offset GROUP BY f.fault ORDER BY f.fault",
+        Quote(parquet.string()))));
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      out.faults[rows.String(r, 0)] = {rows.Int64(r, 1), rows.Int64(r, 2), rows.Int64(r, 3), rows.Int64(r, 4)};
+    }
+  }
+  {
+    std::set<std::pair<std::string, std::string>> slots_seen;
+    for (const auto& row : trip_rows) {
+      slots_seen.emplace(row.trip_id, row.start_date);
+    }
+    FaultScore never_run;
+    for (const auto& slot : truth.never_run) {
+      ++never_run.injected;
+      never_run.detected += slots_seen.count({slot.trip_id, slot.start_date}) == 0 ? 1 : 0;
+    }
+    out.faults["never_run"] = never_run;
+
+    FROTA_ASSIGN_OR_RETURN(auto dup_rows, db->Query(fmt::format(
+        "SELECT trip_id, trip_start_date FROM duplicate_slots WHERE feed_id = {}", feed)));
+    std::set<std::pair<std::string, std::string>> duplicates;
+    for (std::size_t r = 0; r < dup_rows.rows(); ++r) {
+      duplicates.emplace(dup_rows.String(r, 0), dup_rows.String(r, 1));
+    }
+    FaultScore duplicate;
+    FaultScore far;
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<const TripRow*>> rows_of;
+    for (const auto& row : trip_rows) {
+      rows_of[{row.vehicle_id, row.trip_id, row.start_date}].push_back(&row);
+    }
+    for (const auto& d : truth.departures) {
+      if (d.reported_trip_id != d.trip_id) {
+        ++duplicate.injected;
+        duplicate.detected += duplicates.count({d.reported_trip_id, d.start_date});
+      }
+      if (d.first_seen_far) {
+        ++far.injected;
+        // Seen: a trips row of the bus and slot starting after the departure, not a §7
+        // departure because its first position is far from the terminal.
+        const auto it = rows_of.find({d.vehicle_id, d.reported_trip_id, d.start_date});
+        if (it != rows_of.end() && std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
+              return !row->departure && row->first_us >= d.time_us && row->first_us <= d.time_us + 3'600'000'000;
+            })) {
+          ++far.detected;
+        }
+      }
+    }
+    out.faults["duplicate_slot"] = duplicate;
+    out.faults["first_seen_far"] = far;
+    FaultScore reassigned;
+    for (const auto& r : truth.reassignments) {
+      ++reassigned.injected;
+      const auto it = rows_of.find({r.vehicle_id, r.trip_id, r.start_date});
+      if (it != rows_of.end() && std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
+            return row->first_us >= r.start_us - 30'000'000 && row->first_us <= r.end_us + 30'000'000;
+          })) {
+        ++reassigned.detected;
+      }
+    }
+    out.faults["reassigned_while_parked"] = reassigned;
+  }
+
+  // semantics §2 counts, expected and reported.
+  {
+    for (const auto& [reason, n] : truth.expected_rejected) {
+      out.rejections[reason] = {n, 0};
+    }
+    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
+        "SELECT reason, count(*) FROM rejected WHERE feed_id = {} GROUP BY reason ORDER BY reason", feed)));
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      auto& entry = out.rejections[rows.String(r, 0)];
+      entry.second = rows.Int64(r, 1);
+    }
+    FROTA_ASSIGN_OR_RETURN(auto accepted, db->Query(fmt::format(
+        "SELECT count(*) FROM positions WHERE feed_id = {}", feed)));
+    out.accepted = {truth.expected_accepted, accepted.rows() > 0 ? accepted.Int64(0, 0) : 0};
+  }
+  return out;
+}
+
+std::string EvaluationJson(const Evaluation& e) {
+  nlohmann::ordered_json j;
+  const auto round = [](double v) { return std::round(v * 1e6) / 1e6; };
+  j["stops"] = {{"precision", round(e.stops.precision)}, {"recall", round(e.stops.recall)},
+                {"true", e.stops.true_stops}, {"found", e.stops.found},
+                {"recalled", e.stops.recalled}, {"precise", e.stops.precise},
+                {"found_near_terminal", e.stops.found_near_terminal}};
+  j["departures"] = {{"true", e.departures.true_departures},
+                     {"found", e.departures.found},
+                     {"found_ratio", round(e.departures.found_ratio)},
+                     {"true_reported_at_terminal", e.departures.true_reported_at_terminal},
+                     {"found_reported_at_terminal", e.departures.found_reported_at_terminal},
+                     {"found_ratio_reported_at_terminal",
+                      round(Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal))},
+                     {"departure_rows", e.departures.found_rows},
+                     {"unmatched_rows", e.departures.unmatched_rows}};
+  j["speed"] = {{"cells", e.speed.cells}, {"mae_kmh", round(e.speed.mae_kmh)},
+                {"bias_kmh", round(e.speed.bias_kmh)}, {"cells_without_truth", e.speed.cells_without_truth}};
+  nlohmann::ordered_json faults = nlohmann::ordered_json::object();
+  for (const auto& [name, score] : e.faults) {
+    nlohmann::ordered_json f = {{"injected", score.injected}, {"detected", score.detected}};
+    if (score.expected >= 0) {
+      f["expected"] = score.expected;
+      f["as_expected"] = score.as_expected;
+    }
+    faults[name] = f;
+  }
+  j["faults"] = faults;
+  nlohmann::ordered_json rejections = nlohmann::ordered_json::object();
+  for (const auto& [reason, counts] : e.rejections) {
+    rejections[reason] = {{"expected", counts.first}, {"reported", counts.second}};
+  }
+  j["rejections"] = rejections;
+  j["accepted"] = {{"expected", e.accepted.first}, {"reported", e.accepted.second}};
+  return j.dump();
+}
+
+std::string EvaluationText(const Evaluation& e) {
+  std::string out;
+  out += fmt::format("stops       precision {:.4f}  recall {:.4f}  (true {}, found {})\n", e.stops.precision,
+                     e.stops.recall, e.stops.true_stops, e.stops.found);
+  out += fmt::format("departures  found {} of {} ({:.4f}); reported at the terminal {} of {} ({:.4f})\n",
+                     e.departures.found, e.departures.true_departures, e.departures.found_ratio,
+                     e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal,
+                     Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal));
+  out += fmt::format("speed       cells {}  mae {:.3f} km/h  bias {:+.3f} km/h\n", e.speed.cells, e.speed.mae_kmh,
+                     e.speed.bias_kmh);
+  out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", "fault", "injected", "detected", "expected",
+                     "as_expected");
+  for (const auto& [name, s] : e.faults) {
+    out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", name, s.injected, s.detected,
+                       s.expected >= 0 ? fmt::format("{}", s.expected) : "-",
+                       s.as_expected >= 0 ? fmt::format("{}", s.as_expected) : "-");
+  }
+  out += fmt::format("{:<26} {:>10} {:>10}\n", "reason", "expected", "reported");
+  for (const auto& [reason, counts] : e.rejections) {
+    out += fmt::format("{:<26} {:>10} {:>10}{}\n", reason, counts.first, counts.second,
+                       counts.first == counts.second ? "" : "  DIFFERENT");
+  }
+  out += fmt::format("{:<26} {:>10} {:>10}{}\n", "accepted", e.accepted.first, e.accepted.second,
+                     e.accepted.first == e.accepted.second ? "" : "  DIFFERENT");
+  return out;
+}
+
+}  // namespace frota::sim

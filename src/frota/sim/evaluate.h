@@ -1,0 +1,80 @@
+// `frota evaluate`: how well the stream's tables recover a simulated day's ground truth.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frota/base/status.h"
+#include "frota/gtfs/static_feed.h"
+
+namespace frota::sim {
+
+struct EvaluateOptions {
+  std::filesystem::path db;     // a DuckDB database written by `frota replay`
+  std::filesystem::path truth;  // the truth.json of `frota simulate`
+  double min_stop_s = 360;      // stops scored: true and found ones at least this long
+  std::int64_t min_segments = 20;  // speed cells scored: at least this many segments
+  double departure_early_s = 120;  // a found departure matches a true one this much before
+  double departure_late_s = 300;   // ... or after it
+};
+
+struct FaultScore {
+  std::int64_t injected = 0;
+  std::int64_t detected = 0;
+  /// Record faults: how many the rules of semantics §2 should refuse, and how many were
+  /// refused for exactly the reason the truth expects. -1 where it does not apply.
+  std::int64_t expected = -1;
+  std::int64_t as_expected = -1;
+};
+
+struct Evaluation {
+  struct Stops {
+    double precision = 0;
+    double recall = 0;
+    std::int64_t true_stops = 0;   // true stops >= min_stop_s
+    std::int64_t found = 0;        // found stops >= min_stop_s
+    std::int64_t recalled = 0;     // true stops overlapped by a found stop of the bus
+    std::int64_t precise = 0;      // found stops overlapping a true stop of the bus
+    std::int64_t found_near_terminal = 0;
+  } stops;
+  struct Departures {
+    std::int64_t true_departures = 0;
+    std::int64_t found = 0;
+    double found_ratio = 0;
+    /// Without the trips whose id the feed hid until 1.5 km out (first_seen_far): the
+    /// departures a feed reporting from the terminal lets §7 find.
+    std::int64_t true_reported_at_terminal = 0;
+    std::int64_t found_reported_at_terminal = 0;
+    std::int64_t found_rows = 0;  // trips rows that are §7 departures
+    std::int64_t unmatched_rows = 0;
+  } departures;
+  struct Speed {
+    std::int64_t cells = 0;  // cell-hours with >= min_segments segments and a true speed
+    double mae_kmh = 0;
+    double bias_kmh = 0;  // mean of found - true
+    std::int64_t cells_without_truth = 0;
+  } speed;
+  std::map<std::string, FaultScore> faults;
+  /// semantics §2: reason -> (expected by the truth, reported in the database).
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> rejections;
+  std::pair<std::int64_t, std::int64_t> accepted;
+};
+
+/// §7 departures: whether a trip's first position lies within 1,000 m of the first
+/// point of its trip's shape (else of its first stop). False for an unknown trip.
+/// (The batch module's departures will replace this once it lands.)
+bool IsDeparture(const gtfs::StaticFeed& feed, const std::string& trip_id, double lat, double lon);
+
+/// Reads the database (read-only) and the truth, and scores stops, departures, speeds,
+/// faults and the per-reason counts of semantics §2.
+base::Result<Evaluation> Evaluate(const EvaluateOptions& options);
+
+/// The JSON document of `frota evaluate --json` (docs/cli.md fields, plus details).
+std::string EvaluationJson(const Evaluation& evaluation);
+/// A human-readable summary.
+std::string EvaluationText(const Evaluation& evaluation);
+
+}  // namespace frota::sim

@@ -1,0 +1,966 @@
+#include "frota/sim/simulator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <thread>
+#include <tuple>
+
+#include "frota/base/file.h"
+#include "frota/base/time_zone.h"
+#include "frota/geo/area.h"
+#include "frota/gtfs/static_feed.h"
+#include "frota/model/rejection.h"
+#include "frota/sink/duckdb_connection.h"
+#include "frota/sim/city.h"
+#include "frota/sim/expected_outcomes.h"
+#include "frota/sim/feed_encoder.h"
+#include "frota/sim/fleet.h"
+#include "frota/sim/random.h"
+#include "frota/sim/schedule.h"
+#include "frota/sim/truth.h"
+#include "frota/source/bronze_archive.h"
+
+namespace frota::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kPollS = 15;
+constexpr double kReportAfterOffS = 600;  // polls go on this long after the last pull-in
+constexpr double kListedAfterOffS = 120;  // the server lists a bus this long after pull-in
+constexpr double kMaxLatencyS = 1800;
+constexpr std::size_t kQueueDepth = 4;
+constexpr const char* kFaultRecordsFile = "truth-faults.parquet";
+
+void Progress(const SimulateOptions& options, const std::string& line) {
+  if (options.progress) {
+    options.progress(line);
+  }
+}
+
+// One response waiting for its writer, which encodes it (encoding is the costly part of
+// a poll, so the writers' threads share it).
+struct WriteJob {
+  source::ResponseEnvelope envelope;
+  std::vector<SimRecord> records;
+  std::optional<std::int64_t> header_time_s;
+  std::int64_t server_ms = 0;  // SPPO datahoraservidor
+  /// A response archived late: written after the current one (its name sorts there),
+  /// then its envelope's ingest_time is set back to when it was really received.
+  std::optional<base::Timestamp> received;
+};
+
+// Rewrites the envelope of `body` with an earlier ingest time (the only field changed).
+base::Status Backdate(const fs::path& body, base::Timestamp received) {
+  const fs::path meta = body.string() + ".meta.json";
+  FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(meta));
+  nlohmann::ordered_json envelope;
+  try {
+    envelope = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return base::Internal("{}: {}", meta.string(), e.what());
+  }
+  envelope["ingest_time"] = base::FormatIso8601(received);
+  return base::WriteFileAtomic(meta, envelope.dump() + "\n");
+}
+
+// BronzeWriters on threads of their own, response k going to writer k mod N.
+class WriterPool {
+ public:
+  static base::Result<std::unique_ptr<WriterPool>> Open(const fs::path& root,
+                                                        const source::FeedInfo& info,
+                                                        const std::optional<fs::path>& sppo_root,
+                                                        const source::FeedInfo& sppo_info,
+                                                        std::int32_t count, const Fleet& fleet,
+                                                        const DayPlan& plan) {
+    std::unique_ptr<WriterPool> pool(new WriterPool());
+    for (std::int32_t i = 0; i < std::max(count, 1); ++i) {
+      auto lane = std::make_unique<Lane>();
+      lane->encoder = std::make_unique<FeedEncoder>(fleet, plan);
+      FROTA_ASSIGN_OR_RETURN(lane->writer, source::BronzeWriter::Open(root, info));
+      if (sppo_root) {
+        FROTA_ASSIGN_OR_RETURN(lane->sppo_writer, source::BronzeWriter::Open(*sppo_root, sppo_info));
+      }
+      pool->lanes_.push_back(std::move(lane));
+    }
+    for (auto& lane : pool->lanes_) {
+      Lane* raw = lane.get();
+      raw->thread = std::thread([pool_ptr = pool.get(), raw] { pool_ptr->Run(*raw); });
+    }
+    return pool;
+  }
+
+  ~WriterPool() { (void)Finish(); }
+
+  base::Status Submit(std::size_t index, WriteJob job) {
+    Lane& lane = *lanes_[index % lanes_.size()];
+    std::unique_lock lock(lane.mutex);
+    lane.cv.wait(lock, [&] { return lane.jobs.size() < kQueueDepth || !lane.status.ok(); });
+    if (!lane.status.ok()) {
+      return lane.status;
+    }
+    lane.jobs.push_back(std::move(job));
+    lane.cv.notify_all();
+    return base::Status::Ok();
+  }
+
+  base::Status Finish() {
+    base::Status first;
+    for (auto& lane : lanes_) {
+      {
+        std::lock_guard lock(lane->mutex);
+        lane->done = true;
+      }
+      lane->cv.notify_all();
+      if (lane->thread.joinable()) {
+        lane->thread.join();
+      }
+      if (first.ok() && !lane->status.ok()) {
+        first = lane->status;
+      }
+    }
+    return first;
+  }
+
+  /// Body bytes written (GTFS-RT, SPPO); complete after Finish().
+  [[nodiscard]] std::pair<std::int64_t, std::int64_t> bytes() const {
+    std::pair<std::int64_t, std::int64_t> total{0, 0};
+    for (const auto& lane : lanes_) {
+      total.first += lane->bytes;
+      total.second += lane->sppo_bytes;
+    }
+    return total;
+  }
+
+ private:
+  struct Lane {
+    std::unique_ptr<FeedEncoder> encoder;
+    std::int64_t bytes = 0;
+    std::int64_t sppo_bytes = 0;
+    std::unique_ptr<source::BronzeWriter> writer;
+    std::unique_ptr<source::BronzeWriter> sppo_writer;
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<WriteJob> jobs;
+    bool done = false;
+    base::Status status;
+  };
+
+  WriterPool() = default;
+
+  void Run(Lane& lane) {
+    for (;;) {
+      WriteJob job;
+      {
+        std::unique_lock lock(lane.mutex);
+        lane.cv.wait(lock, [&] { return !lane.jobs.empty() || lane.done; });
+        if (lane.jobs.empty()) {
+          return;
+        }
+        job = std::move(lane.jobs.front());
+        lane.jobs.pop_front();
+        lane.cv.notify_all();
+      }
+      base::Status status = Write(lane, job);
+      if (!status.ok()) {
+        std::lock_guard lock(lane.mutex);
+        lane.status = status;
+        lane.jobs.clear();
+        lane.cv.notify_all();
+        return;
+      }
+    }
+  }
+
+  static base::Status Write(Lane& lane, const WriteJob& job) {
+    const std::string body = lane.encoder->GtfsRt(job.records, job.header_time_s);
+    lane.bytes += static_cast<std::int64_t>(body.size());
+    FROTA_ASSIGN_OR_RETURN(const auto path, lane.writer->Write(job.envelope, body));
+    if (job.received) {
+      FROTA_RETURN_IF_ERROR(Backdate(path, *job.received));
+    }
+    if (lane.sppo_writer) {
+      auto envelope = job.envelope;
+      envelope.headers = {{"content-type", "application/json"}};
+      const std::string sppo_body = lane.encoder->RioSppo(job.records, job.server_ms);
+      lane.sppo_bytes += static_cast<std::int64_t>(sppo_body.size());
+      FROTA_ASSIGN_OR_RETURN(const auto sppo_path, lane.sppo_writer->Write(envelope, sppo_body));
+      if (job.received) {
+        FROTA_RETURN_IF_ERROR(Backdate(sppo_path, *job.received));
+      }
+    }
+    return base::Status::Ok();
+  }
+
+  std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+// A traffic model for a GTFS that is not the built-in city: one congested centre at
+// the stops' centroid.
+TrafficModel DefaultTraffic(const gtfs::StaticFeed& feed) {
+  TrafficModel traffic;
+  double lat = 0;
+  double lon = 0;
+  std::int64_t n = 0;
+  for (const auto& stop : feed.stops()) {
+    if (std::isfinite(stop.lat) && std::isfinite(stop.lon) && (stop.lat != 0 || stop.lon != 0)) {
+      lat += stop.lat;
+      lon += stop.lon;
+      ++n;
+    }
+  }
+  if (n > 0) {
+    traffic.slow_areas.push_back({"centre", {lat / static_cast<double>(n), lon / static_cast<double>(n)}, 3000, 0.6});
+  }
+  return traffic;
+}
+
+// A rectangle 3 km around every shape, for a GTFS given without an area.
+base::Status WriteDerivedArea(const DayPlan& plan, const fs::path& file) {
+  double min_lat = 90;
+  double max_lat = -90;
+  double min_lon = 180;
+  double max_lon = -180;
+  for (const auto& shape : plan.shapes) {
+    for (const auto& p : shape.path.points()) {
+      min_lat = std::min(min_lat, p.lat);
+      max_lat = std::max(max_lat, p.lat);
+      min_lon = std::min(min_lon, p.lon);
+      max_lon = std::max(max_lon, p.lon);
+    }
+  }
+  const double margin_lat = 3000 / MetresPerDegreeLat();
+  const double margin_lon = margin_lat / std::cos((min_lat + max_lat) / 2 * std::numbers::pi / 180);
+  min_lat -= margin_lat;
+  max_lat += margin_lat;
+  min_lon -= margin_lon;
+  max_lon += margin_lon;
+  const auto r = [](double v) { return std::round(v * 1e7) / 1e7; };
+  nlohmann::ordered_json ring = nlohmann::ordered_json::array(
+      {{r(min_lon), r(min_lat)}, {r(max_lon), r(min_lat)}, {r(max_lon), r(max_lat)},
+       {r(min_lon), r(max_lat)}, {r(min_lon), r(min_lat)}});
+  nlohmann::ordered_json document;
+  document["type"] = "Polygon";
+  document["coordinates"] = nlohmann::ordered_json::array({ring});
+  return base::WriteFileAtomic(file, document.dump() + "\n");
+}
+
+// When fix `j` of bus `v` reaches the server (seconds after service_day_start): after
+// its delivery delay, or when a stall it was taken in ends.
+double FixArrival(const SimVehicle& vehicle, std::int64_t v, std::int64_t j, const FaultConfig& faults,
+                  std::uint64_t seed) {
+  const auto fix = static_cast<double>(vehicle.first_fix + j * kFixPeriodS);
+  Rng rng = Rng::For(seed, "fix", (static_cast<std::uint64_t>(v) << 32) | static_cast<std::uint64_t>(j));
+  const double delay = faults.delivery_floor_s + rng.LogNormal(faults.delivery_median_s, faults.delivery_sigma);
+  for (const auto& [from, until] : vehicle.stalls) {
+    if (fix >= from && fix < until) {
+      return until + delay;
+    }
+    if (from > fix) {
+      break;
+    }
+  }
+  return fix + delay;
+}
+
+// The newest fix of the bus on the server at `now`: its index, or -1 before the first.
+std::int64_t NewestArrivedFix(const SimVehicle& vehicle, std::int64_t v, double now, const FaultConfig& faults,
+                              std::uint64_t seed) {
+  const double last_fix_time = std::min(now, vehicle.t_off);
+  if (last_fix_time < static_cast<double>(vehicle.first_fix)) {
+    return -1;
+  }
+  const auto newest = static_cast<std::int64_t>(
+      std::floor((last_fix_time - static_cast<double>(vehicle.first_fix)) / static_cast<double>(kFixPeriodS)));
+  for (std::int64_t j = newest; j >= 0 && j > newest - 400; --j) {
+    if (FixArrival(vehicle, v, j, faults, seed) <= now) {
+      return j;
+    }
+  }
+  return -1;
+}
+
+// The rule-1 reason the decoder will give a record, in the decoder's order.
+std::optional<model::RejectReason> DecoderReason(const SimRecord& record, bool header_has_time) {
+  using model::RejectReason;
+  if (!record.has_vehicle_id) {
+    return RejectReason::kMissingVehicleId;
+  }
+  if (!record.has_position) {
+    return RejectReason::kMissingCoordinates;
+  }
+  const double lat = record.lat;
+  const double lon = record.lon;
+  if (!(lat >= -90.0 && lat <= 90.0)) {
+    return RejectReason::kLatitudeOutOfRange;
+  }
+  if (!(lon >= -180.0 && lon <= 180.0)) {
+    return RejectReason::kLongitudeOutOfRange;
+  }
+  if (lat == 0.0 && lon == 0.0) {
+    return RejectReason::kNullIsland;
+  }
+  if (!record.has_timestamp && !header_has_time) {
+    return RejectReason::kMissingTimestamp;
+  }
+  if (record.has_timestamp && record.timestamp_in_ms) {
+    return RejectReason::kTimestampInMilliseconds;
+  }
+  return std::nullopt;
+}
+
+std::string OutcomeName(std::uint8_t outcome) {
+  return outcome == 0 ? std::string("accepted")
+                      : std::string(model::RejectReasonName(static_cast<model::RejectReason>(outcome - 1)));
+}
+
+// A point outside the area: outwards from its centre until outside, then a bit further.
+std::optional<LatLon> PointOutside(const geo::Area& area, Rng& rng) {
+  const auto& box = area.bounding_box();
+  const LatLon centre{(box.min_lat + box.max_lat) / 2, (box.min_lon + box.max_lon) / 2};
+  const LocalPlane plane(centre);
+  const double theta = rng.Uniform(0, 2 * std::numbers::pi);
+  const double beyond = rng.Uniform(500, 5000);
+  for (double r = 1000; r < 500'000; r += 1000) {
+    const LatLon edge = plane.ToLatLon(r * std::cos(theta), r * std::sin(theta));
+    if (area.Contains(edge.lat, edge.lon)) {
+      continue;
+    }
+    const LatLon p = plane.ToLatLon((r + beyond) * std::cos(theta), (r + beyond) * std::sin(theta));
+    const auto lat = static_cast<float>(p.lat);
+    const auto lon = static_cast<float>(p.lon);
+    if (!area.Contains(lat, lon)) {
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+struct VehicleFeed {
+  bool in_previous_poll = false;
+  SimRecord last;                  // the entity of the previous response
+  std::int64_t last_fix = -1;      // the fix the server last showed
+  SimRecord last_fix_record;       // and how it shows it (data faults included)
+};
+
+struct StoredResponse {
+  std::vector<SimRecord> records;
+  std::optional<std::int64_t> header_time_s;
+  std::int64_t server_ms = 0;
+  base::Timestamp ingest;
+  std::vector<RecordFacts> facts;
+  std::vector<std::int32_t> vehicles;  // -1 for none
+};
+
+struct FaultRow {
+  std::int64_t offset;
+  Fault fault;
+  std::int32_t vehicle;
+};
+
+std::string DateText(std::int32_t days) { return base::FormatDate(base::LocalDateFromDays(days)); }
+
+}  // namespace
+
+base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
+  SimulateSummary summary;
+  const FaultConfig& faults = options.faults;
+  std::error_code ec;
+  fs::create_directories(options.out, ec);
+  if (ec) {
+    return base::IoError("{}: cannot create: {}", options.out.string(), ec.message());
+  }
+  if (fs::exists(options.out / options.feed_id / "feed.json")) {
+    return base::InvalidInput("{}: already holds an archive of feed {}; choose an empty --out",
+                              options.out.string(), options.feed_id);
+  }
+  summary.archive = options.out;
+  summary.truth = options.truth.empty() ? options.out / "truth.json" : options.truth;
+
+  // The network and its service.
+  TrafficModel traffic;
+  if (options.gtfs) {
+    summary.gtfs = *options.gtfs;
+  } else {
+    Progress(options, fmt::format("building city vehicles={} seed={}", options.vehicles, options.seed));
+    const City city = BuildCity({options.vehicles, options.seed, options.date});
+    summary.gtfs = options.out / "gtfs";
+    summary.area = options.out / "area.geojson";
+    FROTA_RETURN_IF_ERROR(WriteCityGtfs(city, summary.gtfs));
+    FROTA_RETURN_IF_ERROR(WriteCityGeoJson(city, summary.area));
+    traffic = city.traffic;
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto feed, gtfs::StaticFeed::Load(summary.gtfs));
+  if (options.gtfs) {
+    traffic = DefaultTraffic(feed);
+  }
+  FROTA_ASSIGN_OR_RETURN(DayPlan plan, PlanDay(feed, options.date, traffic));
+  if (options.departures_between_s) {
+    const auto [from, to] = *options.departures_between_s;
+    std::erase_if(plan.trips, [&](const PlannedTrip& trip) {
+      return trip.departure_s < from || trip.departure_s >= to;
+    });
+  }
+  if (plan.trips.empty()) {
+    return base::InvalidInput("{}: no trip with a shape runs on {}", summary.gtfs.string(),
+                              base::FormatDate(options.date));
+  }
+  if (options.gtfs) {
+    if (options.area) {
+      summary.area = *options.area;
+    } else {
+      summary.area = options.out / "area.geojson";
+      FROTA_RETURN_IF_ERROR(WriteDerivedArea(plan, summary.area));
+    }
+  }
+  // The same loader `frota replay --area` uses, so rule 4 is answered by the same file.
+  FROTA_ASSIGN_OR_RETURN(const geo::Area area, geo::Area::LoadGeoJson(summary.area));
+  FROTA_ASSIGN_OR_RETURN(const auto zone, base::TimeZone::Load(plan.time_zone));
+
+  Progress(options, fmt::format("driving trips={} shapes={}", plan.trips.size(), plan.shapes.size()));
+  const Fleet fleet = BuildFleet(plan, traffic, faults, options.seed, zone);
+  summary.routes = static_cast<std::int64_t>(fleet.route_ids.size());
+  summary.vehicles = static_cast<std::int64_t>(fleet.vehicles.size());
+  summary.peak_vehicles = fleet.peak_vehicles;
+  summary.planned_trips = static_cast<std::int64_t>(plan.trips.size());
+  summary.run_trips = static_cast<std::int64_t>(fleet.departures.size());
+
+  // The archive.
+  source::FeedInfo info;
+  info.feed_id = options.feed_id;
+  info.format = codec::Format::kGtfsRt;
+  info.mode = model::Mode::kBus;
+  info.time_zone = plan.time_zone;
+  info.url = "sim://frota/vehicle-positions.pb";
+  source::FeedInfo sppo_info = info;
+  sppo_info.feed_id = "rio-sppo";
+  sppo_info.format = codec::Format::kRioSppo;
+  sppo_info.url = "sim://frota/gps/sppo";
+  std::optional<fs::path> sppo_root;
+  if (options.sppo) {
+    sppo_root = options.out / "sppo";
+    summary.sppo_archive = *sppo_root;
+  }
+  FROTA_ASSIGN_OR_RETURN(auto writers, WriterPool::Open(options.out, info, sppo_root, sppo_info,
+                                                        options.writers, fleet, plan));
+
+  const std::int64_t day_start_us = base::ToUnixMicros(plan.service_day_start);
+  double first_on = fleet.vehicles.front().t_on;
+  double last_off = fleet.vehicles.front().t_off;
+  for (const auto& vehicle : fleet.vehicles) {
+    first_on = std::min(first_on, vehicle.t_on);
+    last_off = std::max(last_off, vehicle.t_off);
+  }
+  const auto first_poll = static_cast<std::int64_t>(std::floor(first_on / kPollS));
+  const auto last_poll = static_cast<std::int64_t>(std::ceil((last_off + kReportAfterOffS) / kPollS));
+  const std::int64_t polls = last_poll - first_poll + 1;
+
+  // Late responses: spread over the day, each a copy of the response `age` polls before.
+  const std::int64_t age = std::max<std::int32_t>(faults.late_response_age_polls, 30);
+  std::map<std::int64_t, std::int64_t> late_at;  // poll -> poll whose response it repeats
+  if (faults.late_responses > 0 && polls > age + 200) {
+    const std::int64_t span = polls - age - 200;
+    for (std::int32_t i = 0; i < faults.late_responses; ++i) {
+      const std::int64_t k = first_poll + age + 100 + span * (2 * i + 1) / (2 * faults.late_responses);
+      late_at[k] = k - age;
+    }
+  }
+  std::map<std::int64_t, StoredResponse> kept;  // responses a late copy will repeat
+
+  std::vector<std::size_t> by_start(fleet.vehicles.size());
+  for (std::size_t i = 0; i < by_start.size(); ++i) {
+    by_start[i] = i;
+  }
+  std::stable_sort(by_start.begin(), by_start.end(), [&](std::size_t a, std::size_t b) {
+    return fleet.vehicles[a].t_on < fleet.vehicles[b].t_on;
+  });
+  std::vector<std::int32_t> active;  // indexes into fleet.vehicles, kept sorted
+  std::size_t next_start = 0;
+  std::vector<VehicleFeed> feeds(fleet.vehicles.size());
+
+  ExpectedOutcomes expected(&area);
+  std::vector<FaultRow> fault_rows;
+  std::array<std::int64_t, kFaultCount> injected{};
+  std::int64_t fresh_records = 0;
+  std::int64_t records_over_300 = 0;
+  std::int64_t headerless_fresh = 0;
+  std::int64_t line_polls = 0;
+  std::int64_t repeated_line_polls = 0;
+  std::vector<std::int64_t> latency_histogram(static_cast<std::size_t>(kMaxLatencyS) + 2, 0);
+  std::int64_t offset = 0;
+  std::vector<SimRecord> records;
+  std::vector<std::uint8_t> route_repeats(fleet.route_ids.size());
+  std::vector<std::uint8_t> route_active(fleet.route_ids.size());
+
+  const auto offer = [&](const std::vector<RecordFacts>& facts) {
+    for (const auto& f : facts) {
+      expected.Offer(f);
+    }
+    expected.EndOfResponse();
+  };
+
+  Progress(options, fmt::format("polling polls={} vehicles={} peak={}", polls, fleet.vehicles.size(),
+                                fleet.peak_vehicles));
+  for (std::int64_t k = first_poll; k <= last_poll; ++k) {
+    Rng rng = Rng::For(options.seed, "poll", static_cast<std::uint64_t>(k - first_poll));
+    const double poll_t = static_cast<double>(k) * kPollS;
+    const double request_ms = std::floor(rng.Uniform(80, 900));
+    const std::int64_t ingest_us = day_start_us + static_cast<std::int64_t>(poll_t * 1e6) +
+                                   static_cast<std::int64_t>(request_ms) * 1000;
+    const double ingest_t = static_cast<double>(ingest_us - day_start_us) / 1e6;
+    const bool headerless = rng.Bernoulli(faults.headerless_response);
+    const std::int64_t header_s =
+        static_cast<std::int64_t>(std::floor(static_cast<double>(ingest_us) / 1e6 - rng.Uniform(0.5, 3)));
+    for (auto& flag : route_repeats) {
+      flag = rng.Bernoulli(faults.repeat) ? 1 : 0;
+    }
+    std::fill(route_active.begin(), route_active.end(), 0);
+
+    // Buses come and go.
+    while (next_start < by_start.size() && fleet.vehicles[by_start[next_start]].t_on <= poll_t) {
+      const auto v = static_cast<std::int32_t>(by_start[next_start++]);
+      active.insert(std::lower_bound(active.begin(), active.end(), v), v);
+    }
+    std::erase_if(active, [&](std::int32_t v) {
+      return poll_t > fleet.vehicles[static_cast<std::size_t>(v)].t_off + kListedAfterOffS + kPollS;
+    });
+
+    records.clear();
+    for (const std::int32_t v : active) {
+      const SimVehicle& vehicle = fleet.vehicles[static_cast<std::size_t>(v)];
+      VehicleFeed& state = feeds[static_cast<std::size_t>(v)];
+      route_active[static_cast<std::size_t>(vehicle.route)] = 1;
+      // Draws happen in a fixed order for every active bus, whatever it reports.
+      const double fault_u = rng.Uniform();
+      const bool drop_timestamp = rng.Bernoulli(faults.missing_timestamp);
+      const double fault_a = rng.Uniform();
+      const double fault_b = rng.Uniform();
+      Rng fault_rng(rng.Next());
+
+      // The line's entities repeat the previous response.
+      if (route_repeats[static_cast<std::size_t>(vehicle.route)] != 0 && state.in_previous_poll &&
+          state.last.has_timestamp) {
+        SimRecord copy = state.last;
+        copy.fault = Fault::kRepeat;
+        records.push_back(copy);
+        continue;
+      }
+      const std::int64_t fix = NewestArrivedFix(vehicle, v, ingest_t, faults, options.seed);
+      if (fix < 0 || ingest_t > vehicle.t_off + kListedAfterOffS) {
+        continue;
+      }
+      const std::int64_t fix_s = vehicle.first_fix + fix * kFixPeriodS;
+      const double fix_age = ingest_t - static_cast<double>(fix_s);
+      SimRecord record;
+      if (fix == state.last_fix) {
+        // No newer fix has arrived: the server shows the same one again.
+        record = state.last_fix_record;
+        record.fault.reset();
+      } else {
+        ++fresh_records;
+        ++latency_histogram[static_cast<std::size_t>(std::clamp(fix_age, 0.0, kMaxLatencyS + 1))];
+        const auto t = static_cast<double>(fix_s);
+        const VehicleSample sample = SampleVehicle(vehicle, plan, t);
+        const auto [east, north] = GpsError(vehicle, t, faults.gps_noise_m);
+        const LatLon measured = LocalPlane(sample.position).ToLatLon(east, north);
+        record.vehicle = v;
+        record.timestamp_s = day_start_us / 1'000'000 + fix_s;
+        record.fix_s = record.timestamp_s;
+        record.lat = static_cast<float>(measured.lat);
+        record.lon = static_cast<float>(measured.lon);
+        record.speed_mps = static_cast<float>(sample.speed_mps);
+        record.bearing_deg = static_cast<float>(sample.bearing_deg);
+        record.slot = sample.slot;
+
+        // A data fault of the fix: it stays with the fix while the server shows it.
+        double cumulative = 0;
+        for (const Fault candidate : kDrawnRecordFaults) {
+          cumulative += faults.RecordRate(candidate);
+          if (fault_u < cumulative) {
+            record.fault = candidate;
+            break;
+          }
+        }
+        if (record.fault) {
+          switch (*record.fault) {
+            case Fault::kFutureClock:
+              record.timestamp_s += static_cast<std::int64_t>(40 + fault_a * 560);
+              break;
+            case Fault::kGpsJump: {
+              // 3-12 km away in some direction, but inside the city (outside would be
+              // out_of_area, an earlier rule): shorter jumps when the city is small.
+              std::optional<LatLon> landed;
+              const double drawn = 3000 + fault_b * 9000;
+              for (const double distance : {drawn, std::max(3000.0, drawn / 2), 3000.0, 2500.0}) {
+                for (int attempt = 0; attempt < 16 && !landed; ++attempt) {
+                  const double theta = 2 * std::numbers::pi * (fault_a + attempt / 16.0);
+                  const LatLon p =
+                      LocalPlane(measured).ToLatLon(distance * std::cos(theta), distance * std::sin(theta));
+                  if (area.Contains(static_cast<float>(p.lat), static_cast<float>(p.lon))) {
+                    landed = p;
+                  }
+                }
+              }
+              if (landed) {
+                record.lat = static_cast<float>(landed->lat);
+                record.lon = static_cast<float>(landed->lon);
+              } else {
+                record.fault.reset();
+              }
+              break;
+            }
+            case Fault::kOutsideCity:
+              if (const auto p = PointOutside(area, fault_rng)) {
+                record.lat = static_cast<float>(p->lat);
+                record.lon = static_cast<float>(p->lon);
+              } else {
+                record.fault.reset();
+              }
+              break;
+            case Fault::kMissingVehicleId:
+              record.has_vehicle_id = false;
+              break;
+            case Fault::kMissingCoordinates:
+              record.has_position = false;
+              break;
+            case Fault::kLatitudeOutOfRange:
+              record.lat *= 10;
+              break;
+            case Fault::kLongitudeOutOfRange:
+              record.lon *= 10;
+              break;
+            case Fault::kNullIsland:
+              record.lat = 0;
+              record.lon = 0;
+              break;
+            case Fault::kTimestampInMilliseconds:
+              record.timestamp_in_ms = true;
+              break;
+            default:
+              break;
+          }
+        }
+        state.last_fix = fix;
+        state.last_fix_record = record;
+      }
+      // A response without header time loses some entities' timestamps (a rendering
+      // glitch of that response, not of the fix).
+      if (!record.fault && headerless) {
+        ++headerless_fresh;
+        if (drop_timestamp) {
+          record.has_timestamp = false;
+          record.fault = Fault::kMissingTimestamp;
+        }
+      }
+      if (!record.fault && fix_age > 300) {
+        record.fault = Fault::kDelayedReport;
+      }
+      records.push_back(record);
+    }
+    for (const SimRecord& record : records) {
+      records_over_300 += static_cast<double>(ingest_us) / 1e6 - static_cast<double>(record.fix_s) > 300 ? 1 : 0;
+    }
+    for (std::size_t r = 0; r < route_active.size(); ++r) {
+      if (route_active[r] != 0) {
+        ++line_polls;
+        repeated_line_polls += route_repeats[r];
+      }
+    }
+    for (const std::int32_t v : active) {
+      feeds[static_cast<std::size_t>(v)].in_previous_poll = false;
+    }
+    for (const SimRecord& record : records) {
+      VehicleFeed& state = feeds[static_cast<std::size_t>(record.vehicle)];
+      state.in_previous_poll = true;
+      state.last = record;
+      state.last.fault.reset();
+    }
+
+    // The response, its records' facts, and the faults they carry.
+    const std::optional<std::int64_t> header_time = headerless ? std::nullopt : std::optional(header_s);
+    StoredResponse response;
+    response.header_time_s = header_time;
+    response.server_ms = ingest_us / 1000;
+    response.ingest = base::FromUnixMicros(ingest_us);
+    for (const SimRecord& record : records) {
+      RecordFacts facts;
+      facts.decoder_reason = DecoderReason(record, header_time.has_value());
+      facts.vehicle = record.has_vehicle_id ? record.vehicle : -1;
+      facts.event_us = (record.has_timestamp ? record.timestamp_s : header_s) * 1'000'000;
+      facts.ingest_us = ingest_us;
+      facts.lat = record.lat;
+      facts.lon = record.lon;
+      response.facts.push_back(facts);
+      response.vehicles.push_back(record.vehicle);
+      if (record.fault) {
+        fault_rows.push_back({offset, *record.fault, record.vehicle});
+        ++injected[static_cast<std::size_t>(*record.fault)];
+      }
+      ++offset;
+    }
+    offer(response.facts);
+    injected[static_cast<std::size_t>(Fault::kHeaderlessResponse)] += headerless ? 1 : 0;
+    summary.records += static_cast<std::int64_t>(records.size());
+    ++summary.responses;
+    if (std::any_of(late_at.begin(), late_at.end(), [&](const auto& entry) { return entry.second == k; })) {
+      response.records = records;
+      kept.emplace(k, response);
+    }
+
+    WriteJob job;
+    job.envelope.ingest_time = response.ingest;
+    job.envelope.http_status = 200;
+    job.envelope.headers = {{"content-type", "application/x-protobuf"}};
+    job.envelope.duration_ms = request_ms;
+    job.records = records;
+    job.header_time_s = header_time;
+    job.server_ms = response.server_ms;
+    const auto lane = static_cast<std::size_t>(k - first_poll);
+    FROTA_RETURN_IF_ERROR(writers->Submit(lane, std::move(job)));
+
+    // A late response: an old body, named after this one, its envelope set back.
+    if (const auto it = late_at.find(k); it != late_at.end()) {
+      const auto old = kept.find(it->second);
+      if (old != kept.end()) {
+        const StoredResponse& copy = old->second;
+        WriteJob late;
+        late.envelope.ingest_time = response.ingest + std::chrono::milliseconds(1);
+        late.envelope.http_status = 200;
+        late.envelope.headers = {{"content-type", "application/x-protobuf"}};
+        late.envelope.duration_ms = request_ms;
+        late.records = copy.records;
+        late.header_time_s = copy.header_time_s;
+        late.server_ms = copy.server_ms;
+        late.received = copy.ingest;
+        FROTA_RETURN_IF_ERROR(writers->Submit(lane, std::move(late)));
+        for (std::size_t i = 0; i < copy.facts.size(); ++i) {
+          fault_rows.push_back({offset + static_cast<std::int64_t>(i), Fault::kLateResponse, copy.vehicles[i]});
+        }
+        offset += static_cast<std::int64_t>(copy.facts.size());
+        summary.records += static_cast<std::int64_t>(copy.facts.size());
+        ++summary.responses;
+        ++injected[static_cast<std::size_t>(Fault::kLateResponse)];
+        offer(copy.facts);
+        kept.erase(old);
+      }
+    }
+    if ((k - first_poll) % 960 == 0) {
+      Progress(options, fmt::format("poll {}/{} records={}", k - first_poll, polls, summary.records));
+    }
+  }
+  expected.Finish();
+  FROTA_RETURN_IF_ERROR(writers->Finish());
+  std::tie(summary.bytes, summary.sppo_bytes) = writers->bytes();
+
+  // The truth.
+  Truth truth;
+  truth.seed = options.seed;
+  truth.date = base::FormatDate(options.date);
+  truth.time_zone = plan.time_zone;
+  truth.feed_id = options.feed_id;
+  const auto relative = [&](const fs::path& p) {
+    const fs::path base = fs::absolute(summary.truth).parent_path();
+    const fs::path absolute = fs::absolute(p);
+    const auto rel = absolute.lexically_relative(base);
+    return rel.empty() || rel.string().starts_with("..") ? absolute.lexically_normal().string() : rel.string();
+  };
+  truth.archive = relative(options.out);
+  truth.gtfs = relative(summary.gtfs);
+  truth.area = relative(summary.area);
+  truth.fault_records = relative(fs::absolute(summary.truth).parent_path() / kFaultRecordsFile);
+  truth.peak_vehicles = fleet.peak_vehicles;
+  truth.vehicles = summary.vehicles;
+  truth.routes = summary.routes;
+  truth.planned_trips = summary.planned_trips;
+  truth.run_trips = summary.run_trips;
+  truth.responses = summary.responses;
+  truth.records = summary.records;
+  truth.body_bytes = summary.bytes;
+  {
+    std::int64_t total = 0;
+    for (const auto n : latency_histogram) {
+      total += n;
+    }
+    std::int64_t running = 0;
+    for (std::size_t s = 0; s < latency_histogram.size(); ++s) {
+      running += latency_histogram[s];
+      if (truth.latency_p50_s == 0 && running * 2 >= total && total > 0) {
+        truth.latency_p50_s = static_cast<double>(s);
+      }
+      if (truth.latency_p90_s == 0 && running * 10 >= total * 9 && total > 0) {
+        truth.latency_p90_s = static_cast<double>(s);
+      }
+    }
+    truth.latency_over_300s_share =
+        summary.records > 0 ? static_cast<double>(records_over_300) / static_cast<double>(summary.records) : 0;
+  }
+  truth.expected_accepted = expected.accepted();
+  for (const auto reason : model::kAllRejectReasons) {
+    const std::int64_t n = expected.rejected()[static_cast<std::size_t>(reason)];
+    const bool section2 = reason != model::RejectReason::kStateVectorTooShort &&
+                          reason != model::RejectReason::kMalformedRecord &&
+                          reason != model::RejectReason::kBadPayload;
+    if (n > 0 || section2) {
+      truth.expected_rejected[std::string(model::RejectReasonName(reason))] = n;
+    }
+  }
+  summary.expected_accepted = truth.expected_accepted;
+  summary.expected_rejected = truth.expected_rejected;
+
+  // Faults: counts, rates, and what the rules make of the records they touched.
+  std::array<std::map<std::string, std::int64_t>, kFaultCount> outcomes;
+  std::array<std::int64_t, kFaultCount> record_counts{};
+  for (const FaultRow& row : fault_rows) {
+    ++outcomes[static_cast<std::size_t>(row.fault)][OutcomeName(expected.outcomes()[static_cast<std::size_t>(row.offset)])];
+    ++record_counts[static_cast<std::size_t>(row.fault)];
+  }
+  const std::string start_date = base::FormatGtfsDate(plan.service_date);
+  std::int64_t duplicate_injected = 0;
+  std::int64_t far_injected = 0;
+  for (const auto& d : fleet.departures) {
+    duplicate_injected += d.reported_slot != d.slot ? 1 : 0;
+    far_injected += d.first_seen_far ? 1 : 0;
+  }
+  const auto add_fault = [&](Fault fault, std::string unit, std::int64_t n, std::int64_t of, double rate) {
+    TruthFault f;
+    f.fault = std::string(FaultName(fault));
+    f.unit = std::move(unit);
+    f.injected = n;
+    f.opportunities = of;
+    f.configured_rate = rate;
+    f.records = record_counts[static_cast<std::size_t>(fault)];
+    f.expected = outcomes[static_cast<std::size_t>(fault)];
+    truth.faults.push_back(std::move(f));
+  };
+  for (const Fault fault : kDrawnRecordFaults) {
+    add_fault(fault, "record", injected[static_cast<std::size_t>(fault)], fresh_records, faults.RecordRate(fault));
+  }
+  add_fault(Fault::kMissingTimestamp, "record_in_headerless_response",
+            injected[static_cast<std::size_t>(Fault::kMissingTimestamp)], headerless_fresh, faults.missing_timestamp);
+  add_fault(Fault::kDelayedReport, "record", injected[static_cast<std::size_t>(Fault::kDelayedReport)],
+            summary.records, 0);
+  add_fault(Fault::kRepeat, "line_poll", repeated_line_polls, line_polls, faults.repeat);
+  add_fault(Fault::kHeaderlessResponse, "response", injected[static_cast<std::size_t>(Fault::kHeaderlessResponse)],
+            polls, faults.headerless_response);
+  add_fault(Fault::kLateResponse, "response", injected[static_cast<std::size_t>(Fault::kLateResponse)],
+            summary.responses, 0);
+  add_fault(Fault::kNeverRun, "trip", static_cast<std::int64_t>(fleet.never_run.size()), fleet.explicit_trips,
+            faults.never_run);
+  add_fault(Fault::kDuplicateSlot, "trip", duplicate_injected, fleet.explicit_run_trips, faults.duplicate_slot);
+  add_fault(Fault::kFirstSeenFar, "trip", far_injected, fleet.long_run_trips, faults.first_seen_far);
+  add_fault(Fault::kReassignedWhileParked, "layover", static_cast<std::int64_t>(fleet.reassignments.size()),
+            fleet.long_layovers, faults.reassigned_while_parked);
+  std::sort(truth.faults.begin(), truth.faults.end(),
+            [](const TruthFault& a, const TruthFault& b) { return a.fault < b.fault; });
+
+  const auto at = [&](double t) { return day_start_us + static_cast<std::int64_t>(std::llround(t * 1e3)) * 1000; };
+  const auto id_of = [&](std::int32_t v) { return fleet.vehicles[static_cast<std::size_t>(v)].id; };
+  for (const TrueStop& stop : fleet.stops) {
+    const SimVehicle& vehicle = fleet.vehicles[static_cast<std::size_t>(stop.vehicle)];
+    truth.stops.push_back({vehicle.id, fleet.route_ids[static_cast<std::size_t>(vehicle.route)], at(stop.t_start),
+                           at(stop.t_end), stop.position.lat, stop.position.lon,
+                           std::string(LegKindName(stop.kind)), stop.near_terminal});
+  }
+  for (const TrueDeparture& d : fleet.departures) {
+    const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(d.slot)];
+    TruthDeparture departure;
+    departure.vehicle_id = id_of(d.vehicle);
+    departure.route_id = trip.route_id;
+    departure.direction_id = trip.direction_id;
+    departure.trip_id = trip.trip_id;
+    departure.reported_trip_id = plan.trips[static_cast<std::size_t>(d.reported_slot)].trip_id;
+    departure.start_date = start_date;
+    departure.start_time = trip.start_time;
+    departure.scheduled_us = at(trip.departure_s);
+    departure.time_us = at(d.t);
+    departure.first_seen_far = d.first_seen_far;
+    truth.departures.push_back(std::move(departure));
+  }
+  for (const std::int32_t slot : fleet.never_run) {
+    const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(slot)];
+    truth.never_run.push_back({trip.trip_id, start_date, trip.start_time, trip.route_id, {}});
+  }
+  {
+    // Slots reported by two or more buses: by duplicate_slot or by a reassignment.
+    std::map<std::int32_t, std::vector<std::string>> reporters;
+    for (const TrueDeparture& d : fleet.departures) {
+      reporters[d.reported_slot].push_back(id_of(d.vehicle));
+    }
+    for (const Reassignment& r : fleet.reassignments) {
+      reporters[r.slot].push_back(id_of(r.vehicle));
+    }
+    for (auto& [slot, ids] : reporters) {
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      if (ids.size() >= 2) {
+        const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(slot)];
+        truth.duplicate_slots.push_back({trip.trip_id, start_date, trip.start_time, trip.route_id, ids});
+      }
+    }
+  }
+  for (const Reassignment& r : fleet.reassignments) {
+    truth.reassignments.push_back({id_of(r.vehicle), plan.trips[static_cast<std::size_t>(r.slot)].trip_id,
+                                   start_date, at(r.t_start), at(r.t_end)});
+  }
+  for (const auto& [key, sums] : fleet.cell_hours) {
+    truth.speed_cells.push_back({DateText(key.local_days), key.hour, key.cell_x, key.cell_y, sums.segments,
+                                 sums.distance_m, sums.duration_s,
+                                 sums.duration_s > 0 ? 3.6 * sums.distance_m / sums.duration_s : 0});
+  }
+  const auto by_vehicle_time = [](const auto& a, const auto& b) {
+    return std::tie(a.vehicle_id, a.start_us) < std::tie(b.vehicle_id, b.start_us);
+  };
+  std::sort(truth.stops.begin(), truth.stops.end(), by_vehicle_time);
+  std::sort(truth.reassignments.begin(), truth.reassignments.end(), by_vehicle_time);
+  std::sort(truth.departures.begin(), truth.departures.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.vehicle_id, a.time_us) < std::tie(b.vehicle_id, b.time_us);
+  });
+  FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
+
+  // Every record a fault touched, with what the rules must make of it: Parquet, for a
+  // join with the `rejected` table on (feed_id, source_offset).
+  {
+    FROTA_ASSIGN_OR_RETURN(auto db, sink::DuckDbConnection::Open(""));
+    FROTA_RETURN_IF_ERROR(db->Execute(
+        "CREATE TABLE fault_records (feed_id VARCHAR, source_offset BIGINT, fault VARCHAR, "
+        "vehicle_id VARCHAR, expected VARCHAR)"));
+    using sink::ColumnType;
+    FROTA_ASSIGN_OR_RETURN(auto appender,
+                           sink::ChunkAppender::Create(*db, "fault_records",
+                                                       {ColumnType::kVarchar, ColumnType::kBigint,
+                                                        ColumnType::kVarchar, ColumnType::kVarchar,
+                                                        ColumnType::kVarchar}));
+    std::array<std::string, model::kRejectReasonCount + 1> outcome_names;
+    for (std::size_t i = 0; i < outcome_names.size(); ++i) {
+      outcome_names[i] = OutcomeName(static_cast<std::uint8_t>(i));
+    }
+    for (const FaultRow& row : fault_rows) {
+      appender->SetString(0, options.feed_id);
+      appender->SetInt64(1, row.offset);
+      appender->SetString(2, FaultName(row.fault));
+      appender->SetString(3, fleet.vehicles[static_cast<std::size_t>(row.vehicle)].id);
+      appender->SetString(4, outcome_names[expected.outcomes()[static_cast<std::size_t>(row.offset)]]);
+      FROTA_RETURN_IF_ERROR(appender->EndRow());
+    }
+    FROTA_RETURN_IF_ERROR(appender->Close());
+    const fs::path parquet = fs::absolute(summary.truth).parent_path() / kFaultRecordsFile;
+    std::string quoted = parquet.string();
+    for (std::size_t pos = 0; (pos = quoted.find('\'', pos)) != std::string::npos; pos += 2) {
+      quoted.insert(pos, "'");
+    }
+    FROTA_RETURN_IF_ERROR(db->Execute(fmt::format(
+        "COPY (SELECT * FROM fault_records ORDER BY source_offset) TO '{}' (FORMAT parquet)", quoted)));
+  }
+  return summary;
+}
+
+}  // namespace frota::sim
