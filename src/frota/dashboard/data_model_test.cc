@@ -1,0 +1,317 @@
+// The dashboard's data model against golden files built from a small database of known rows.
+#include "frota/dashboard/data_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "frota/dashboard/data_model_internal.h"
+#include "frota/sink/duckdb_sink.h"
+#include "frota/testing/shared_data.h"
+#include "frota/testing/subprocess.h"
+
+namespace frota::dashboard {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+fs::path FixtureDir() { return testing::SourceDir() / "tests" / "data" / "dashboard"; }
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Compares with tests/data/dashboard/NAME; FROTA_UPDATE_GOLDEN=1 rewrites it instead.
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  const fs::path path = FixtureDir() / name;
+  const char* update = std::getenv("FROTA_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing: run with FROTA_UPDATE_GOLDEN=1";
+  const std::string expected = ReadText(path);
+  if (expected != actual) {
+    const fs::path got = fs::path(std::getenv("FROTA_BINARY_DIR") != nullptr
+                                      ? std::getenv("FROTA_BINARY_DIR")
+                                      : ".") /
+                         ("actual-" + name);
+    std::ofstream(got, std::ios::binary) << actual;
+    FAIL() << "the data model differs from " << path << "; the new one is in " << got
+           << " (diff them; if the change is intended, rerun with FROTA_UPDATE_GOLDEN=1)";
+  }
+}
+
+// A SQL string literal.
+std::string Q(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    out += c;
+    if (c == '\'') {
+      out += '\'';
+    }
+  }
+  return out + "'";
+}
+
+// A vehicle id and a route name that try to break out of the page.
+constexpr const char* kHostileVehicle = "V</script><script>alert(1)</script>";
+constexpr const char* kEmojiVehicle = "\xF0\x9F\x9A\x8C \"quoted\" 'single' \xE2\x80\xA8";
+
+class DataModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = sink::OpenFrotaDuckDb(tmp_.path() / "fixture.duckdb", /*must_exist=*/false);
+    ASSERT_TRUE(db.ok()) << db.error().message();
+    db_ = std::move(db).value();
+    auto zone = base::TimeZone::Load("America/Sao_Paulo");
+    ASSERT_TRUE(zone.ok());
+    options_.time_zone = *zone;
+    options_.db_name = "fixture.duckdb";
+  }
+
+  void Exec(const std::string& sql) {
+    const auto status = db_->Execute(sql);
+    ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
+  }
+
+  // UTC instants; America/Sao_Paulo is UTC-3, so 10:00Z is 07h local on 2024-06-05.
+  void Position(const std::string& feed, const std::string& vehicle, const std::string& mode,
+                const std::string& route, const std::string& utc, double lat, double lon) {
+    Exec("INSERT INTO positions VALUES (" + Q(feed) + ", " + Q(vehicle) + ", " + Q(mode) + ", " +
+         Q(route) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
+         ", NULL, NULL, NULL, NULL, TIMESTAMP '" + utc + "', TIMESTAMP '" + utc +
+         "' + INTERVAL 20 SECOND, false, 'fixture', " + std::to_string(offset_++) + ")");
+  }
+
+  void FillCoreTables() {
+    Position("rio-sppo", "B1", "bus", "10", "2024-06-05 10:00:00", -22.90, -43.20);
+    Position("rio-sppo", "B1", "bus", "10", "2024-06-05 10:05:00", -22.91, -43.205);
+    Position("rio-sppo", "B1", "bus", "10", "2024-06-05 11:10:00", -22.92, -43.21);
+    Position("rio-sppo", "B2", "bus", "10", "2024-06-05 10:30:00", -22.93, -43.215);
+    Position("rio-sppo", "B3", "bus", "", "2024-06-05 10:40:00", -22.93, -43.215);
+    Position("rio-brt", kHostileVehicle, "brt", "53B", "2024-06-05 10:00:00", -22.95, -43.25);
+    Position("rio-brt", kHostileVehicle, "brt", "53B", "2024-06-05 11:00:00", -22.94, -43.23);
+    Position("rio-brt", kEmojiVehicle, "brt", "53B", "2024-06-06 12:00:00", -22.94, -43.23);
+    // Two partitions' partial sums of one hour: the model must add them.
+    Exec("INSERT INTO fleet_hours VALUES (0, 'bus', DATE '2024-06-05', 7, 1, 2), "
+         "(1, 'bus', DATE '2024-06-05', 7, 1, 2), (0, 'bus', DATE '2024-06-05', 8, 1, 1), "
+         "(0, 'brt', DATE '2024-06-05', 7, 1, 1), (0, 'brt', DATE '2024-06-05', 8, 1, 1), "
+         "(0, 'brt', DATE '2024-06-06', 9, 1, 1)");
+    Exec("INSERT INTO speed_cells VALUES "
+         "(0, 'bus', DATE '2024-06-05', 7, -8641, -4582, 2, 1000000, 300000000), "
+         "(1, 'bus', DATE '2024-06-05', 7, -8641, -4582, 1, 500000, 100000000), "
+         "(0, 'bus', DATE '2024-06-05', 8, -8642, -4584, 1, 300, 60000000), "
+         "(0, 'brt', DATE '2024-06-05', 8, -8647, -4588, 3, 8000000, 600000000), "
+         "(0, 'brt', DATE '2024-06-06', 8, -8647, -4588, 1, 1000000, 120000000)");
+    Exec("INSERT INTO speed_lines VALUES "
+         "(0, 'bus', '10', DATE '2024-06-05', 7, 3, 1500000, 400000000), "
+         "(0, 'bus', '10', DATE '2024-06-05', 8, 1, 300, 60000000), "
+         "(0, 'brt', '53B', DATE '2024-06-05', 8, 3, 8000000, 600000000), "
+         "(1, 'brt', '53B', DATE '2024-06-06', 8, 1, 1000000, 120000000)");
+    Exec("INSERT INTO stops VALUES "
+         "('rio-brt', " + Q(kHostileVehicle) + ", TIMESTAMP '2024-06-05 10:10:00', "
+         "'brt', '53B', TIMESTAMP '2024-06-05 10:40:00', -22.9501, -43.2499, 12, true), "
+         "('rio-sppo', 'B1', TIMESTAMP '2024-06-05 11:00:00', 'bus', '10', "
+         "TIMESTAMP '2024-06-05 11:06:30', -22.92, -43.21, 7, false), "
+         "('rio-sppo', 'B9', TIMESTAMP '2024-06-05 23:30:00', 'bus', 'X9', "
+         "TIMESTAMP '2024-06-06 00:10:00', -22.97, -43.29, 9, NULL)");
+    Exec("INSERT INTO trips VALUES "
+         "('rio-sppo', 'B1', 't10a', '20240605', TIMESTAMP '2024-06-05 10:00:00', '10', 0, '', "
+         "-22.90, -43.20, TIMESTAMP '2024-06-05 10:50:00', -22.93, -43.215, 10, 5000000), "
+         "('rio-brt', " + Q(kHostileVehicle) + ", 't53', '20240605', "
+         "TIMESTAMP '2024-06-05 10:00:00', '53B', 0, '', -22.95, -43.25, "
+         "TIMESTAMP '2024-06-05 11:00:00', -22.90, -43.20, 8, 9000000), "
+         "('rio-brt', " + Q(kEmojiVehicle) + ", 't53', '20240605', "
+         "TIMESTAMP '2024-06-05 11:30:00', '53B', 0, '', -22.95, -43.25, "
+         "TIMESTAMP '2024-06-05 12:00:00', -22.90, -43.20, 4, 8000000)");
+    const std::string zeros14 = "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0";
+    // quality columns after hour: accepted, vehicles, then the 16 reasons in schema order
+    // (... out_of_area, duplicate, jump, late).
+    Exec("INSERT INTO quality VALUES "
+         "(0, 'rio-sppo', DATE '2024-06-05', 7, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, "
+         "0), "
+         "(1, 'rio-sppo', DATE '2024-06-05', 7, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, "
+         "0), "
+         "(0, 'rio-sppo', DATE '2024-06-05', 8, 1, 1, " + zeros14 + ", 0, 0), "
+         "(0, 'rio-brt', DATE '2024-06-05', 7, 1, 1, " + zeros14 + ", 0, 0), "
+         "(0, 'rio-brt', DATE '2024-06-05', 8, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, "
+         "0), "
+         "(0, 'rio-brt', DATE '2024-06-06', 9, 1, 1, " + zeros14 + ", 0, 0)");
+    Exec("INSERT INTO quality_latency VALUES "
+         "(0, 'rio-sppo', DATE '2024-06-05', 7, 20, 3), (1, 'rio-sppo', DATE '2024-06-05', 7, 20, 1), "
+         "(0, 'rio-sppo', DATE '2024-06-05', 7, 45, 1), (0, 'rio-brt', DATE '2024-06-05', 7, -2, 1), "
+         "(0, 'rio-brt', DATE '2024-06-05', 8, 120, 1)");
+  }
+
+  void FillOptionalTables() {
+    // The columns `frota headways` writes (src/frota/batch/sql/headways.sql) that the
+    // dashboard reads, and a collector's poll log.
+    Exec("CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
+         "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
+         "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE)");
+    Exec("INSERT INTO headways VALUES "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:00', "
+         "DATE '2024-06-05', 7, 'x', false, NULL, 600), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:02:00', "
+         "DATE '2024-06-05', 7, 'y', false, 120, 600), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:30:00', "
+         "DATE '2024-06-05', 7, 'z', false, 1680, 600), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:40:00', "
+         "DATE '2024-06-05', 7, 'w', false, 600, 600), "
+         "('R10', 1, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 11:00:00', "
+         "DATE '2024-06-05', 8, 'B1', false, 900, NULL), "
+         "('RNEW', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 11:00:00', "
+         "DATE '2024-06-05', 8, 'B1', true, 300, 300)");
+    Exec("CREATE TABLE planned_departures (route_id VARCHAR, direction_id TINYINT, "
+         "service_date DATE, day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, "
+         "hour TINYINT)");
+    Exec("INSERT INTO planned_departures SELECT 'RB53', 0, DATE '2024-06-05', 'weekday', "
+         "TIMESTAMP '2024-06-05 10:00:00' + i * INTERVAL 10 MINUTE, DATE '2024-06-05', "
+         "7 + (i // 6)::TINYINT FROM range(8) t(i)");
+    Exec("CREATE TABLE collector_polls (feed_id VARCHAR, ingest_time TIMESTAMP, "
+         "http_status INTEGER, bytes BIGINT, duration_ms DOUBLE, \"repeat\" BOOLEAN)");
+    Exec("INSERT INTO collector_polls VALUES "
+         "('rio-brt', TIMESTAMP '2024-06-05 10:00:05', 200, 1000, 120.5, false), "
+         "('rio-brt', TIMESTAMP '2024-06-05 10:00:35', 200, 1000, 80, true), "
+         "('rio-brt', TIMESTAMP '2024-06-05 10:01:05', 503, 0, 30, false), "
+         "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 200, 10, 10, false)");
+  }
+
+  DataModel Build() {
+    auto model = BuildDataModel(*db_, options_);
+    EXPECT_TRUE(model.ok()) << model.error().message();
+    return model.ok() ? *model : DataModel{};
+  }
+
+  testing::TempDir tmp_{"dashboard-data-model"};
+  std::unique_ptr<sink::DuckDbConnection> db_;
+  DataModelOptions options_;
+  std::int64_t offset_ = 0;
+};
+
+TEST_F(DataModelTest, SmallDatabaseMatchesTheGoldenFile) {
+  FillCoreTables();
+  auto feed = gtfs::StaticFeed::Load(FixtureDir() / "gtfs");
+  ASSERT_TRUE(feed.ok()) << feed.error().message();
+  auto area = geo::Area::LoadGeoJson(FixtureDir() / "area.geojson");
+  ASSERT_TRUE(area.ok()) << area.error().message();
+  options_.feed = &*feed;
+  options_.area = &*area;
+  options_.gtfs_name = "gtfs";
+  options_.area_name = "area.geojson";
+  ExpectGolden("small.golden.json", PrettyJson(Build().json));
+}
+
+TEST_F(DataModelTest, OptionalSectionsAppearWhenTheirTablesExist) {
+  FillCoreTables();
+  FillOptionalTables();
+  auto feed = gtfs::StaticFeed::Load(FixtureDir() / "gtfs");
+  ASSERT_TRUE(feed.ok()) << feed.error().message();
+  options_.feed = &*feed;
+  const fs::path report = tmp_.path() / "replay-report.json";
+  std::ofstream(report) << R"({"records": 12, "rejected": {"jump": 3}, "inputs": ["a.csv", "b.csv"],
+                              "unknown_routes": ["9999"], "nested": [{"x": 1}]})";
+  options_.reports = {report};
+  ExpectGolden("optional.golden.json", PrettyJson(Build().json));
+}
+
+TEST_F(DataModelTest, OptionalSectionsAreNullWithoutTheirTables) {
+  FillCoreTables();
+  const Json doc = Json::parse(Build().json);
+  EXPECT_TRUE(doc["headways"].is_null());
+  EXPECT_TRUE(doc["collector"].is_null());
+  EXPECT_TRUE(doc["reports"].empty());
+}
+
+TEST_F(DataModelTest, HostileStringsSurviveAsData) {
+  FillCoreTables();
+  const Json doc = Json::parse(Build().json);
+  const auto& ids = doc["stops"]["vehicle_id"];
+  EXPECT_NE(std::find(ids.begin(), ids.end(), kHostileVehicle), ids.end());
+  const auto& slots = doc["duplicate_slots"];
+  EXPECT_EQ(slots["total"], 1);
+  EXPECT_EQ(slots["trip_id"][0], "t53");
+}
+
+TEST_F(DataModelTest, SumsPartitionsAndDaysAndKeepsDistinctCountsDistinct) {
+  FillCoreTables();
+  const Json doc = Json::parse(Build().json);
+  const auto modes = doc["modes"].get<std::vector<std::string>>();
+  ASSERT_EQ(modes, (std::vector<std::string>{"bus", "brt"}));  // enum order, not alphabetical
+  EXPECT_EQ(doc["fleet"]["vehicle_days"][0 * 24 + 7], 2);       // two partitions added
+  EXPECT_EQ(doc["totals"]["vehicles"], 5);
+  EXPECT_EQ(doc["totals"]["mode_vehicles"][1], 2);
+  EXPECT_EQ(doc["totals"]["mode_days"][1], 2);
+  // 53B across two dates: the speed sums are added before dividing.
+  const auto lines = doc["lines"]["route"].get<std::vector<std::string>>();
+  const auto line53 = std::find(lines.begin(), lines.end(), "53B") - lines.begin();
+  EXPECT_EQ(doc["line_hours"]["distance_m"][line53 * 24 + 8], 9000);
+  EXPECT_EQ(doc["line_hours"]["duration_s"][line53 * 24 + 8], 720);
+  // The stop starting 23:30Z is 20:30 local on the 5th.
+  EXPECT_EQ(doc["stops"]["start_min"][2], 0 * 1440 + 20 * 60 + 30);
+}
+
+TEST_F(DataModelTest, AnEmptyDatabaseGivesAnEmptyButValidDocument) {
+  const Json doc = Json::parse(Build().json);
+  EXPECT_EQ(doc["version"], kDataModelVersion);
+  EXPECT_TRUE(doc["dates"].empty());
+  EXPECT_TRUE(doc["lines"]["route"].empty());
+  EXPECT_TRUE(doc["stops"]["line"].empty());
+}
+
+TEST_F(DataModelTest, SameDatabaseGivesTheSameBytes) {
+  FillCoreTables();
+  EXPECT_EQ(Build().json, Build().json);
+}
+
+TEST_F(DataModelTest, AReportThatIsNotAnObjectIsAnError) {
+  const fs::path report = tmp_.path() / "bad.json";
+  std::ofstream(report) << "[1, 2]";
+  options_.reports = {report};
+  auto model = BuildDataModel(*db_, options_);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message().find("bad.json"), std::string::npos);
+}
+
+TEST(DashboardHelpers, NaturalOrderComparesDigitRunsAsNumbers) {
+  std::vector<std::string> routes = {"53B", "9999", "11N", "13", "", "2", "A35", "100", "010"};
+  std::sort(routes.begin(), routes.end(), NaturalLess);
+  EXPECT_EQ(routes, (std::vector<std::string>{"", "2", "010", "11N", "13", "53B", "100", "9999",
+                                              "A35"}));
+}
+
+TEST(DashboardHelpers, RoundDivRoundsHalfAwayFromZero) {
+  EXPECT_EQ(RoundDiv(1500, 1000), 2);
+  EXPECT_EQ(RoundDiv(1499, 1000), 1);
+  EXPECT_EQ(RoundDiv(-1500, 1000), -2);
+  EXPECT_EQ(RoundDiv(0, 7), 0);
+}
+
+TEST(DashboardHelpers, SimplifyKeepsEndsAndCornersAndDropsCollinearPoints) {
+  const std::vector<std::array<std::int64_t, 2>> line = {{0, 0}, {5, 0}, {5, 0}, {10, 0},
+                                                         {10, 10}, {10, 11}, {10, 20}};
+  const auto simple = SimplifyPolyline(line, 1.5);
+  EXPECT_EQ(simple, (std::vector<std::array<std::int64_t, 2>>{{0, 0}, {10, 0}, {10, 20}}));
+  EXPECT_EQ(DeltaEncode(simple), (std::vector<std::int64_t>{0, 0, 10, 0, 0, 20}));
+}
+
+TEST(DashboardHelpers, FindTablePrefersTheNamedTableThenTheFirstByName) {
+  const std::map<std::string, std::set<std::string>> tables = {
+      {"a_polls", {"feed_id", "http_status"}},
+      {"collector_polls", {"feed_id", "http_status", "repeat"}},
+      {"other", {"feed_id"}}};
+  EXPECT_EQ(FindTable(tables, {"feed_id", "http_status"}, {"collector_polls"}), "collector_polls");
+  EXPECT_EQ(FindTable(tables, {"feed_id", "http_status"}, {"missing"}), "a_polls");
+  EXPECT_EQ(FindTable(tables, {"nothing"}, {}), std::nullopt);
+}
+
+}  // namespace
+}  // namespace frota::dashboard
