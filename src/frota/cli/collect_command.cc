@@ -1,0 +1,313 @@
+// `frota collect` and `frota run`: the live service (docs/cli.md, docs/collector.md).
+#include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <thread>
+
+#include "frota/base/log.h"
+#include "frota/cli/commands.h"
+#include "frota/cli/run_kafka.h"
+#include "frota/collect/collector.h"
+#include "frota/runner/live_runner.h"
+#include "frota/sink/duckdb_sink.h"
+#include "frota/source/archive_follower.h"
+
+namespace frota::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CollectFlags {
+  std::string config;
+  std::vector<std::string> feeds;
+  double interval_s = 0;
+  std::string archive;
+  std::string reports;
+  std::string silver;
+  std::string gold;
+  bool no_medallion = false;
+  std::string metrics;
+  double for_s = 0;
+  std::string kafka;
+  std::string topic;
+  std::string area;
+  // frota run
+  std::string db;
+  std::string postgres;
+  std::string gtfs;
+  std::string time_zone;
+  std::int32_t partitions = 0;
+  double epoch_s = 0;
+  KafkaRunFlags kafka_run;  // frota run --kafka --group: consume a topic (run_kafka.h)
+};
+
+// SIGINT and SIGTERM raise the stop signal from a thread of their own (sigwait), so no
+// code runs in a signal handler and every poller finishes the request it is making.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(collect::StopSignal& stop) : stop_(stop) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &previous_);  // inherited by every thread made after
+    thread_ = std::thread([this] {
+      const timespec tick{0, 200'000'000};
+      while (!done_.load()) {
+        const int sig = sigtimedwait(&set_, nullptr, &tick);
+        if (sig == SIGINT || sig == SIGTERM) {
+          spdlog::info("stop requested signal={}", sig == SIGINT ? "SIGINT" : "SIGTERM");
+          stop_.Raise();
+        }
+      }
+    });
+  }
+  ~SignalWatcher() {
+    done_.store(true);
+    thread_.join();
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+
+ private:
+  collect::StopSignal& stop_;
+  sigset_t set_{};
+  sigset_t previous_{};
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// Wakes the live runner as soon as a response is archived.
+class WakeOnResponse final : public collect::ResponseListener {
+ public:
+  explicit WakeOnResponse(source::ArchiveWaker& waker) : waker_(waker) {}
+  void OnResponse(const collect::ArchivedResponse&) override { waker_.Notify(); }
+
+ private:
+  source::ArchiveWaker& waker_;
+};
+
+base::Result<collect::CollectorConfig> BuildConfig(const CollectFlags& flags) {
+  collect::CollectorConfig config;
+  if (!flags.config.empty()) {
+    FROTA_ASSIGN_OR_RETURN(config, collect::LoadConfig(flags.config));
+  } else if (flags.feeds.empty()) {
+    return base::InvalidInput("give --config FILE or at least one --feed NAME=FORMAT,URL");
+  }
+  for (const auto& text : flags.feeds) {
+    FROTA_ASSIGN_OR_RETURN(auto feed, collect::ParseFeedFlag(text));
+    config.feeds.push_back(std::move(feed));
+  }
+  if (flags.interval_s > 0) {
+    for (auto& feed : config.feeds) {
+      feed.interval = std::chrono::milliseconds(static_cast<std::int64_t>(flags.interval_s * 1000));
+    }
+  }
+  if (!flags.archive.empty()) {
+    config.archive = flags.archive;
+    if (flags.config.empty()) {
+      // Without a config file the other layers sit beside the archive.
+      const auto parent = config.archive.parent_path();
+      config.silver = parent / "silver";
+      config.gold = parent / "gold";
+      config.reports = parent / "reports";
+    }
+  }
+  if (!flags.reports.empty()) config.reports = flags.reports;
+  if (!flags.silver.empty()) config.silver = flags.silver;
+  if (!flags.gold.empty()) config.gold = flags.gold;
+  if (!flags.metrics.empty()) config.metrics_listen = flags.metrics;
+  if (!flags.area.empty()) config.area = flags.area;
+  if (flags.no_medallion) config.medallion = false;
+  if (!flags.db.empty()) config.db = flags.db;
+  if (flags.partitions > 0) config.partitions = flags.partitions;
+  if (flags.epoch_s > 0) {
+    config.epoch_interval = std::chrono::milliseconds(static_cast<std::int64_t>(flags.epoch_s * 1000));
+  }
+  if (!flags.kafka.empty()) config.kafka_brokers = flags.kafka;
+  if (!flags.topic.empty()) config.kafka_topic = flags.topic;
+  FROTA_RETURN_IF_ERROR(collect::Validate(config));
+  return config;
+}
+
+// The file log of the config, keeping the terminal's level.
+void ApplyLogFile(const collect::CollectorConfig& config) {
+  if (config.log_file.empty()) {
+    return;
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(config.log_file).parent_path(), ec);
+  base::LogOptions options;
+  const auto level = spdlog::default_logger()->level();
+  options.verbose = level <= spdlog::level::debug;
+  options.quiet = level >= spdlog::level::warn;
+  options.file = config.log_file;
+  base::InitLogging(options);
+}
+
+std::optional<std::chrono::milliseconds> RunFor(const CollectFlags& flags) {
+  if (flags.for_s <= 0) {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(flags.for_s * 1000));
+}
+
+int RunCollect(const CollectFlags& flags, bool process) {
+  // `frota run --kafka B --topic T --group G` without feeds: a consumer group member.
+  if (process && !flags.kafka.empty() && flags.config.empty() && flags.feeds.empty()) {
+    return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
+                             flags.time_zone, flags.epoch_s},
+                            flags.kafka_run);
+  }
+  auto config = BuildConfig(flags);
+  if (!config.ok()) {
+    return ReportError(config.error());
+  }
+  if (!config->kafka_brokers.empty() || !config->kafka_topic.empty()) {
+    if (config->kafka_brokers.empty() || config->kafka_topic.empty()) {
+      return ReportError(base::InvalidInput("--kafka BROKERS and --topic T go together"));
+    }
+    return ReportError(base::Unavailable(
+        "publishing to Kafka is not available in this build yet (the transport module has no "
+        "producer); run without --kafka to use the embedded archive"));
+  }
+  if (!flags.postgres.empty()) {
+    return ReportError(base::InvalidInput("--postgres is not available for frota run yet"));
+  }
+  ApplyLogFile(*config);
+  collect::StopSignal stop;
+  SignalWatcher signals(stop);  // before any thread exists
+  collect::CollectorOptions options;
+  options.command = process ? "run" : "collect";
+  auto collector = collect::Collector::Open(*config, options);
+  if (!collector.ok()) {
+    return ReportError(collector.error());
+  }
+  if (!process) {
+    const auto status = (*collector)->Run(stop, RunFor(flags));
+    if (!status.ok()) {
+      return ReportError(status.error());
+    }
+    spdlog::info("collect done run_id={} reports={}", (*collector)->run_id(),
+                 (*collector)->report_dir().string());
+    return kExitOk;
+  }
+
+  // frota run: the engine follows the archive the collector writes, in this process.
+  runner::ReplayConfig context_config;
+  context_config.gtfs = flags.gtfs;
+  context_config.area = config->area;
+  context_config.time_zone = flags.time_zone;
+  auto context = runner::LoadReplayContext(context_config);
+  if (!context.ok()) {
+    return ReportError(context.error());
+  }
+  model::SourceCatalog catalog;
+  auto sink = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id());
+  if (!sink.ok()) {
+    return ReportError(sink.error());
+  }
+  source::ArchiveWaker waker;
+  WakeOnResponse wake(waker);
+  (*collector)->AddListener(&wake);
+  auto& metrics = (*collector)->metrics();
+  auto& lag = metrics.GetGauge("frota_engine_watermark_lag_seconds",
+                               "Wall-clock time minus the watermark");
+  auto& commit_seconds = metrics.GetGauge("frota_engine_epoch_commit_seconds",
+                                          "Duration of the last epoch commit");
+  auto& epochs = metrics.GetCounter("frota_engine_epochs_total", "Epochs committed");
+  auto& records = metrics.GetCounter("frota_engine_records_total", "Records offered to the jobs");
+  std::atomic<bool> collector_done{false};
+  runner::LiveConfig live;
+  live.archive = config->archive;
+  live.partitions = config->partitions;
+  live.threads = std::min<std::size_t>(static_cast<std::size_t>(config->partitions),
+                                       std::max(1U, std::thread::hardware_concurrency()));
+  live.epoch_interval = config->epoch_interval;
+  live.waker = &waker;
+  live.stopping = [&] { return collector_done.load(); };
+  auto* c = collector->get();
+  live.ingest_floor = [c] { return std::optional<base::Timestamp>(c->IngestFloor()); };
+  live.after_commit = [&, c](const runner::LiveEpoch& e) {
+    commit_seconds.Set(e.commit_seconds);
+    epochs.Add();
+    records.Add(static_cast<double>(e.records));
+    if (e.watermark != base::Timestamp::min()) {
+      lag.Set(static_cast<double>(base::ToUnixMicros(c->clock().Now()) -
+                                  base::ToUnixMicros(e.watermark)) /
+              1e6);
+    }
+  };
+  live.report_file = (*collector)->report_dir() / "run.json";
+  live.run_id = (*collector)->run_id();
+  live.db = config->db;
+  std::optional<base::Error> engine_error;
+  std::thread engine([&] {
+    const auto report = runner::RunLive(live, **context, catalog, **sink);
+    if (!report.ok()) {
+      engine_error = report.error();
+      spdlog::error("engine failed error={}", report.error().message());
+      stop.Raise();  // without its engine the service must not pretend to run
+    }
+  });
+  const auto status = (*collector)->Run(stop, RunFor(flags));
+  collector_done.store(true);
+  waker.Notify();
+  engine.join();
+  if (!status.ok()) {
+    return ReportError(status.error());
+  }
+  if (engine_error) {
+    return ReportError(*engine_error);
+  }
+  spdlog::info("run done run_id={} db={} reports={}", (*collector)->run_id(), config->db,
+               (*collector)->report_dir().string());
+  return kExitOk;
+}
+
+void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
+  sub->add_option("--config", flags.config, "TOML configuration (config/collector.example.toml)");
+  sub->add_option("--feed", flags.feeds, "Quick form NAME=FORMAT,URL (repeatable)");
+  sub->add_option("--interval", flags.interval_s, "Seconds between polls, for every feed");
+  sub->add_option("--archive", flags.archive, "Bronze archive folder");
+  sub->add_option("--reports", flags.reports, "Stage reports folder");
+  sub->add_option("--silver", flags.silver, "Silver Parquet folder");
+  sub->add_option("--gold", flags.gold, "Gold Parquet folder");
+  sub->add_flag("--no-medallion", flags.no_medallion, "Write bronze only (no silver or gold)");
+  sub->add_option("--metrics", flags.metrics, "Serve /metrics and /healthz on HOST:PORT (loopback)");
+  sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
+  sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
+  sub->add_option("--kafka", flags.kafka, "Publish responses to these Kafka brokers");
+  sub->add_option("--topic", flags.topic, "Kafka topic for --kafka");
+}
+
+}  // namespace
+
+void AddCollectCommand(CLI::App& app, CommandMain& run) {
+  auto flags = std::make_shared<CollectFlags>();
+  auto* sub = app.add_subcommand(
+      "collect", "Poll live feeds politely into the bronze archive, with silver and gold");
+  AddCommonFlags(sub, *flags);
+  sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, false); }; });
+}
+
+void AddRunCommand(CLI::App& app, CommandMain& run) {
+  auto flags = std::make_shared<CollectFlags>();
+  auto* sub = app.add_subcommand(
+      "run", "Collect live feeds and run every job on them, exactly once into DuckDB");
+  AddCommonFlags(sub, *flags);
+  sub->add_option("--db", flags->db, "DuckDB database file (default from the config: frota.duckdb)");
+  sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
+  sub->add_option("--gtfs", flags->gtfs, "Static GTFS (zip or folder): terminals, zone");
+  sub->add_option("--time-zone", flags->time_zone, "IANA zone of local hours");
+  sub->add_option("--partitions", flags->partitions, "State partitions")->check(CLI::Range(1, 4096));
+  sub->add_option("--epoch-seconds", flags->epoch_s, "Commit at least every S seconds");
+  AddKafkaRunFlags(sub, flags->kafka_run);
+  sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, true); }; });
+}
+
+}  // namespace frota::cli

@@ -1,0 +1,517 @@
+#include "frota/collect/medallion.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <set>
+#include <unordered_set>
+
+#include "frota/job/validation.h"
+#include "frota/sink/duckdb_connection.h"
+
+namespace frota::collect {
+
+namespace fs = std::filesystem;
+using sink::ColumnType;
+
+struct MedallionWriter::Row {
+  model::Position position;
+  std::uint32_t file = 0;  // index into Buffer::files
+};
+
+struct MedallionWriter::Summary {
+  base::Timestamp ingest_time;
+  int http_status = 200;
+  std::int64_t bytes = 0;
+  double duration_ms = 0;
+  bool repeat = false;
+  bool decoded = false;
+  std::int64_t records = 0;
+  std::int64_t accepted = 0;
+  std::int64_t rejected = 0;
+  std::int64_t unique_vehicles = 0;
+  std::int64_t airborne = 0;
+  std::int64_t on_ground = 0;
+  double mean_speed_kmh = NAN;
+  double mean_altitude_m = NAN;
+  std::uint32_t file = 0;
+};
+
+struct MedallionWriter::Latest {
+  model::Position position;
+  std::string bronze_file;
+};
+
+struct MedallionWriter::Buffer {
+  std::vector<Row> positions;
+  std::vector<std::pair<model::Rejection, std::uint32_t>> rejections;
+  std::vector<Summary> summaries;
+  std::vector<std::string> files;
+  [[nodiscard]] bool empty() const {
+    return positions.empty() && rejections.empty() && summaries.empty();
+  }
+  void Prepend(Buffer&& older) {
+    // Rows of a failed flush go back in front, their file indexes shifted.
+    const auto shift = static_cast<std::uint32_t>(older.files.size());
+    for (auto& r : positions) {
+      r.file += shift;
+    }
+    for (auto& r : rejections) {
+      r.second += shift;
+    }
+    for (auto& s : summaries) {
+      s.file += shift;
+    }
+    older.files.insert(older.files.end(), files.begin(), files.end());
+    older.positions.insert(older.positions.end(), std::make_move_iterator(positions.begin()),
+                           std::make_move_iterator(positions.end()));
+    older.rejections.insert(older.rejections.end(), std::make_move_iterator(rejections.begin()),
+                            std::make_move_iterator(rejections.end()));
+    older.summaries.insert(older.summaries.end(), summaries.begin(), summaries.end());
+    *this = std::move(older);
+  }
+};
+
+namespace {
+
+std::string Quote(const fs::path& path) {
+  std::string out;
+  for (const char c : path.string()) {
+    out += c;
+    if (c == '\'') {
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+base::Status FsyncPath(const fs::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) {
+    return base::IoError("{}: cannot open to fsync", path.string());
+  }
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) {
+    return base::IoError("{}: fsync failed", path.string());
+  }
+  return base::Status::Ok();
+}
+
+std::int32_t UtcDays(base::Timestamp t) {
+  return static_cast<std::int32_t>(
+      std::chrono::floor<std::chrono::days>(t).time_since_epoch().count());
+}
+
+void SetOptionalFloat(sink::ChunkAppender& a, std::size_t column, float v) {
+  if (std::isnan(v)) {
+    a.SetNull(column);
+  } else {
+    a.SetFloat(column, v);
+  }
+}
+
+void SetOptionalText(sink::ChunkAppender& a, std::size_t column, const std::string& v) {
+  if (v.empty()) {
+    a.SetNull(column);
+  } else {
+    a.SetString(column, v);
+  }
+}
+
+constexpr std::string_view kPositionColumns =
+    "feed_id VARCHAR, vehicle_id VARCHAR, route_id VARCHAR, trip_id VARCHAR, "
+    "trip_start_date VARCHAR, trip_start_time VARCHAR, direction_id TINYINT, mode VARCHAR, "
+    "lat DOUBLE, lon DOUBLE, reported_speed_kmh FLOAT, bearing_deg FLOAT, altitude_m FLOAT, "
+    "on_ground BOOLEAN, event_time TIMESTAMP, ingest_time TIMESTAMP, "
+    "event_time_from_header BOOLEAN, bronze_file VARCHAR, record_index BIGINT";
+const std::vector<ColumnType> kPositionTypes = {
+    ColumnType::kVarchar, ColumnType::kVarchar,   ColumnType::kVarchar,   ColumnType::kVarchar,
+    ColumnType::kVarchar, ColumnType::kVarchar,   ColumnType::kTinyint,   ColumnType::kVarchar,
+    ColumnType::kDouble,  ColumnType::kDouble,    ColumnType::kFloat,     ColumnType::kFloat,
+    ColumnType::kFloat,   ColumnType::kBoolean,   ColumnType::kTimestamp, ColumnType::kTimestamp,
+    ColumnType::kBoolean, ColumnType::kVarchar,   ColumnType::kBigint};
+
+base::Status AppendPosition(sink::ChunkAppender& a, const model::Position& p,
+                            const std::string& file) {
+  a.SetString(0, p.feed_id);
+  a.SetString(1, p.vehicle_id);
+  SetOptionalText(a, 2, p.route_id);
+  SetOptionalText(a, 3, p.trip_id);
+  SetOptionalText(a, 4, p.trip_start_date);
+  SetOptionalText(a, 5, p.trip_start_time);
+  if (p.direction_id < 0) {
+    a.SetNull(6);
+  } else {
+    a.SetInt8(6, p.direction_id);
+  }
+  a.SetString(7, model::ModeName(p.mode));
+  a.SetDouble(8, p.lat);
+  a.SetDouble(9, p.lon);
+  SetOptionalFloat(a, 10, p.reported_speed_kmh);
+  SetOptionalFloat(a, 11, p.bearing_deg);
+  SetOptionalFloat(a, 12, p.altitude_m);
+  if (p.on_ground < 0) {
+    a.SetNull(13);
+  } else {
+    a.SetBool(13, p.on_ground == 1);
+  }
+  a.SetTimestampMicros(14, base::ToUnixMicros(p.event_time));
+  a.SetTimestampMicros(15, base::ToUnixMicros(p.ingest_time));
+  a.SetBool(16, p.event_time_from_header);
+  a.SetString(17, file);
+  a.SetInt64(18, p.source.offset);
+  return a.EndRow();
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<MedallionWriter>> MedallionWriter::Open(fs::path silver,
+                                                                     fs::path gold,
+                                                                     std::string run_id,
+                                                                     job::JobConfig rules) {
+  std::unique_ptr<MedallionWriter> writer(new MedallionWriter());
+  writer->silver_ = std::move(silver);
+  writer->gold_ = std::move(gold);
+  writer->run_id_ = std::move(run_id);
+  writer->rules_ = std::move(rules);
+  FROTA_ASSIGN_OR_RETURN(writer->db_, sink::DuckDbConnection::Open(""));
+  // Parquet export is all this database does: keep it small and single-threaded, the
+  // pollers and the engine need the cores.
+  FROTA_RETURN_IF_ERROR(writer->db_->Execute("SET threads = 1; SET memory_limit = '256MB';"));
+  return writer;
+}
+
+MedallionWriter::~MedallionWriter() = default;
+
+std::map<std::string, std::int64_t> MedallionWriter::Add(PolledResponse response) {
+  Summary summary;
+  summary.ingest_time = response.ingest_time;
+  summary.http_status = response.http_status;
+  summary.bytes = response.bytes;
+  summary.duration_ms = response.duration_ms;
+  summary.repeat = response.repeat;
+  summary.decoded = response.decoded;
+  summary.records = static_cast<std::int64_t>(response.batch.size());
+  std::vector<model::Position> accepted;
+  std::vector<model::Rejection> rejected = std::move(response.batch.rejections);
+  for (auto& p : response.batch.positions) {
+    if (const auto reason = job::CheckRecordRules(p, rules_)) {
+      rejected.push_back(
+          job::MakeRejection(p, *reason, job::DescribeRecordRuleFailure(p, *reason)));
+    } else {
+      accepted.push_back(std::move(p));
+    }
+  }
+  // The poll summary of semantics.md section 8, for every mode.
+  std::unordered_set<std::string_view> vehicles;
+  double speed_sum = 0;
+  std::int64_t speeds = 0;
+  double altitude_sum = 0;
+  std::int64_t altitudes = 0;
+  for (const auto& p : accepted) {
+    vehicles.insert(p.vehicle_id);
+    summary.airborne += p.on_ground == 0 ? 1 : 0;
+    summary.on_ground += p.on_ground == 1 ? 1 : 0;
+    if (!std::isnan(p.reported_speed_kmh)) {
+      speed_sum += p.reported_speed_kmh;
+      ++speeds;
+    }
+    if (!std::isnan(p.altitude_m)) {
+      altitude_sum += p.altitude_m;
+      ++altitudes;
+    }
+  }
+  summary.accepted = static_cast<std::int64_t>(accepted.size());
+  summary.rejected = static_cast<std::int64_t>(rejected.size());
+  summary.unique_vehicles = static_cast<std::int64_t>(vehicles.size());
+  summary.mean_speed_kmh = speeds > 0 ? speed_sum / static_cast<double>(speeds) : NAN;
+  summary.mean_altitude_m = altitudes > 0 ? altitude_sum / static_cast<double>(altitudes) : NAN;
+
+  const std::lock_guard lock(mutex_);
+  auto& slot = buffers_[response.feed_id];
+  if (!slot) {
+    slot = std::make_unique<Buffer>();
+  }
+  Buffer& buffer = *slot;
+  const auto file = static_cast<std::uint32_t>(buffer.files.size());
+  buffer.files.push_back(std::move(response.bronze_file));
+  summary.file = file;
+  buffer.summaries.push_back(summary);
+  for (auto& p : accepted) {
+    buffer.positions.push_back({std::move(p), file});
+  }
+  std::map<std::string, std::int64_t> refused;
+  for (auto& r : rejected) {
+    const std::string reason(model::RejectReasonName(r.reason));
+    ++stats_.rejected[reason];
+    ++refused[reason];
+    buffer.rejections.emplace_back(std::move(r), file);
+  }
+  ++stats_.responses;
+  stats_.records += summary.records;
+  stats_.accepted += summary.accepted;
+  stats_.buffered_records += summary.records;
+  return refused;
+}
+
+base::Status MedallionWriter::Flush(base::Timestamp now) {
+  const std::lock_guard flush_lock(flush_mutex_);
+  std::map<std::string, std::unique_ptr<Buffer>> taken;
+  {
+    const std::lock_guard lock(mutex_);
+    taken.swap(buffers_);
+  }
+  std::vector<std::string> files;
+  std::optional<base::Error> first_error;
+  for (auto& [feed_id, buffer] : taken) {
+    if (buffer->empty()) {
+      continue;
+    }
+    const auto status = WriteFeed(feed_id, *buffer, now, files);
+    if (!status.ok()) {
+      spdlog::error("medallion flush failed feed={} error={}", feed_id, status.error().message());
+      if (!first_error) {
+        first_error = status.error();
+      }
+      const std::lock_guard lock(mutex_);
+      auto& slot = buffers_[feed_id];
+      if (!slot) {
+        slot = std::make_unique<Buffer>();
+      }
+      slot->Prepend(std::move(*buffer));
+      continue;
+    }
+    const std::lock_guard lock(mutex_);
+    stats_.buffered_records -= static_cast<std::int64_t>(buffer->positions.size() +
+                                                         buffer->rejections.size());
+  }
+  const std::lock_guard lock(mutex_);
+  ++stats_.flushes;
+  std::int64_t vehicles = 0;
+  for (const auto& [feed, map] : latest_) {
+    vehicles += static_cast<std::int64_t>(map.size());
+  }
+  stats_.vehicles = vehicles;
+  if (!files.empty()) {
+    stats_.last_files = files;
+  }
+  if (first_error) {
+    ++stats_.flush_errors;
+    return *first_error;
+  }
+  return base::Status::Ok();
+}
+
+base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buffer,
+                                        base::Timestamp now, std::vector<std::string>& all_files) {
+  auto& db = *db_;
+  std::vector<std::string> files;
+  // Writes table `name` (already filled) to `path` atomically.
+  auto copy_out = [&](std::string_view name, const fs::path& path) -> base::Status {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) {
+      return base::IoError("{}: cannot create: {}", path.parent_path().string(), ec.message());
+    }
+    const fs::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
+    FROTA_RETURN_IF_ERROR(db.Execute(
+        fmt::format("COPY {} TO '{}' (FORMAT parquet, COMPRESSION zstd)", name, Quote(tmp))));
+    FROTA_RETURN_IF_ERROR(FsyncPath(tmp, false));
+    fs::rename(tmp, path, ec);
+    if (ec) {
+      return base::IoError("{}: cannot rename into place: {}", path.string(), ec.message());
+    }
+    FROTA_RETURN_IF_ERROR(FsyncPath(path.parent_path(), true));
+    files.push_back(path.string());
+    return base::Status::Ok();
+  };
+  const std::string feed_dir = "feed=" + feed_id;
+  auto dated = [&](const fs::path& root, std::string_view table, std::int32_t days) {
+    return root / table / feed_dir /
+           fmt::format("date={}", base::FormatDate(base::LocalDateFromDays(days))) /
+           fmt::format("{}-{:06d}.parquet", run_id_, sequence_);
+  };
+  ++sequence_;
+
+  // Silver positions, one file per UTC date of ingest.
+  std::set<std::int32_t> dates;
+  for (const auto& r : buffer.positions) {
+    dates.insert(UtcDays(r.position.ingest_time));
+  }
+  for (const auto days : dates) {
+    FROTA_RETURN_IF_ERROR(
+        db.Execute(fmt::format("CREATE OR REPLACE TABLE silver_positions ({})", kPositionColumns)));
+    {
+      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "silver_positions",
+                                                                 kPositionTypes));
+      for (const auto& r : buffer.positions) {
+        if (UtcDays(r.position.ingest_time) == days) {
+          FROTA_RETURN_IF_ERROR(AppendPosition(*a, r.position, buffer.files[r.file]));
+        }
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
+    FROTA_RETURN_IF_ERROR(copy_out("silver_positions", dated(silver_, "positions", days)));
+  }
+
+  // Silver rejections.
+  dates.clear();
+  for (const auto& [r, file] : buffer.rejections) {
+    dates.insert(UtcDays(r.ingest_time.value_or(now)));
+  }
+  for (const auto days : dates) {
+    FROTA_RETURN_IF_ERROR(db.Execute(
+        "CREATE OR REPLACE TABLE silver_rejected (feed_id VARCHAR, reason VARCHAR, "
+        "vehicle_id VARCHAR, event_time TIMESTAMP, ingest_time TIMESTAMP, detail VARCHAR, "
+        "bronze_file VARCHAR, record_index BIGINT)"));
+    {
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(
+                      db, "silver_rejected",
+                      {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
+                       ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kVarchar,
+                       ColumnType::kVarchar, ColumnType::kBigint}));
+      for (const auto& [r, file] : buffer.rejections) {
+        if (UtcDays(r.ingest_time.value_or(now)) != days) {
+          continue;
+        }
+        a->SetString(0, r.feed_id.empty() ? feed_id : r.feed_id);
+        a->SetString(1, model::RejectReasonName(r.reason));
+        SetOptionalText(*a, 2, r.vehicle_id);
+        if (r.event_time) {
+          a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time));
+        } else {
+          a->SetNull(3);
+        }
+        if (r.ingest_time) {
+          a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time));
+        } else {
+          a->SetNull(4);
+        }
+        SetOptionalText(*a, 5, r.detail);
+        a->SetString(6, buffer.files[file]);
+        a->SetInt64(7, r.source.offset);
+        FROTA_RETURN_IF_ERROR(a->EndRow());
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
+    FROTA_RETURN_IF_ERROR(copy_out("silver_rejected", dated(silver_, "rejected", days)));
+  }
+
+  // Gold: one summary row per archived response.
+  dates.clear();
+  for (const auto& s : buffer.summaries) {
+    dates.insert(UtcDays(s.ingest_time));
+  }
+  for (const auto days : dates) {
+    FROTA_RETURN_IF_ERROR(db.Execute(
+        "CREATE OR REPLACE TABLE gold_poll_summary (feed_id VARCHAR, ingest_time TIMESTAMP, "
+        "http_status INTEGER, bytes BIGINT, duration_ms DOUBLE, repeat BOOLEAN, decoded BOOLEAN, "
+        "observations BIGINT, accepted BIGINT, rejected BIGINT, unique_vehicles BIGINT, "
+        "airborne BIGINT, on_ground BIGINT, mean_speed_kmh DOUBLE, mean_altitude_m DOUBLE, "
+        "bronze_file VARCHAR)"));
+    {
+      FROTA_ASSIGN_OR_RETURN(
+          auto a,
+          sink::ChunkAppender::Create(
+              db, "gold_poll_summary",
+              {ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kInteger,
+               ColumnType::kBigint, ColumnType::kDouble, ColumnType::kBoolean,
+               ColumnType::kBoolean, ColumnType::kBigint, ColumnType::kBigint,
+               ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint,
+               ColumnType::kBigint, ColumnType::kDouble, ColumnType::kDouble,
+               ColumnType::kVarchar}));
+      for (const auto& s : buffer.summaries) {
+        if (UtcDays(s.ingest_time) != days) {
+          continue;
+        }
+        a->SetString(0, feed_id);
+        a->SetTimestampMicros(1, base::ToUnixMicros(s.ingest_time));
+        a->SetInt32(2, s.http_status);
+        a->SetInt64(3, s.bytes);
+        a->SetDouble(4, s.duration_ms);
+        a->SetBool(5, s.repeat);
+        a->SetBool(6, s.decoded);
+        a->SetInt64(7, s.records);
+        a->SetInt64(8, s.accepted);
+        a->SetInt64(9, s.rejected);
+        a->SetInt64(10, s.unique_vehicles);
+        a->SetInt64(11, s.airborne);
+        a->SetInt64(12, s.on_ground);
+        if (std::isnan(s.mean_speed_kmh)) {
+          a->SetNull(13);
+        } else {
+          a->SetDouble(13, s.mean_speed_kmh);
+        }
+        if (std::isnan(s.mean_altitude_m)) {
+          a->SetNull(14);
+        } else {
+          a->SetDouble(14, s.mean_altitude_m);
+        }
+        a->SetString(15, buffer.files[s.file]);
+        FROTA_RETURN_IF_ERROR(a->EndRow());
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
+    FROTA_RETURN_IF_ERROR(copy_out("gold_poll_summary", dated(gold_, "poll_summary", days)));
+  }
+
+  // Gold: the latest state per vehicle (largest event time; ties: the later record).
+  auto& latest = latest_[feed_id];
+  for (const auto& r : buffer.positions) {
+    auto& slot = latest[r.position.vehicle_id];
+    if (!slot) {
+      slot = std::make_unique<Latest>();
+    } else if (r.position.event_time < slot->position.event_time) {
+      continue;
+    }
+    slot->position = r.position;
+    slot->bronze_file = buffer.files[r.file];
+  }
+  if (!latest.empty()) {
+    FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
+        "CREATE OR REPLACE TABLE gold_latest_state ({}, as_of TIMESTAMP)", kPositionColumns)));
+    {
+      auto types = kPositionTypes;
+      types.push_back(ColumnType::kTimestamp);
+      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "gold_latest_state", types));
+      std::vector<const Latest*> sorted;
+      sorted.reserve(latest.size());
+      for (const auto& [vehicle, l] : latest) {
+        sorted.push_back(l.get());
+      }
+      std::sort(sorted.begin(), sorted.end(), [](const Latest* x, const Latest* y) {
+        return x->position.vehicle_id < y->position.vehicle_id;
+      });
+      for (const auto* l : sorted) {
+        a->SetTimestampMicros(19, base::ToUnixMicros(now));
+        FROTA_RETURN_IF_ERROR(AppendPosition(*a, l->position, l->bronze_file));
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
+    FROTA_RETURN_IF_ERROR(copy_out(
+        "gold_latest_state", gold_ / "latest_state" / feed_dir / (run_id_ + ".parquet")));
+  }
+  const std::lock_guard lock(mutex_);
+  for (const auto& f : files) {
+    if (f.rfind(silver_.string(), 0) == 0) {
+      ++stats_.silver_files;
+    } else {
+      ++stats_.gold_files;
+    }
+  }
+  all_files.insert(all_files.end(), files.begin(), files.end());
+  stats_.poll_summaries += static_cast<std::int64_t>(buffer.summaries.size());
+  return base::Status::Ok();
+}
+
+MedallionStats MedallionWriter::stats() const {
+  const std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+}  // namespace frota::collect

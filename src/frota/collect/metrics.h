@@ -1,0 +1,100 @@
+// Prometheus metrics: a registry of labelled counters and gauges, and a loopback endpoint.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "frota/base/status.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace frota::collect {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+/// A monotonically increasing value. Thread-safe.
+class Counter {
+ public:
+  void Add(double v = 1) {
+    double current = value_.load(std::memory_order_relaxed);
+    while (!value_.compare_exchange_weak(current, current + v, std::memory_order_relaxed)) {
+    }
+  }
+  [[nodiscard]] double value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<double> value_{0};
+};
+
+/// A value that goes up and down. Thread-safe.
+class Gauge {
+ public:
+  void Set(double v) { value_.store(v, std::memory_order_relaxed); }
+  [[nodiscard]] double value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<double> value_{0};
+};
+
+/// Named metric families, each with samples per label set, rendered in Prometheus's text
+/// exposition format (version 0.0.4).
+///
+/// Samples live as long as the registry, so callers keep the references returned by
+/// GetCounter/GetGauge and update them without locking. Thread-safe.
+class MetricsRegistry {
+ public:
+  Counter& GetCounter(std::string_view name, std::string_view help, const Labels& labels = {});
+  Gauge& GetGauge(std::string_view name, std::string_view help, const Labels& labels = {});
+  /// The current value of a sample, 0 when it does not exist (tests, reports).
+  [[nodiscard]] double Value(std::string_view name, const Labels& labels = {}) const;
+  [[nodiscard]] std::string Render() const;
+
+ private:
+  struct Family {
+    std::string help;
+    bool counter = true;
+    std::map<std::string, std::unique_ptr<Counter>> counters;  // by rendered labels
+    std::map<std::string, std::unique_ptr<Gauge>> gauges;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::string, Family, std::less<>> families_;
+};
+
+/// Serves GET /metrics (the registry) and GET /healthz (a JSON document from `health`,
+/// status 200 when it says healthy, else 503) on a loopback address.
+///
+/// Start() binds and serves on its own thread; Stop() (or the destructor) ends it.
+class MetricsServer {
+ public:
+  using HealthFn = std::function<std::pair<bool, std::string>()>;
+  MetricsServer(const MetricsRegistry& registry, HealthFn health);
+  ~MetricsServer();
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  /// `listen` is "127.0.0.1:PORT", "localhost:PORT" or "[::1]:PORT"; PORT 0 picks a free
+  /// port. Any other host is refused: the endpoint is not meant to leave the machine.
+  base::Status Start(std::string_view listen);
+  void Stop();
+  [[nodiscard]] int port() const { return port_; }
+
+ private:
+  const MetricsRegistry& registry_;
+  HealthFn health_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace frota::collect

@@ -1,0 +1,197 @@
+// 24 simulated hours of 15-second polls of four feeds with faults, in virtual time.
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "frota/base/file.h"
+#include "frota/collect/collector.h"
+#include "frota/collect/testing/fault_server.h"
+#include "frota/source/bronze_archive.h"
+#include "frota/testing/shared_data.h"
+#include "frota/testing/subprocess.h"
+
+namespace frota::collect {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Fault;
+using testing::FeedScript;
+
+// A deterministic fault for request n of a feed: mostly fresh 200s, the rest spread out.
+Fault FaultFor(std::int64_t n) {
+  if (n % 97 == 5) return Fault::kServerError;
+  if (n % 211 == 7) return Fault::kRateLimitSeconds;
+  if (n % 223 == 9) return Fault::kRateLimitDate;
+  if (n % 997 == 11) return Fault::kSlow;
+  if (n % 157 == 13) return Fault::kTruncated;
+  if (n % 401 == 17) return Fault::kHtml;
+  if (n % 503 == 19) return Fault::kEmpty;
+  if (n % 11 == 3) return Fault::kNotModified;
+  if (n % 7 == 1) return Fault::kRepeat;
+  return Fault::kOk;
+}
+
+// Counts the complete responses of each feed in the archive, then removes the hour
+// folders: the test plays a downstream consumer so that a day of Rio's bus feed does
+// not need 1.5 GB of disk.
+std::map<std::string, std::int64_t> DrainArchive(const fs::path& archive) {
+  std::map<std::string, std::int64_t> counts;
+  const auto feeds = source::ListArchive(archive);
+  if (!feeds.ok()) {
+    return counts;
+  }
+  for (const auto& feed : *feeds) {
+    counts[feed.info.feed_id] = static_cast<std::int64_t>(feed.files.size());
+    for (const auto& entry : fs::directory_iterator(feed.dir)) {
+      if (entry.is_directory()) {
+        fs::remove_all(entry.path());
+      }
+    }
+  }
+  return counts;
+}
+
+TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
+  const auto sppo = frota::testing::SharedFile("rio-api-snapshots/sppo_api_2024-06-06.json");
+  const auto brt = frota::testing::SharedFile("rio-api-snapshots/brt_api_realtime_2024-01-13.json");
+  const auto gtfs = frota::testing::SharedFile("gtfs-rt/caltrain/ct-vehicle-positions.pb");
+  const auto bull = frota::testing::SharedFile("gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb");
+  const auto opensky = frota::testing::SharedFile("opensky/austria_bbox_states_1604921480.json");
+  const auto denver = frota::testing::SharedFile("opensky/denver_bbox_series/states_1615141830.json");
+  if (!sppo || !brt || !gtfs || !bull || !opensky || !denver) {
+    GTEST_SKIP() << "real captures not found under " << frota::testing::SharedDataDir();
+  }
+  spdlog::set_level(spdlog::level::err);
+  // Bronze on tmpfs when there is one: the soak measures memory, descriptors and loss,
+  // not the disk of a shared machine (fsync is a no-op there, the code path the same).
+  const char* shm = "/dev/shm";
+  std::unique_ptr<frota::testing::TempDir> build_dir;
+  fs::path root;
+  if (fs::is_directory(shm)) {
+    root = fs::path(shm) / fmt::format("frota-soak-{}", ::getpid());
+    fs::create_directories(root);
+  } else {
+    build_dir = std::make_unique<frota::testing::TempDir>("collect-soak");
+    root = build_dir->path();
+  }
+  const auto start = *base::ParseIso8601("2024-06-06T03:00:00Z");
+  ManualClock clock(start);
+  testing::FaultServer server([&] { return clock.Now(); });
+  struct FeedDef {
+    std::string id;
+    codec::Format format;
+    std::vector<std::string> variants;
+    std::string content_type;
+  };
+  const std::vector<FeedDef> defs = {
+      {"rio-sppo", codec::Format::kRioSppo, testing::JsonVariants(*base::ReadFile(*sppo), 4),
+       "application/json"},
+      {"rio-brt", codec::Format::kRioBrt, testing::JsonVariants(*base::ReadFile(*brt), 4),
+       "application/json"},
+      {"gtfs-rt", codec::Format::kGtfsRt, {*base::ReadFile(*gtfs), *base::ReadFile(*bull)},
+       "application/x-protobuf"},
+      {"opensky", codec::Format::kOpenSky, {*base::ReadFile(*opensky), *base::ReadFile(*denver)},
+       "application/json"},
+  };
+  CollectorConfig config;
+  config.archive = root / "bronze";
+  config.silver = root / "silver";
+  config.gold = root / "gold";
+  config.reports = root / "reports";
+  for (const auto& d : defs) {
+    // A fixed script long enough for the day (5,760 polls plus retries).
+    FeedScript script;
+    script.variants = d.variants;
+    script.content_type = d.content_type;
+    script.keep_bodies = false;
+    script.retry_after_s = 45;
+    script.slow_ms = 1000;
+    for (std::int64_t n = 0; n < 7000; ++n) {
+      script.script.push_back(FaultFor(n));
+    }
+    server.SetScript(d.id, script);
+    FeedConfig f;
+    f.id = d.id;
+    f.format = d.format;
+    f.url = server.Url(d.id);
+    f.interval = std::chrono::seconds(15);
+    f.timeout = std::chrono::milliseconds(600);
+    f.gzip = false;  // the fault tests cover gzip; here it would only cost CPU time
+    config.feeds.push_back(f);
+  }
+  CollectorOptions options;
+  options.clock = &clock;
+  options.run_id = "soak";
+  options.seed = 11;
+  auto collector = Collector::Open(config, options);
+  ASSERT_TRUE(collector.ok()) << collector.error().message();
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::map<std::string, std::int64_t> archived;
+  std::map<std::string, std::int64_t> served_200;
+  std::map<std::string, std::int64_t> served_total;
+  std::int64_t rss_start = 0;
+  std::int64_t fds_start = 0;
+  std::int64_t rss_peak_hourly = 0;
+  StopSignal stop;
+  for (int hour = 1; hour <= 24; ++hour) {
+    ASSERT_TRUE((*collector)->RunVirtual(clock, start + std::chrono::hours(hour), stop).ok());
+    for (const auto& [feed, n] : DrainArchive(config.archive)) {
+      archived[feed] += n;
+    }
+    for (const auto& d : defs) {
+      for (const auto& s : server.TakeServed(d.id)) {
+        ++served_total[d.id];
+        const bool arrived = s.status == 200 && s.fault != Fault::kSlow &&
+                             s.fault != Fault::kTruncated;
+        served_200[d.id] += arrived ? 1 : 0;
+      }
+    }
+    const auto rss = base::CurrentRssBytes();
+    if (hour == 1) {
+      // After the first hour: buffers, DuckDB and the decoders have their working set.
+      rss_start = rss;
+      fds_start = OpenFileDescriptors();
+    }
+    rss_peak_hourly = std::max(rss_peak_hourly, rss);
+  }
+  const auto rss_end = base::CurrentRssBytes();
+  const auto fds_end = OpenFileDescriptors();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  std::int64_t responses = 0;
+  for (const auto& s : (*collector)->feed_stats()) {
+    EXPECT_EQ(s.requests, served_total[s.feed_id]) << s.feed_id;
+    EXPECT_EQ(s.responses, served_200[s.feed_id]) << s.feed_id;
+    EXPECT_EQ(archived[s.feed_id], s.responses) << s.feed_id << ": lost responses";
+    EXPECT_EQ(s.archive_errors, 0);
+    // 5,760 slots of 15 s in a day, less the slots a Retry-After of 45 s skips: the
+    // script answers 429 about 5,760/211 + 5,760/223 = 53 times, each costing up to 3.
+    EXPECT_GE(s.polls, 5760 - 53 * 3) << s.feed_id;
+    EXPECT_LE(s.polls, 5760) << s.feed_id;
+    responses += s.responses;
+  }
+  const auto report = nlohmann::json::parse(*base::ReadFile(config.reports / "soak/bronze.json"));
+  EXPECT_EQ(report.at("outputs").at("responses").get<std::int64_t>(), responses);
+  RecordProperty("rss_start_bytes", std::to_string(rss_start));
+  RecordProperty("rss_end_bytes", std::to_string(rss_end));
+  fmt::print(stderr,
+             "soak: 24 h virtual in {:.1f} s wall, {} responses archived, RSS after hour 1 {:.1f} "
+             "MiB, at end {:.1f} MiB (hourly peak {:.1f} MiB), open fds {} -> {}\n",
+             wall_s, responses, static_cast<double>(rss_start) / (1 << 20),
+             static_cast<double>(rss_end) / (1 << 20),
+             static_cast<double>(rss_peak_hourly) / (1 << 20), fds_start, fds_end);
+  // Flat: the end of the day within 64 MiB of the end of the first hour.
+  EXPECT_LT(rss_end - rss_start, 64LL << 20);
+  EXPECT_LE(fds_end, fds_start + 2);
+  spdlog::set_level(spdlog::level::info);
+  if (!build_dir) {
+    fs::remove_all(root);
+  }
+}
+
+}  // namespace
+}  // namespace frota::collect

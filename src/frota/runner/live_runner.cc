@@ -1,0 +1,225 @@
+#include "frota/runner/live_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "frota/base/file.h"
+#include "frota/engine/epoch.h"
+#include "frota/job/pipeline.h"
+#include "frota/runner/async_committer.h"
+
+namespace frota::runner {
+
+namespace {
+
+// Measures each commit of the wrapped sink (for the epoch-commit-time metric).
+class TimedSink final : public engine::TransactionalSink<model::EpochRows> {
+ public:
+  explicit TimedSink(engine::TransactionalSink<model::EpochRows>& inner) : inner_(inner) {}
+  base::Result<engine::RecoveredCheckpoint> Recover() override { return inner_.Recover(); }
+  base::Status Commit(const model::EpochRows& rows,
+                      const engine::EpochCheckpoint& checkpoint) override {
+    const auto started = std::chrono::steady_clock::now();
+    auto status = inner_.Commit(rows, checkpoint);
+    last_seconds_.store(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return status;
+  }
+  [[nodiscard]] double last_seconds() const { return last_seconds_.load(); }
+
+ private:
+  engine::TransactionalSink<model::EpochRows>& inner_;
+  std::atomic<double> last_seconds_{0};
+};
+
+std::string WatermarkText(base::Timestamp w) {
+  return w == base::Timestamp::min() ? "none" : base::FormatIso8601(w);
+}
+
+base::Timestamp WallNow() {
+  return std::chrono::time_point_cast<base::Micros>(std::chrono::system_clock::now());
+}
+
+}  // namespace
+
+std::string LiveReportJson(const LiveReport& report, const LiveConfig& config) {
+  nlohmann::ordered_json j;
+  j["stage"] = "engine";
+  j["command"] = "run";
+  j["run_id"] = config.run_id;
+  j["status"] = report.status;
+  j["started_at"] = report.started_at;
+  j["updated_at"] = report.updated_at;
+  j["duration_s"] = report.duration_s;
+  j["inputs"] = {{"archive", config.archive.string()},
+                 {"responses", report.responses},
+                 {"records", report.records},
+                 {"skipped_records", report.skipped_records}};
+  std::int64_t errors = 0;
+  for (const auto& [reason, n] : report.rejected) {
+    errors += reason == "duplicate" ? 0 : n;
+  }
+  j["outputs"] = {{"accepted", report.accepted}, {"rows", report.rows}};
+  j["rejected"] = report.rejected;
+  j["error_rate"] = report.records > 0
+                        ? static_cast<double>(errors) / static_cast<double>(report.records)
+                        : 0.0;
+  j["epochs"] = report.epochs;
+  j["first_epoch"] = report.first_epoch;
+  j["resumed"] = report.resumed;
+  j["watermark"] = report.watermark;
+  j["peak_rss_bytes"] = report.peak_rss_bytes;
+  j["paths"] = {{"archive", config.archive.string()}, {"db", config.db}};
+  return j.dump(2);
+}
+
+base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& context,
+                                 model::SourceCatalog& catalog,
+                                 engine::TransactionalSink<model::EpochRows>& inner_sink) {
+  const auto started = std::chrono::steady_clock::now();
+  LiveReport report;
+  report.started_at = base::FormatIso8601(WallNow());
+  TimedSink sink(inner_sink);
+  FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
+  job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
+                         config.threads);
+  FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
+  std::int64_t epoch = recovered.last_epoch.value();
+  report.resumed = epoch > 0;
+  report.first_epoch = epoch + 1;
+  if (report.resumed) {
+    spdlog::info("engine resuming after epoch {} watermark={}", epoch,
+                 WatermarkText(pipeline.watermark()));
+  }
+  source::ReplayOptions options;
+  options.mode = config.mode;
+  options.time_zone = context.job.time_zone->name();
+  FROTA_ASSIGN_OR_RETURN(auto follower, source::ArchiveFollower::Open(config.archive, &catalog,
+                                                                      options, recovered.progress));
+  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
+  // The epoch being committed is always the last one submitted (one in flight at most).
+  std::atomic<std::int64_t> submitted_watermark{base::ToUnixMicros(pipeline.watermark())};
+  std::atomic<std::int64_t> submitted_records{0};
+  AsyncCommitter committer(sink, [&](std::int64_t committed) {
+    if (config.after_commit) {
+      config.after_commit({committed, sink.last_seconds(),
+                           base::FromUnixMicros(submitted_watermark.load()),
+                           submitted_records.load()});
+    }
+  });
+  model::EpochRows pending;
+  base::Timestamp committed_watermark = pipeline.watermark();
+  auto last_commit = std::chrono::steady_clock::now();
+
+  auto write_report = [&](std::string_view status) {
+    report.status = std::string(status);
+    report.updated_at = base::FormatIso8601(WallNow());
+    report.duration_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.watermark = WatermarkText(pipeline.watermark());
+    report.skipped_records = follower->skipped_records();
+    report.responses = follower->responses_read();
+    report.peak_rss_bytes = base::PeakRssBytes();
+    if (!config.report_file.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(config.report_file.parent_path(), ec);
+      const auto written =
+          base::WriteFileAtomic(config.report_file, LiveReportJson(report, config) + "\n");
+      if (!written.ok()) {
+        spdlog::error("engine report not written error={}", written.error().message());
+      }
+    }
+  };
+  auto commit = [&]() -> base::Status {
+    pipeline.Advance();
+    pending.Append(pipeline.TakeRows());
+    engine::EpochCheckpoint checkpoint;
+    checkpoint.epoch = base::EpochId(++epoch);
+    checkpoint.watermark = pipeline.watermark();
+    checkpoint.records = policy.records();
+    checkpoint.progress = follower->Progress();
+    checkpoint.states = pipeline.SnapshotPartitions();
+    checkpoint.runner_state = pipeline.SnapshotRunner();
+    report.accepted += static_cast<std::int64_t>(pending.positions.size());
+    for (const auto& r : pending.rejected) {
+      ++report.rejected[std::string(model::RejectReasonName(r.reason))];
+    }
+    report.rows["positions"] += static_cast<std::int64_t>(pending.positions.size());
+    report.rows["rejected"] += static_cast<std::int64_t>(pending.rejected.size());
+    report.rows["speed_cells"] += static_cast<std::int64_t>(pending.speed_cells.size());
+    report.rows["speed_lines"] += static_cast<std::int64_t>(pending.speed_lines.size());
+    report.rows["fleet_hours"] += static_cast<std::int64_t>(pending.fleet_hours.size());
+    report.rows["stops"] += static_cast<std::int64_t>(pending.stops.size());
+    report.rows["trips"] += static_cast<std::int64_t>(pending.trips.size());
+    report.rows["quality"] += static_cast<std::int64_t>(pending.quality.size());
+    spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
+                  policy.records(), pending.RowCount(), WatermarkText(checkpoint.watermark));
+    committed_watermark = checkpoint.watermark;
+    submitted_watermark.store(base::ToUnixMicros(checkpoint.watermark));
+    submitted_records.store(checkpoint.records);
+    FROTA_RETURN_IF_ERROR(committer.Submit(std::move(pending), std::move(checkpoint)));
+    pending = model::EpochRows();
+    ++report.epochs;
+    policy.Reset();
+    last_commit = std::chrono::steady_clock::now();
+    write_report("running");
+    return base::Status::Ok();
+  };
+
+  std::vector<source::SourceRecord> batch;
+  while (true) {
+    // Both are read before the scan: what they promise is then visible to it.
+    const bool last_round = config.stopping && config.stopping();
+    const auto floor = config.ingest_floor ? config.ingest_floor() : std::nullopt;
+    FROTA_RETURN_IF_ERROR(follower->Scan());
+    while (true) {
+      FROTA_ASSIGN_OR_RETURN(const bool more, follower->Next(batch, config.batch_records));
+      if (!more) {
+        break;
+      }
+      for (auto& record : batch) {
+        if (auto* position = std::get_if<model::Position>(&record.record)) {
+          pipeline.Offer(record.partition, std::move(*position));
+        } else {
+          pipeline.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
+        }
+      }
+      report.records += static_cast<std::int64_t>(batch.size());
+      policy.Count(static_cast<std::int64_t>(batch.size()));
+      pipeline.Advance();
+      pending.Append(pipeline.TakeRows());
+      if (policy.records() >= config.epoch_records) {
+        FROTA_RETURN_IF_ERROR(commit());
+      }
+    }
+    if (floor) {
+      pipeline.AdvanceIngestTime(*floor);
+    }
+    pipeline.Advance();
+    pending.Append(pipeline.TakeRows());
+    const bool something = policy.records() > 0 || pending.RowCount() > 0 ||
+                           pipeline.watermark() != committed_watermark;
+    if (something && (last_round || std::chrono::steady_clock::now() - last_commit >=
+                                        config.epoch_interval)) {
+      FROTA_RETURN_IF_ERROR(commit());
+    }
+    if (last_round) {
+      break;
+    }
+    if (config.waker != nullptr) {
+      config.waker->Wait(config.scan_interval);
+    } else {
+      std::this_thread::sleep_for(config.scan_interval);
+    }
+  }
+  FROTA_RETURN_IF_ERROR(committer.Drain());
+  write_report("ok");
+  spdlog::info("engine stopped epochs={} records={} watermark={}", report.epochs, report.records,
+               report.watermark);
+  return report;
+}
+
+}  // namespace frota::runner
