@@ -1,0 +1,152 @@
+#include "frota/cli/run_kafka.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "frota/base/file.h"
+#include "frota/cli/command.h"
+#include "frota/runner/kafka_runner.h"
+#include "frota/sink/postgres_sink.h"
+
+namespace frota::cli {
+
+namespace {
+
+std::string NewRunId() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}", random(), random());
+}
+
+// SIGINT/SIGTERM ask for a clean stop (commit, leave the group) from a thread of their
+// own; a second signal is not special: SIGKILL is what the crash tests use.
+class StopOnSignal {
+ public:
+  explicit StopOnSignal(std::atomic<bool>& stop) : stop_(stop) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, &previous_);
+    thread_ = std::thread([this] {
+      const timespec tick{0, 200'000'000};
+      while (!done_.load()) {
+        const int sig = sigtimedwait(&set_, nullptr, &tick);
+        if (sig == SIGINT || sig == SIGTERM) {
+          spdlog::info("stop requested signal={}", sig == SIGINT ? "SIGINT" : "SIGTERM");
+          stop_.store(true);
+        }
+      }
+    });
+  }
+  ~StopOnSignal() {
+    done_.store(true);
+    thread_.join();
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  std::atomic<bool>& stop_;
+  sigset_t set_{};
+  sigset_t previous_{};
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+void AddKafkaRunFlags(CLI::App* sub, KafkaRunFlags& flags) {
+  sub->add_option("--group", flags.group,
+                  "Kafka consumer group: with --kafka, consume the topic as one member");
+  sub->add_flag("--until-end", flags.until_end,
+                "With --kafka: stop once every partition committed its end-of-input marker");
+  sub->add_option("--report", flags.report, "With --kafka: write the JSON run report here");
+  sub->add_option("--epoch-records", flags.epoch_records, "Commit at least every N records")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  sub->add_option("--session-timeout", flags.session_timeout_s,
+                  "With --kafka: seconds of silence after which the group reassigns a member's "
+                  "partitions")
+      ->capture_default_str();
+  sub->add_option("--kafka-property", flags.kafka_properties,
+                  "Extra librdkafka property KEY=VALUE (repeatable)");
+  sub->add_option("--kafka-wait", flags.kafka_wait_s,
+                  "Seconds to wait for unreachable brokers at start")
+      ->capture_default_str();
+  sub->add_option("--postgres-wait", flags.postgres_wait_s,
+                  "Seconds to wait for an unreachable PostgreSQL before failing")
+      ->capture_default_str();
+  sub->add_option("--threads", flags.threads, "Threads for partitions (default: cores)");
+}
+
+int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
+  if (source.topic.empty() || flags.group.empty()) {
+    return ReportError(base::InvalidInput("frota run --kafka needs --topic T and --group G"));
+  }
+  if (source.postgres.empty()) {
+    return ReportError(base::InvalidInput(
+        "frota run --kafka needs --postgres DSN: the scale-out sink is PostgreSQL"));
+  }
+  runner::ReplayConfig context_config;
+  context_config.gtfs = source.gtfs;
+  context_config.area = source.area;
+  context_config.time_zone = source.time_zone;
+  auto context = runner::LoadReplayContext(context_config);
+  if (!context.ok()) {
+    return ReportError(context.error());
+  }
+  runner::KafkaRunConfig config;
+  config.consumer.brokers = source.brokers;
+  config.consumer.topic = source.topic;
+  config.consumer.group = flags.group;
+  config.consumer.connect_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
+  config.consumer.session_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(flags.session_timeout_s * 1000));
+  auto properties = transport::ParseKafkaProperties(flags.kafka_properties);
+  if (!properties.ok()) {
+    return ReportError(properties.error());
+  }
+  config.consumer.properties = std::move(*properties);
+  config.epoch_records = flags.epoch_records;
+  if (source.epoch_seconds > 0) {
+    config.epoch_interval =
+        std::chrono::milliseconds(static_cast<std::int64_t>(source.epoch_seconds * 1000));
+  }
+  config.threads = flags.threads > 0 ? flags.threads
+                                     : std::max(1U, std::thread::hardware_concurrency());
+  config.until_end = flags.until_end;
+  config.progress = true;
+
+  std::atomic<bool> stop{false};
+  StopOnSignal signals(stop);  // before any thread exists
+  model::SourceCatalog catalog;
+  sink::PostgresSinkOptions options;
+  options.dsn = source.postgres;
+  options.run_id = NewRunId();
+  options.unavailable_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
+  auto sink = sink::PostgresSink::Open(std::move(options), &catalog);
+  if (!sink.ok()) {
+    return ReportError(sink.error());
+  }
+  const auto report = runner::RunKafka(config, **context, catalog, **sink, stop);
+  if (!report.ok()) {
+    return ReportError(report.error());
+  }
+  if (!flags.report.empty()) {
+    const auto written = base::WriteFileAtomic(flags.report, runner::KafkaReportJson(*report) + "\n");
+    if (!written.ok()) {
+      return ReportError(written.error());
+    }
+  }
+  spdlog::info("run done topic={} group={} messages={} epochs={} fenced={} resets={} "
+               "seconds={:.2f} reached_end={}",
+               report->topic, report->group, report->messages, report->epochs, report->fenced,
+               report->resets, report->duration_s, report->reached_end);
+  return kExitOk;
+}
+
+}  // namespace frota::cli

@@ -1,0 +1,537 @@
+#include "frota/runner/kafka_runner.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "frota/base/file.h"
+#include "frota/engine/epoch.h"
+#include "frota/job/pipeline.h"
+#include "frota/source/replay_source.h"
+#include "frota/transport/payload.h"
+
+namespace frota::runner {
+
+namespace {
+
+std::string WatermarkText(base::Timestamp w) {
+  if (w == base::Timestamp::min()) {
+    return "none";
+  }
+  if (w == base::Timestamp::max()) {
+    return "end of input";
+  }
+  return base::FormatIso8601(w);
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+std::string NewRunId() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}", random(), random());
+}
+
+// Commits epochs on a background thread, one at a time and in order, so that the sink's
+// round trips overlap the next epoch's decoding and jobs. Wait() returns the outcome of
+// the commit in flight (kCommitted when there is none); Start() hands over the next one
+// and may only follow a Wait(). The sink is touched by this thread only between Start()
+// and the next Wait(), so the polling thread may use it (Acquire, Release) after a Wait().
+class EpochCommitter {
+ public:
+  using Sink = engine::PartitionedSink<model::EpochRows>;
+  explicit EpochCommitter(Sink& sink) : sink_(sink), thread_([this] { Run(); }) {}
+  ~EpochCommitter() {
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  EpochCommitter(const EpochCommitter&) = delete;
+  EpochCommitter& operator=(const EpochCommitter&) = delete;
+
+  base::Result<engine::CommitOutcome> Wait() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !work_; });
+    auto outcome = std::move(outcome_);
+    outcome_ = engine::CommitOutcome::kCommitted;
+    return outcome;
+  }
+  void Start(model::EpochRows rows, engine::PartitionedEpoch epoch) {
+    {
+      const std::lock_guard lock(mutex_);
+      work_.emplace(std::move(rows), std::move(epoch));
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [&] { return stop_ || work_.has_value(); });
+      if (!work_) {
+        return;
+      }
+      lock.unlock();
+      auto outcome = sink_.CommitPartitions(work_->first, work_->second);
+      lock.lock();
+      outcome_ = std::move(outcome);
+      work_.reset();
+      changed_.notify_all();
+    }
+  }
+
+  Sink& sink_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<std::pair<model::EpochRows, engine::PartitionedEpoch>> work_;
+  base::Result<engine::CommitOutcome> outcome_ = engine::CommitOutcome::kCommitted;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts after the members it uses
+};
+
+void CountRows(const model::EpochRows& rows, KafkaRunReport& report) {
+  report.accepted += static_cast<std::int64_t>(rows.positions.size());
+  for (const auto& r : rows.rejected) {
+    ++report.rejected[std::string(model::RejectReasonName(r.reason))];
+  }
+  report.rows["positions"] += static_cast<std::int64_t>(rows.positions.size());
+  report.rows["rejected"] += static_cast<std::int64_t>(rows.rejected.size());
+  report.rows["speed_cells"] += static_cast<std::int64_t>(rows.speed_cells.size());
+  report.rows["speed_lines"] += static_cast<std::int64_t>(rows.speed_lines.size());
+  report.rows["fleet_hours"] += static_cast<std::int64_t>(rows.fleet_hours.size());
+  report.rows["stops"] += static_cast<std::int64_t>(rows.stops.size());
+  report.rows["trips"] += static_cast<std::int64_t>(rows.trips.size());
+  report.rows["quality"] += static_cast<std::int64_t>(rows.quality.size());
+}
+
+std::string PartitionList(const std::vector<base::PartitionId>& partitions) {
+  std::string out;
+  for (const auto p : partitions) {
+    out += (out.empty() ? "" : ",") + std::to_string(p.value());
+  }
+  return out.empty() ? "none" : out;
+}
+
+// One member of the consumer group: the polling thread's whole state. The rebalance
+// callbacks (OnAssigned, OnRevoked) run inside Consumer::Poll on the same thread.
+class KafkaRun : public transport::RebalanceListener {
+ public:
+  KafkaRun(const KafkaRunConfig& config, const ReplayContext& context,
+           model::SourceCatalog& catalog, engine::PartitionedSink<model::EpochRows>& sink)
+      : config_(config),
+        catalog_(catalog),
+        sink_(sink),
+        pipeline_(context.job, job::Routing::kBySourcePartition, 0, &catalog, config.threads),
+        policy_(config.epoch_records, config.epoch_interval),
+        committer_(sink) {
+    report_.topic = config.consumer.topic;
+    report_.group = config.consumer.group;
+  }
+
+  base::Result<KafkaRunReport> Run(const std::atomic<bool>& stop) {
+    const auto started = std::chrono::steady_clock::now();
+    FROTA_ASSIGN_OR_RETURN(consumer_, transport::Consumer::Create(config_.consumer, this));
+    const std::string& topic = config_.consumer.topic;
+    std::vector<transport::Message> batch;
+    auto last_end_check = started;
+    auto last_progress = started;
+    while (!stop.load()) {
+      FROTA_RETURN_IF_ERROR(consumer_->Poll(batch, config_.poll_records,
+                                            std::chrono::milliseconds(100)));
+      if (needs_reset_) {
+        FROTA_RETURN_IF_ERROR(Reset());
+        // Every owned partition was sought back to its committed offset: what this poll
+        // returned would skip ahead of it. It is read again after the seek.
+        batch.clear();
+      }
+      for (const auto& message : batch) {
+        Handle(message);
+      }
+      pipeline_.Advance();
+      pending_.Append(pipeline_.TakeRows());
+      if (policy_.Due()) {
+        FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/false));
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (config_.until_end && now - last_end_check >= std::chrono::seconds(1) &&
+          (next_offset_.empty() || pipeline_.finished())) {
+        last_end_check = now;
+        // Everything this member holds is final: commit it, then see whether the others
+        // are done too.
+        FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
+        if (!needs_reset_) {
+          FROTA_ASSIGN_OR_RETURN(const auto finished, sink_.FinishedPartitions(topic));
+          if (finished >= consumer_->partition_count()) {
+            spdlog::info("every partition of {} reached its end of input ({}); stopping", topic,
+                         finished);
+            report_.reached_end = true;
+            break;
+          }
+        }
+      }
+      if (config_.progress && ::isatty(STDERR_FILENO) == 1 &&
+          now - last_progress >= std::chrono::milliseconds(500)) {
+        last_progress = now;
+        fmt::print(stderr, "\r\x1b[Krun {} messages  {:.0f}/s  partitions {}  epochs {}",
+                   report_.messages, report_.messages / std::max(Seconds(now - started), 1e-3),
+                   PartitionList(pipeline_.Partitions()), report_.epochs);
+      }
+    }
+    // Leaving: commit what was read, then leave the group (its revocation finds nothing
+    // new to commit).
+    FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
+    FROTA_RETURN_IF_ERROR(consumer_->Close());
+    if (config_.progress && ::isatty(STDERR_FILENO) == 1) {
+      fmt::print(stderr, "\r\x1b[K");
+    }
+    report_.watermark = WatermarkText(last_watermark_);
+    report_.duration_s = Seconds(std::chrono::steady_clock::now() - started);
+    report_.peak_rss_bytes = base::PeakRssBytes();
+    return report_;
+  }
+
+  // Partitions added to this member: restore each from the sink and read from its
+  // committed offset (Kafka's own committed offset is ignored).
+  base::Result<std::vector<std::optional<std::int64_t>>> OnAssigned(
+      const std::vector<base::PartitionId>& partitions) override {
+    ++report_.rebalances;
+    FROTA_RETURN_IF_ERROR(Settle());
+    FROTA_ASSIGN_OR_RETURN(const auto checkpoints,
+                           sink_.Acquire(config_.consumer.topic, partitions));
+    std::vector<std::optional<std::int64_t>> offsets;
+    for (const auto& cp : checkpoints) {
+      FROTA_RETURN_IF_ERROR(Install(cp));
+      offsets.push_back(cp.next_offset ? std::optional<std::int64_t>(cp.next_offset->value())
+                                       : std::nullopt);
+    }
+    return offsets;
+  }
+
+  // Partitions leaving this member: commit the open epoch (it holds what was read from
+  // them), then forget them. If that commit is fenced, the partitions are dropped anyway
+  // (their next owner restores the committed state) and the kept ones are reset.
+  base::Status OnRevoked(const std::vector<base::PartitionId>& partitions, bool lost) override {
+    ++report_.rebalances;
+    if (const char* pause = std::getenv("FROTA_TEST_REBALANCE_PAUSE_MS"); pause != nullptr) {
+      // Test hook: widens the window in which a test kills a member mid-rebalance.
+      std::fprintf(stderr, "test hook: revoking partitions=%s, pausing\n",
+                   PartitionList(partitions).c_str());
+      std::fflush(stderr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(pause)));
+    }
+    if (!needs_reset_) {
+      FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
+    }
+    for (const auto p : partitions) {
+      pipeline_.DropPartition(p);
+      next_offset_.erase(p.value());
+      dirty_.erase(p.value());
+    }
+    sink_.Release(partitions);
+    spdlog::info("partitions released partitions={} lost={} committed={}",
+                 PartitionList(partitions), lost, !needs_reset_);
+    return base::Status::Ok();
+  }
+
+ private:
+  // Waits for the commit in flight; a fence marks every owned partition for a reset.
+  base::Status Settle() {
+    FROTA_ASSIGN_OR_RETURN(const auto outcome, committer_.Wait());
+    if (outcome == engine::CommitOutcome::kFenced) {
+      ++report_.fenced;
+      needs_reset_ = true;
+    } else if (!inflight_offsets_.empty()) {
+      consumer_->CommitOffsets(inflight_offsets_);  // informational
+    }
+    inflight_offsets_.clear();
+    return base::Status::Ok();
+  }
+
+  base::Status Install(const engine::PartitionCheckpoint& cp) {
+    const auto p = cp.partition;
+    pipeline_.DropPartition(p);
+    if (cp.state.empty()) {
+      pipeline_.AddPartition(p);
+    } else if (const auto restored = pipeline_.RestorePartition(p, cp.state); !restored.ok()) {
+      return restored.error().WithContext(
+          fmt::format("topic {} partition {}", config_.consumer.topic, p.value()));
+    }
+    next_offset_[p.value()] = cp.next_offset ? cp.next_offset->value() : 0;
+    dirty_.erase(p.value());
+    spdlog::info("partition acquired partition={} offset={} finished={} watermark={}", p.value(),
+                 cp.next_offset ? std::to_string(cp.next_offset->value()) : "beginning",
+                 cp.finished, WatermarkText(pipeline_.PartitionWatermark(p)));
+    return base::Status::Ok();
+  }
+
+  void Handle(const transport::Message& message) {
+    const std::int32_t p = message.partition.value();
+    const auto it = next_offset_.find(p);
+    if (it == next_offset_.end()) {
+      return;  // polled before its revocation: its next owner reads it
+    }
+    if (message.offset < it->second) {
+      ++report_.stale_messages;  // fetched before a seek back
+      return;
+    }
+    it->second = message.offset + 1;
+    dirty_.insert(p);
+    ++report_.messages;
+    policy_.Count(1);
+    ++epoch_messages_;
+    auto decoded = transport::DecodePayload(message.payload, catalog_);
+    if (!decoded.ok()) {
+      pipeline_.Offer(message.partition, BadPayload(message, decoded.error().message()));
+      return;
+    }
+    if (auto* position = std::get_if<model::Position>(&*decoded)) {
+      pipeline_.Offer(message.partition, std::move(*position));
+    } else if (auto* rejection = std::get_if<model::Rejection>(&*decoded)) {
+      pipeline_.Offer(message.partition, std::move(*rejection));
+    } else {
+      pipeline_.FinishPartition(message.partition);
+      spdlog::info("end of input partition={} offset={}", p, message.offset);
+    }
+  }
+
+  // A message that does not decode: refused with its place in the topic, dated by the
+  // message's timestamp, keyed by what its key says.
+  model::Rejection BadPayload(const transport::Message& message, const std::string& why) {
+    model::Rejection r;
+    r.reason = model::RejectReason::kBadPayload;
+    const auto slash = message.key.find('/');
+    if (message.key.empty()) {
+      r.feed_id = config_.consumer.topic;
+    } else if (slash == std::string_view::npos) {
+      r.feed_id = std::string(message.key);
+    } else {
+      r.feed_id = std::string(message.key.substr(0, slash));
+      r.vehicle_id = std::string(message.key.substr(slash + 1));
+    }
+    r.ingest_time = message.timestamp;
+    r.source = {catalog_.Intern(fmt::format("{}/{}", config_.consumer.topic,
+                                            message.partition.value())),
+                message.offset};
+    r.detail = fmt::format("{} bytes: {}", message.payload.size(), why);
+    spdlog::warn("bad payload topic={} partition={} offset={} error=\"{}\"",
+                 config_.consumer.topic, message.partition.value(), message.offset, why);
+    return r;
+  }
+
+  // Ends the open epoch and hands it to the committer (wait: and waits for it).
+  base::Status CutEpoch(bool wait) {
+    pipeline_.Advance();
+    pending_.Append(pipeline_.TakeRows());
+    FROTA_RETURN_IF_ERROR(Settle());
+    if (needs_reset_) {
+      return base::Status::Ok();  // our state is not the committed one: nothing to commit
+    }
+    if (!dirty_.empty()) {
+      engine::PartitionedEpoch epoch;
+      epoch.epoch = base::EpochId(++epoch_);
+      epoch.watermark = pipeline_.watermark();
+      epoch.records = epoch_messages_;
+      for (const std::int32_t p : dirty_) {
+        const base::PartitionId id(p);
+        epoch.progress.push_back({fmt::format("{}/{}", config_.consumer.topic, p), id,
+                                  base::Offset(next_offset_.at(p))});
+        epoch.states.push_back({id, pipeline_.SnapshotPartition(id)});
+        if (pipeline_.PartitionWatermark(id) == engine::kWatermarkMax) {
+          epoch.finished.push_back(id);
+        }
+        inflight_offsets_.emplace_back(id, next_offset_.at(p));
+      }
+      last_watermark_ = epoch.watermark;
+      CountRows(pending_, report_);
+      spdlog::debug("epoch submitted epoch={} messages={} rows={} partitions={}", epoch_,
+                    epoch_messages_, pending_.RowCount(), dirty_.size());
+      committer_.Start(std::move(pending_), std::move(epoch));
+      ++report_.epochs;
+    }
+    pending_ = model::EpochRows();
+    dirty_.clear();
+    epoch_messages_ = 0;
+    policy_.Reset();
+    if (wait) {
+      FROTA_RETURN_IF_ERROR(Settle());
+    }
+    return base::Status::Ok();
+  }
+
+  // After a fence: every owned partition back to its committed state and offset.
+  base::Status Reset() {
+    FROTA_RETURN_IF_ERROR(Settle());
+    needs_reset_ = false;
+    ++report_.resets;
+    pending_ = model::EpochRows();
+    dirty_.clear();
+    epoch_messages_ = 0;
+    policy_.Reset();
+    std::vector<base::PartitionId> owned;
+    for (const auto& [p, offset] : next_offset_) {
+      owned.emplace_back(p);
+    }
+    for (const auto p : owned) {
+      pipeline_.DropPartition(p);
+    }
+    (void)pipeline_.TakeRows();
+    spdlog::warn("restoring partitions={} from the sink after a fenced commit",
+                 PartitionList(owned));
+    FROTA_ASSIGN_OR_RETURN(const auto checkpoints, sink_.Acquire(config_.consumer.topic, owned));
+    std::vector<std::pair<base::PartitionId, std::optional<std::int64_t>>> seeks;
+    for (const auto& cp : checkpoints) {
+      FROTA_RETURN_IF_ERROR(Install(cp));
+      seeks.emplace_back(cp.partition, cp.next_offset ? std::optional<std::int64_t>(
+                                                            cp.next_offset->value())
+                                                      : std::nullopt);
+    }
+    return consumer_->Seek(seeks);
+  }
+
+  const KafkaRunConfig& config_;
+  model::SourceCatalog& catalog_;
+  engine::PartitionedSink<model::EpochRows>& sink_;
+  job::Pipeline pipeline_;
+  engine::EpochPolicy policy_;
+  EpochCommitter committer_;
+  std::unique_ptr<transport::Consumer> consumer_;
+  std::map<std::int32_t, std::int64_t> next_offset_;  // owned partitions: next offset to read
+  std::set<std::int32_t> dirty_;                      // read from in the open epoch
+  model::EpochRows pending_;
+  std::int64_t epoch_ = 0;
+  std::int64_t epoch_messages_ = 0;
+  bool needs_reset_ = false;
+  std::vector<std::pair<base::PartitionId, std::int64_t>> inflight_offsets_;
+  base::Timestamp last_watermark_ = base::Timestamp::min();
+  KafkaRunReport report_;
+};
+
+}  // namespace
+
+base::Result<PublishReport> PublishReplay(const PublishConfig& config, const ReplayContext& context,
+                                          model::SourceCatalog& catalog) {
+  const auto started = std::chrono::steady_clock::now();
+  PublishReport report;
+  std::vector<source::InputSpec> specs;
+  for (const auto& text : config.replay.inputs) {
+    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
+    specs.push_back(std::move(spec));
+  }
+  FROTA_ASSIGN_OR_RETURN(auto partitions, source::ExpandInputs(specs, config.replay.feed_id));
+  for (const auto& p : partitions) {
+    for (const auto& f : p.files) {
+      std::error_code ec;
+      report.input_bytes += static_cast<std::int64_t>(std::filesystem::file_size(f, ec));
+    }
+  }
+  FROTA_ASSIGN_OR_RETURN(auto producer, transport::Producer::Create(config.producer));
+  report.partitions = producer->partition_count();
+  source::ReplayOptions options;
+  options.mode = config.replay.mode;
+  options.time_zone = context.job.time_zone->name();
+  FROTA_ASSIGN_OR_RETURN(auto replay,
+                         source::ReplaySource::Open(std::move(partitions), &catalog, options, {}));
+  source::PrefetchingSource source(std::move(replay), config.replay.batch_records);
+  std::vector<source::SourceRecord> batch;
+  // Source names, looked up once per id (the catalog locks on every lookup).
+  std::vector<std::string> names;
+  const auto name_of = [&](model::SourceId id) -> const std::string& {
+    while (names.size() <= id) {
+      names.push_back(catalog.Name(static_cast<model::SourceId>(names.size())));
+    }
+    return names[id];
+  };
+  auto last_progress = started;
+  while (true) {
+    FROTA_ASSIGN_OR_RETURN(const bool more, source.Next(batch));
+    if (!more) {
+      break;
+    }
+    for (const auto& record : batch) {
+      if (const auto* position = std::get_if<model::Position>(&record.record)) {
+        FROTA_RETURN_IF_ERROR(producer->PublishPosition(*position, name_of(position->source.source)));
+        ++report.positions;
+      } else {
+        const auto& rejection = std::get<model::Rejection>(record.record);
+        FROTA_RETURN_IF_ERROR(producer->PublishRejection(rejection, name_of(rejection.source.source)));
+        ++report.rejections;
+      }
+      ++report.records;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (config.replay.progress && ::isatty(STDERR_FILENO) == 1 &&
+        now - last_progress >= std::chrono::milliseconds(250)) {
+      last_progress = now;
+      fmt::print(stderr, "\r\x1b[Kpublish {} records  {:.0f}/s  delivered {}", report.records,
+                 report.records / std::max(Seconds(now - started), 1e-3), producer->delivered());
+    }
+  }
+  if (config.end_marker) {
+    FROTA_RETURN_IF_ERROR(producer->PublishEndOfInput(NewRunId()));
+  } else {
+    FROTA_RETURN_IF_ERROR(producer->Flush());
+  }
+  if (config.replay.progress && ::isatty(STDERR_FILENO) == 1) {
+    fmt::print(stderr, "\r\x1b[K");
+  }
+  report.duration_s = Seconds(std::chrono::steady_clock::now() - started);
+  report.messages_per_s = report.duration_s > 0 ? report.records / report.duration_s : 0;
+  return report;
+}
+
+base::Result<KafkaRunReport> RunKafka(const KafkaRunConfig& config, const ReplayContext& context,
+                                      model::SourceCatalog& catalog,
+                                      engine::PartitionedSink<model::EpochRows>& sink,
+                                      const std::atomic<bool>& stop) {
+  KafkaRun run(config, context, catalog, sink);
+  return run.Run(stop);
+}
+
+std::string PublishReportJson(const PublishReport& report) {
+  nlohmann::ordered_json j;
+  j["records"] = report.records;
+  j["positions"] = report.positions;
+  j["rejections"] = report.rejections;
+  j["partitions"] = report.partitions;
+  j["input_bytes"] = report.input_bytes;
+  j["duration_s"] = report.duration_s;
+  j["messages_per_s"] = report.messages_per_s;
+  return j.dump(2);
+}
+
+std::string KafkaReportJson(const KafkaRunReport& report) {
+  nlohmann::ordered_json j;
+  j["topic"] = report.topic;
+  j["group"] = report.group;
+  j["messages"] = report.messages;
+  j["stale_messages"] = report.stale_messages;
+  j["accepted"] = report.accepted;
+  j["rejected"] = report.rejected;
+  j["rows"] = report.rows;
+  j["epochs"] = report.epochs;
+  j["fenced"] = report.fenced;
+  j["resets"] = report.resets;
+  j["rebalances"] = report.rebalances;
+  j["reached_end"] = report.reached_end;
+  j["watermark"] = report.watermark;
+  j["duration_s"] = report.duration_s;
+  j["messages_per_s"] = report.duration_s > 0 ? report.messages / report.duration_s : 0.0;
+  j["peak_rss_bytes"] = report.peak_rss_bytes;
+  return j.dump(2);
+}
+
+}  // namespace frota::runner

@@ -1,0 +1,811 @@
+#include "frota/sink/postgres_sink.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <thread>
+
+#include "frota/sink/pg_copy.h"
+#include "frota/version.h"
+
+namespace frota::sink::sql {
+extern const std::string_view kPostgresSchemaV1Sql;
+extern const std::string_view kPostgresViewsV1Sql;
+}  // namespace frota::sink::sql
+
+namespace frota::sink {
+
+namespace {
+
+using model::Mode;
+
+// Any constant: serialises schema creation and migration between processes.
+constexpr std::int64_t kSchemaLock = 0x66726f7461;  // "frota"
+
+struct Migration {
+  int to_version;
+  std::string_view sql;
+};
+
+base::Result<int> SchemaVersion(PgConnection& db, bool& exists) {
+  FROTA_ASSIGN_OR_RETURN(
+      auto found,
+      db.Query("SELECT to_regclass('frota_schema') IS NOT NULL, (SELECT count(*) FROM "
+               "pg_tables WHERE schemaname = current_schema())"));
+  exists = found.Value(0, 0) == "t";
+  if (!exists) {
+    if (found.Int(0, 1) > 0) {
+      return base::InvalidInput(
+          "PostgreSQL ({}): this database has tables but is not a frota database (no "
+          "frota_schema table); use a new database",
+          db.description());
+    }
+    return 0;
+  }
+  FROTA_ASSIGN_OR_RETURN(auto version, db.Query("SELECT coalesce(max(version), 0) FROM frota_schema"));
+  const int v = static_cast<int>(version.Int(0, 0));
+  if (v > kPostgresSchemaVersion) {
+    return base::InvalidInput(
+        "PostgreSQL ({}): the database has schema version {}, newer than this frota "
+        "understands ({}); refusing to touch it: use a newer frota",
+        db.description(), v, kPostgresSchemaVersion);
+  }
+  return v;
+}
+
+std::string_view Name(Mode mode) { return model::ModeName(mode); }
+
+// A text[] literal: every element quoted, backslashes and quotes escaped.
+std::string TextArray(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out += i == 0 ? "\"" : ",\"";
+    for (const char c : values[i]) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+      }
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+PgParam TimestampParam(base::Timestamp t) {
+  // NULL at the watermark's extremes (before any record, after the end of input).
+  if (t == base::Timestamp::min() || t == base::Timestamp::max()) {
+    return PgParam::Null();
+  }
+  return PgParam::Text(base::FormatIso8601(t));
+}
+
+// bytea in text result format: "\x" then hex digits.
+base::Result<std::string> DecodeBytea(std::string_view text) {
+  if (!text.starts_with("\\x") || text.size() % 2 != 0) {
+    return base::Internal("unexpected bytea text form");
+  }
+  const auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 2 - 1);
+  for (std::size_t i = 2; i < text.size(); i += 2) {
+    const int hi = nibble(text[i]);
+    const int lo = nibble(text[i + 1]);
+    if (hi < 0 || lo < 0) {
+      return base::Internal("unexpected bytea text form");
+    }
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return out;
+}
+
+// How each temp table is merged into its table (step 3 of the commit).
+struct Upsert {
+  std::string_view table;
+  std::vector<std::string_view> keys;
+  std::vector<std::string_view> values;
+  bool add;  // aggregates: partial sums add up; others: the row is rewritten as is
+};
+
+const std::vector<Upsert>& Upserts() {
+  static const std::vector<Upsert> kUpserts = {
+      {"positions",
+       {"feed_id", "vehicle_id", "event_time"},
+       {"mode", "route_id", "trip_id", "trip_start_date", "trip_start_time", "direction_id", "lat",
+        "lon", "reported_speed_kmh", "bearing_deg", "altitude_m", "on_ground", "ingest_time",
+        "event_time_from_header", "source", "source_offset"},
+       false},
+      {"speed_cells",
+       {"partition_id", "mode", "local_date", "hour", "cell_x", "cell_y"},
+       {"segments", "distance_mm", "duration_us"},
+       true},
+      {"speed_lines",
+       {"partition_id", "mode", "route_id", "local_date", "hour"},
+       {"segments", "distance_mm", "duration_us"},
+       true},
+      {"fleet_hours", {"partition_id", "mode", "local_date", "hour"}, {"vehicles", "positions"}, true},
+      {"stops",
+       {"feed_id", "vehicle_id", "start_time"},
+       {"mode", "route_id", "end_time", "anchor_lat", "anchor_lon", "positions", "near_terminal"},
+       false},
+      {"trips",
+       {"feed_id", "vehicle_id", "trip_id", "trip_start_date", "first_time"},
+       {"route_id", "direction_id", "trip_start_time", "first_lat", "first_lon", "last_time",
+        "last_lat", "last_lon", "positions", "distance_mm"},
+       false},
+      {"quality",
+       {"partition_id", "feed_id", "local_date", "hour"},
+       {"accepted", "vehicles", "missing_vehicle_id", "missing_coordinates",
+        "latitude_out_of_range", "longitude_out_of_range", "null_island", "missing_timestamp",
+        "timestamp_in_milliseconds", "state_vector_too_short", "malformed_record", "bad_payload",
+        "future", "stale", "out_of_area", "duplicate", "jump", "late"},
+       true},
+      {"quality_latency",
+       {"partition_id", "feed_id", "local_date", "hour", "latency_s"},
+       {"positions"},
+       true},
+  };
+  return kUpserts;
+}
+
+std::string UpsertSql(const Upsert& u) {
+  std::vector<std::string> sets;
+  for (const auto v : u.values) {
+    sets.push_back(u.add ? fmt::format("{0} = {1}.{0} + EXCLUDED.{0}", v, u.table)
+                         : fmt::format("{0} = EXCLUDED.{0}", v));
+  }
+  const std::string keys = fmt::format("{}", fmt::join(u.keys, ", "));
+  if (!u.add) {
+    return fmt::format(
+        "INSERT INTO {0} SELECT * FROM tmp_{0} ON CONFLICT ({1}) DO UPDATE SET {2}", u.table,
+        keys, fmt::join(sets, ", "));
+  }
+  // Grouped first: a key may come twice in one epoch (a quality hour emitted, then a late
+  // refusal adding a second partial row), and one INSERT may not touch a row twice.
+  std::vector<std::string> sums;
+  for (const auto v : u.values) {
+    sums.push_back(fmt::format("sum({})", v));
+  }
+  return fmt::format(
+      "INSERT INTO {0} ({1}, {2}) SELECT {1}, {3} FROM tmp_{0} GROUP BY {1} "
+      "ON CONFLICT ({1}) DO UPDATE SET {4}",
+      u.table, keys, fmt::join(u.values, ", "), fmt::join(sums, ", "), fmt::join(sets, ", "));
+}
+
+}  // namespace
+
+// ---- schema -----------------------------------------------------------------------------
+
+base::Status EnsurePostgresSchema(PgConnection& db) {
+  FROTA_RETURN_IF_ERROR(db.Execute("BEGIN"));
+  auto run = [&]() -> base::Status {
+    FROTA_RETURN_IF_ERROR(
+        db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
+    bool exists = false;
+    FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
+    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}};
+    bool migrated = false;
+    for (const auto& migration : migrations) {
+      if (migration.to_version <= version) {
+        continue;
+      }
+      FROTA_RETURN_IF_ERROR(db.Execute(
+          "CREATE TABLE IF NOT EXISTS frota_schema (version integer NOT NULL, applied_at "
+          "timestamp NOT NULL, frota_version text NOT NULL)"));
+      const auto status = db.Execute(migration.sql);
+      if (!status.ok()) {
+        return status.error().WithContext(
+            fmt::format("migrating to schema version {}", migration.to_version));
+      }
+      FROTA_RETURN_IF_ERROR(db.Query(
+          "INSERT INTO frota_schema VALUES ($1, now()::timestamp, $2)",
+          {PgParam::Int(migration.to_version), PgParam::Text(std::string(kVersion))}));
+      migrated = true;
+    }
+    FROTA_ASSIGN_OR_RETURN(auto views, db.Query("SELECT to_regclass('duplicate_slots') IS NULL"));
+    if (migrated || views.Value(0, 0) == "t") {
+      FROTA_RETURN_IF_ERROR(db.Execute(sql::kPostgresViewsV1Sql));
+    }
+    return base::Status::Ok();
+  };
+  const auto status = run();
+  if (!status.ok()) {
+    if (!db.broken()) {
+      (void)db.Execute("ROLLBACK");
+    }
+    return status;
+  }
+  return db.Execute("COMMIT");
+}
+
+base::Status CheckPostgresSchema(PgConnection& db) {
+  bool exists = false;
+  FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
+  if (!exists || version == 0) {
+    return base::NotFound("PostgreSQL ({}): no frota tables in this database (nothing was "
+                          "written to it yet)",
+                          db.description());
+  }
+  if (version < kPostgresSchemaVersion) {
+    return EnsurePostgresSchema(db);  // migrate, as a writer would
+  }
+  return base::Status::Ok();
+}
+
+// ---- sink -------------------------------------------------------------------------------
+
+struct PostgresSink::Transaction {
+  std::int64_t epoch = 0;
+  base::Timestamp watermark;
+  std::int64_t records = 0;
+  std::string stream;
+  std::vector<engine::SourceProgress> progress;
+  std::vector<engine::PartitionState> states;
+  std::optional<std::string> runner_state;
+  std::set<std::int32_t> finished;
+};
+
+PostgresSink::PostgresSink(PostgresSinkOptions options, const model::SourceCatalog* catalog)
+    : options_(std::move(options)),
+      catalog_(catalog),
+      description_(PgConnection::Describe(options_.dsn)) {
+  if (const char* pause = std::getenv("FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS");
+      pause != nullptr && *pause != '\0') {
+    pause_before_commit_ = std::chrono::milliseconds(std::atoll(pause));
+  }
+}
+
+base::Result<std::unique_ptr<PostgresSink>> PostgresSink::Open(
+    PostgresSinkOptions options, const model::SourceCatalog* catalog) {
+  std::unique_ptr<PostgresSink> sink(new PostgresSink(std::move(options), catalog));
+  FROTA_ASSIGN_OR_RETURN(const bool connected,
+                         sink->WithRetry<bool>("open", [&](bool) -> base::Result<bool> {
+                           return true;  // WithRetry connected (and checked the schema)
+                         }));
+  (void)connected;
+  return sink;
+}
+
+base::Status PostgresSink::Connect() {
+  FROTA_ASSIGN_OR_RETURN(auto db, PgConnection::Open(options_.dsn));
+  FROTA_RETURN_IF_ERROR(EnsurePostgresSchema(*db));
+  // Session temp tables for step 2; emptied by every COMMIT.
+  std::string create;
+  for (const auto& u : Upserts()) {
+    create += fmt::format(
+        "CREATE TEMP TABLE IF NOT EXISTS tmp_{0} (LIKE {0}) ON COMMIT DELETE ROWS;", u.table);
+  }
+  FROTA_RETURN_IF_ERROR(db->Execute(create));
+  if (db_ == nullptr) {
+    spdlog::info("postgres connected {}", db->description());
+  } else {
+    spdlog::info("postgres reconnected {}", db->description());
+  }
+  db_ = std::move(db);
+  return base::Status::Ok();
+}
+
+template <typename T, typename F>
+base::Result<T> PostgresSink::WithRetry(std::string_view what, F&& attempt) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + options_.unavailable_wait;
+  auto backoff = std::chrono::milliseconds(250);
+  bool retrying = false;
+  for (int n = 1;; ++n) {
+    std::optional<base::Error> error;
+    if (db_ == nullptr || db_->broken()) {
+      db_.reset();
+      const auto connected = Connect();
+      if (!connected.ok()) {
+        if (connected.error().kind() != base::Error::Kind::kUnavailable) {
+          return connected.error();
+        }
+        error = connected.error();
+      }
+    }
+    if (db_ != nullptr) {
+      base::Result<T> result = attempt(retrying);
+      if (result.ok() || result.error().kind() != base::Error::Kind::kUnavailable) {
+        if (n > 1 && result.ok()) {
+          spdlog::info("postgres available again what={} attempts={} waited_s={:.1f}", what, n,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                           .count());
+        }
+        return result;
+      }
+      error = result.error();
+      if (db_->broken()) {
+        db_.reset();
+      }
+    }
+    retrying = true;
+    if (std::chrono::steady_clock::now() + backoff > deadline) {
+      return base::Unavailable("{}: PostgreSQL unavailable for {} s, giving up: {}", what,
+                               options_.unavailable_wait.count(), error->message());
+    }
+    spdlog::warn("postgres unavailable, waiting what={} attempt={} retry_in_ms={} error=\"{}\"",
+                 what, n, backoff.count(), error->message());
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::chrono::seconds(5));
+  }
+}
+
+std::string PostgresSink::PartitionSource(std::string_view stream, base::PartitionId partition) {
+  return fmt::format("{}/{}", stream, partition.value());
+}
+
+base::Result<engine::RecoveredCheckpoint> PostgresSink::Recover() {
+  return WithRetry<engine::RecoveredCheckpoint>(
+      "recover", [&](bool) -> base::Result<engine::RecoveredCheckpoint> {
+        engine::RecoveredCheckpoint out;
+        FROTA_ASSIGN_OR_RETURN(auto kafka,
+                               db_->Query("SELECT min(stream) FROM source_progress WHERE stream <> ''"));
+        if (!kafka.IsNull(0, 0)) {
+          return base::InvalidInput(
+              "PostgreSQL ({}): this database holds the state of a Kafka run (topic {}); an "
+              "embedded replay cannot add to it: use another database",
+              description_, kafka.Value(0, 0));
+        }
+        FROTA_ASSIGN_OR_RETURN(
+            auto epoch, db_->Query("SELECT coalesce(max(epoch), 0) FROM batches WHERE stream = ''"));
+        out.last_epoch = base::EpochId(epoch.Int(0, 0));
+        FROTA_ASSIGN_OR_RETURN(
+            auto progress,
+            db_->Query("SELECT source, partition_id, next_offset, generation FROM "
+                       "source_progress WHERE stream = '' ORDER BY partition_id, source"));
+        generations_.clear();
+        for (int i = 0; i < progress.rows(); ++i) {
+          std::string source(progress.Value(i, 0));
+          out.progress.push_back({source,
+                                  base::PartitionId(static_cast<std::int32_t>(progress.Int(i, 1))),
+                                  base::Offset(progress.Int(i, 2))});
+          generations_[source] = progress.Int(i, 3);
+        }
+        FROTA_ASSIGN_OR_RETURN(
+            auto states, db_->Query("SELECT partition_id, state FROM engine_state WHERE stream = "
+                                    "'' ORDER BY partition_id"));
+        for (int i = 0; i < states.rows(); ++i) {
+          FROTA_ASSIGN_OR_RETURN(auto bytes, DecodeBytea(states.Value(i, 1)));
+          out.states.push_back(
+              {base::PartitionId(static_cast<std::int32_t>(states.Int(i, 0))), std::move(bytes)});
+        }
+        FROTA_ASSIGN_OR_RETURN(auto runner,
+                               db_->Query("SELECT state FROM runner_state WHERE id = 0"));
+        if (runner.rows() > 0) {
+          FROTA_ASSIGN_OR_RETURN(out.runner_state, DecodeBytea(runner.Value(0, 0)));
+        }
+        return out;
+      });
+}
+
+base::Status PostgresSink::Commit(const model::EpochRows& rows,
+                                  const engine::EpochCheckpoint& checkpoint) {
+  Transaction tx;
+  tx.epoch = checkpoint.epoch.value();
+  tx.watermark = checkpoint.watermark;
+  tx.records = checkpoint.records;
+  tx.progress = checkpoint.progress;
+  tx.states = checkpoint.states;
+  tx.runner_state = checkpoint.runner_state;
+  FROTA_ASSIGN_OR_RETURN(const auto outcome, CommitWithRetry(rows, tx));
+  if (outcome == engine::CommitOutcome::kFenced) {
+    return base::FailedCheck(
+        "committing epoch {}: another frota process committed to this database since this "
+        "replay started; only one replay may write to a database at a time",
+        tx.epoch);
+  }
+  return base::Status::Ok();
+}
+
+base::Result<std::vector<engine::PartitionCheckpoint>> PostgresSink::Acquire(
+    std::string_view stream, const std::vector<base::PartitionId>& partitions) {
+  stream_ = std::string(stream);
+  return WithRetry<std::vector<engine::PartitionCheckpoint>>(
+      "acquire partitions", [&](bool) -> base::Result<std::vector<engine::PartitionCheckpoint>> {
+        FROTA_ASSIGN_OR_RETURN(
+            auto embedded,
+            db_->Query("SELECT (SELECT count(*) FROM source_progress WHERE stream = '') + "
+                       "(SELECT count(*) FROM runner_state)"));
+        if (embedded.Int(0, 0) > 0) {
+          return base::InvalidInput(
+              "PostgreSQL ({}): this database holds the state of an embedded replay; a Kafka "
+              "run cannot add to it: use another database",
+              description_);
+        }
+        std::vector<std::string> sources;
+        for (const auto p : partitions) {
+          sources.push_back(PartitionSource(stream_, p));
+        }
+        // One statement: progress and state from the same snapshot.
+        FROTA_ASSIGN_OR_RETURN(
+            auto found,
+            db_->Query("SELECT p.source, p.next_offset, p.generation, p.finished, s.state "
+                       "FROM source_progress p LEFT JOIN engine_state s ON s.stream = p.stream "
+                       "AND s.partition_id = p.partition_id WHERE p.source = ANY($1::text[])",
+                       {PgParam::Text(TextArray(sources))}));
+        std::map<std::string, int> row_of;
+        for (int i = 0; i < found.rows(); ++i) {
+          row_of[std::string(found.Value(i, 0))] = i;
+        }
+        std::vector<engine::PartitionCheckpoint> out;
+        for (std::size_t k = 0; k < partitions.size(); ++k) {
+          engine::PartitionCheckpoint cp;
+          cp.partition = partitions[k];
+          const auto it = row_of.find(sources[k]);
+          if (it == row_of.end()) {
+            generations_[sources[k]] = 0;
+          } else {
+            const int i = it->second;
+            cp.next_offset = base::Offset(found.Int(i, 1));
+            generations_[sources[k]] = found.Int(i, 2);
+            cp.finished = found.Value(i, 3) == "t";
+            if (!found.IsNull(i, 4)) {
+              FROTA_ASSIGN_OR_RETURN(cp.state, DecodeBytea(found.Value(i, 4)));
+            }
+          }
+          out.push_back(std::move(cp));
+        }
+        return out;
+      });
+}
+
+void PostgresSink::Release(const std::vector<base::PartitionId>& partitions) {
+  for (const auto p : partitions) {
+    generations_.erase(PartitionSource(stream_, p));
+  }
+}
+
+base::Result<engine::CommitOutcome> PostgresSink::CommitPartitions(
+    const model::EpochRows& rows, const engine::PartitionedEpoch& epoch) {
+  Transaction tx;
+  tx.epoch = epoch.epoch.value();
+  tx.watermark = epoch.watermark;
+  tx.records = epoch.records;
+  tx.stream = stream_;
+  tx.progress = epoch.progress;
+  tx.states = epoch.states;
+  for (const auto p : epoch.finished) {
+    tx.finished.insert(p.value());
+  }
+  return CommitWithRetry(rows, tx);
+}
+
+base::Result<std::int64_t> PostgresSink::FinishedPartitions(std::string_view stream) {
+  return WithRetry<std::int64_t>("count finished partitions", [&](bool) -> base::Result<std::int64_t> {
+    FROTA_ASSIGN_OR_RETURN(auto count,
+                           db_->Query("SELECT count(*) FROM source_progress WHERE stream = $1 "
+                                      "AND finished",
+                                      {PgParam::Text(std::string(stream))}));
+    return count.Int(0, 0);
+  });
+}
+
+base::Result<engine::CommitOutcome> PostgresSink::CommitWithRetry(const model::EpochRows& rows,
+                                                                  const Transaction& tx) {
+  return WithRetry<engine::CommitOutcome>(
+      fmt::format("commit epoch={}", tx.epoch),
+      [&](bool retrying) -> base::Result<engine::CommitOutcome> {
+        if (retrying) {
+          // The previous attempt may have failed after the server committed (the
+          // connection broke while COMMIT was in flight): the ledger row says.
+          FROTA_ASSIGN_OR_RETURN(
+              auto done, db_->Query("SELECT count(*) FROM batches WHERE run_id = $1 AND epoch = $2",
+                                    {PgParam::Text(options_.run_id), PgParam::Int(tx.epoch)}));
+          if (done.Int(0, 0) > 0) {
+            spdlog::info("epoch committed before the connection broke epoch={}", tx.epoch);
+            for (const auto& p : tx.progress) {
+              ++generations_[p.source];
+            }
+            return engine::CommitOutcome::kCommitted;
+          }
+        }
+        return CommitOnce(rows, tx);
+      });
+}
+
+base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochRows& rows,
+                                                             const Transaction& tx) {
+  FROTA_RETURN_IF_ERROR(db_->Execute("BEGIN"));
+  auto run = [&]() -> base::Result<engine::CommitOutcome> {
+    // Step 1: the fence, rows locked in one (sorted) order so that two committers of
+    // overlapping partitions cannot deadlock.
+    std::vector<std::string> sources;
+    for (const auto& p : tx.progress) {
+      sources.push_back(p.source);
+    }
+    std::sort(sources.begin(), sources.end());
+    if (!sources.empty()) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto locked,
+          db_->Query("SELECT source, generation FROM source_progress WHERE source = "
+                     "ANY($1::text[]) ORDER BY source FOR UPDATE",
+                     {PgParam::Text(TextArray(sources))}));
+      std::map<std::string, std::int64_t> committed;
+      for (int i = 0; i < locked.rows(); ++i) {
+        committed[std::string(locked.Value(i, 0))] = locked.Int(i, 1);
+      }
+      for (const auto& source : sources) {
+        const auto expected_it = generations_.find(source);
+        const std::int64_t expected = expected_it == generations_.end() ? 0 : expected_it->second;
+        const auto committed_it = committed.find(source);
+        const std::int64_t actual = committed_it == committed.end() ? 0 : committed_it->second;
+        if (actual != expected) {
+          spdlog::warn(
+              "commit fenced epoch={} source={} generation_expected={} generation_found={}: "
+              "another process committed this partition",
+              tx.epoch, source, expected, actual);
+          return engine::CommitOutcome::kFenced;
+        }
+      }
+    }
+    // Step 2.
+    FROTA_RETURN_IF_ERROR(CopyRows(rows));
+    // Step 3.
+    std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
+    const bool has[] = {!rows.positions.empty(), !rows.speed_cells.empty(),
+                        !rows.speed_lines.empty(), !rows.fleet_hours.empty(),
+                        !rows.stops.empty(),     !rows.trips.empty(),
+                        !rows.quality.empty(),   !rows.quality.empty()};
+    for (std::size_t i = 0; i < Upserts().size(); ++i) {
+      if (has[i]) {
+        statements.emplace_back(UpsertSql(Upserts()[i]), std::vector<PgParam>{});
+      }
+    }
+    std::vector<std::string> partitions;
+    for (const auto& p : tx.progress) {
+      const std::int64_t generation = generations_.contains(p.source) ? generations_[p.source] : 0;
+      statements.emplace_back(
+          "INSERT INTO source_progress VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT "
+          "(source) DO UPDATE SET stream = EXCLUDED.stream, partition_id = "
+          "EXCLUDED.partition_id, next_offset = EXCLUDED.next_offset, generation = "
+          "EXCLUDED.generation, finished = EXCLUDED.finished, epoch = EXCLUDED.epoch, run_id = "
+          "EXCLUDED.run_id",
+          std::vector<PgParam>{PgParam::Text(p.source), PgParam::Text(tx.stream),
+                               PgParam::Int(p.partition.value()),
+                               PgParam::Int(p.next_offset.value()), PgParam::Int(generation + 1),
+                               PgParam::Bool(tx.finished.contains(p.partition.value())),
+                               PgParam::Int(tx.epoch), PgParam::Text(options_.run_id)});
+      partitions.push_back(std::to_string(p.partition.value()));
+    }
+    for (const auto& s : tx.states) {
+      statements.emplace_back(
+          "INSERT INTO engine_state VALUES ($1, $2, $3, $4, $5) ON CONFLICT (stream, "
+          "partition_id) DO UPDATE SET epoch = EXCLUDED.epoch, run_id = EXCLUDED.run_id, state "
+          "= EXCLUDED.state",
+          std::vector<PgParam>{PgParam::Text(tx.stream), PgParam::Int(s.partition.value()),
+                               PgParam::Int(tx.epoch), PgParam::Text(options_.run_id),
+                               PgParam::Bytes(s.bytes)});
+    }
+    if (tx.runner_state) {
+      statements.emplace_back(
+          "INSERT INTO runner_state VALUES (0, $1, $2, $3) ON CONFLICT (id) DO UPDATE SET "
+          "epoch = EXCLUDED.epoch, run_id = EXCLUDED.run_id, state = EXCLUDED.state",
+          std::vector<PgParam>{PgParam::Int(tx.epoch), PgParam::Text(options_.run_id),
+                               PgParam::Bytes(*tx.runner_state)});
+    }
+    statements.emplace_back(
+        "INSERT INTO batches VALUES ($1, $2, now()::timestamp, $3, $4, $5, $6, $7, $8, $9)",
+        std::vector<PgParam>{PgParam::Text(options_.run_id), PgParam::Int(tx.epoch),
+                             TimestampParam(tx.watermark), PgParam::Int(tx.records),
+                             PgParam::Int(static_cast<std::int64_t>(rows.positions.size())),
+                             PgParam::Int(static_cast<std::int64_t>(rows.rejected.size())),
+                             PgParam::Int(static_cast<std::int64_t>(rows.RowCount())),
+                             PgParam::Text(tx.stream),
+                             PgParam::Text(fmt::format("{{{}}}", fmt::join(partitions, ",")))});
+    FROTA_RETURN_IF_ERROR(db_->Pipeline(statements));
+    if (pause_before_commit_.count() > 0) {
+      std::fprintf(stderr, "test hook: rows copied, pausing before COMMIT epoch=%lld\n",
+                   static_cast<long long>(tx.epoch));
+      std::fflush(stderr);
+      std::this_thread::sleep_for(pause_before_commit_);
+    }
+    // Step 4.
+    FROTA_RETURN_IF_ERROR(db_->Execute("COMMIT"));
+    return engine::CommitOutcome::kCommitted;
+  };
+  auto outcome = run();
+  const bool committed = outcome.ok() && *outcome == engine::CommitOutcome::kCommitted;
+  if (!committed && !db_->broken()) {
+    (void)db_->Execute("ROLLBACK");
+  }
+  if (committed) {
+    for (const auto& p : tx.progress) {
+      ++generations_[p.source];
+    }
+  }
+  return outcome;
+}
+
+base::Status PostgresSink::CopyRows(const model::EpochRows& rows) {
+  // Source names, looked up once per id per commit (the catalog locks on every lookup).
+  std::vector<std::string_view> names;
+  const auto source_name = [&](model::SourceId id) -> std::string_view {
+    if (catalog_ == nullptr) {
+      return {};
+    }
+    if (id >= names.size()) {
+      const std::size_t old = names.size();
+      names.resize(id + 1);
+      for (std::size_t i = old; i <= id; ++i) {
+        names[i] = catalog_->Name(static_cast<model::SourceId>(i));
+      }
+    }
+    return names[id];
+  };
+  const auto optional_float = [](PgCopyWriter& w, float v) {
+    std::isnan(v) ? w.Null() : w.Float32(v);
+  };
+  if (!rows.positions.empty()) {
+    if (!rows.strings) {
+      return base::Internal("epoch rows carry positions without their string dictionary");
+    }
+    const model::StringDictionary& strings = *rows.strings;
+    PgCopyWriter w;
+    for (const auto& p : rows.positions) {
+      w.Row(19);
+      w.Text(strings.View(p.feed_id));
+      w.Text(strings.View(p.vehicle_id));
+      w.Text(Name(p.mode));
+      w.Text(strings.View(p.route_id));
+      w.Text(strings.View(p.trip_id));
+      w.Text(strings.View(p.trip_start_date));
+      w.Text(strings.View(p.trip_start_time));
+      p.direction_id >= 0 ? w.Int16(p.direction_id) : w.Null();
+      w.Float64(p.lat);
+      w.Float64(p.lon);
+      optional_float(w, p.reported_speed_kmh);
+      optional_float(w, p.bearing_deg);
+      optional_float(w, p.altitude_m);
+      p.on_ground >= 0 ? w.Bool(p.on_ground == 1) : w.Null();
+      w.TimestampMicros(base::ToUnixMicros(p.event_time));
+      w.TimestampMicros(base::ToUnixMicros(p.ingest_time));
+      w.Bool(p.event_time_from_header);
+      w.Text(source_name(p.source.source));
+      w.Int64(p.source.offset);
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.rejected.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.rejected) {
+      w.Row(8);
+      w.Text(r.feed_id);
+      w.Text(r.vehicle_id);
+      w.Text(model::RejectReasonName(r.reason));
+      r.event_time ? w.TimestampMicros(base::ToUnixMicros(*r.event_time)) : w.Null();
+      r.ingest_time ? w.TimestampMicros(base::ToUnixMicros(*r.ingest_time)) : w.Null();
+      w.Text(source_name(r.source.source));
+      w.Int64(r.source.offset);
+      w.Text(r.detail);
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY rejected FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.speed_cells.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.speed_cells) {
+      w.Row(9);
+      w.Int32(r.partition_id);
+      w.Text(Name(r.mode));
+      w.DateDays(base::DaysSinceEpoch(r.local_date));
+      w.Int16(r.hour);
+      w.Int32(r.cell_x);
+      w.Int32(r.cell_y);
+      w.Int64(r.segments);
+      w.Int64(r.distance_mm);
+      w.Int64(r.duration_us);
+    }
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_speed_cells FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.speed_lines.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.speed_lines) {
+      w.Row(8);
+      w.Int32(r.partition_id);
+      w.Text(Name(r.mode));
+      w.Text(r.route_id);
+      w.DateDays(base::DaysSinceEpoch(r.local_date));
+      w.Int16(r.hour);
+      w.Int64(r.segments);
+      w.Int64(r.distance_mm);
+      w.Int64(r.duration_us);
+    }
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_speed_lines FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.fleet_hours.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.fleet_hours) {
+      w.Row(6);
+      w.Int32(r.partition_id);
+      w.Text(Name(r.mode));
+      w.DateDays(base::DaysSinceEpoch(r.local_date));
+      w.Int16(r.hour);
+      w.Int64(r.vehicles);
+      w.Int64(r.positions);
+    }
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_fleet_hours FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.stops.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.stops) {
+      w.Row(10);
+      w.Text(r.feed_id);
+      w.Text(r.vehicle_id);
+      w.TimestampMicros(base::ToUnixMicros(r.start_time));
+      w.Text(Name(r.mode));
+      w.Text(r.route_id);
+      w.TimestampMicros(base::ToUnixMicros(r.end_time));
+      w.Float64(r.anchor_lat);
+      w.Float64(r.anchor_lon);
+      w.Int64(r.positions);
+      r.near_terminal ? w.Bool(*r.near_terminal) : w.Null();
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_stops FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.trips.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.trips) {
+      w.Row(15);
+      w.Text(r.feed_id);
+      w.Text(r.vehicle_id);
+      w.Text(r.trip_id);
+      w.Text(r.trip_start_date);
+      w.TimestampMicros(base::ToUnixMicros(r.first_time));
+      w.Text(r.route_id);
+      r.direction_id >= 0 ? w.Int16(r.direction_id) : w.Null();
+      w.Text(r.trip_start_time);
+      w.Float64(r.first_lat);
+      w.Float64(r.first_lon);
+      w.TimestampMicros(base::ToUnixMicros(r.last_time));
+      w.Float64(r.last_lat);
+      w.Float64(r.last_lon);
+      w.Int64(r.positions);
+      w.Int64(r.distance_mm);
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_trips FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.quality.empty()) {
+    PgCopyWriter q;
+    PgCopyWriter l;
+    for (const auto& r : rows.quality) {
+      const std::int32_t days = base::DaysSinceEpoch(r.local_date);
+      q.Row(static_cast<std::int16_t>(6 + model::kRejectReasonCount));
+      q.Int32(r.partition_id);
+      q.Text(r.feed_id);
+      q.DateDays(days);
+      q.Int16(r.hour);
+      q.Int64(r.accepted);
+      q.Int64(r.vehicles);
+      for (std::size_t i = 0; i < model::kRejectReasonCount; ++i) {
+        q.Int64(r.rejected[i]);
+      }
+      for (const auto& [bucket, count] : r.latency) {
+        l.Row(6);
+        l.Int32(r.partition_id);
+        l.Text(r.feed_id);
+        l.DateDays(days);
+        l.Int16(r.hour);
+        l.Int16(static_cast<std::int16_t>(bucket + model::kLatencyMinSeconds));
+        l.Int64(count);
+      }
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_quality FROM STDIN (FORMAT binary)", q.Finish()));
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_quality_latency FROM STDIN (FORMAT binary)", l.Finish()));
+  }
+  return base::Status::Ok();
+}
+
+}  // namespace frota::sink

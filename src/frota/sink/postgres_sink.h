@@ -1,0 +1,120 @@
+// The scale-out sink: PostgreSQL, each epoch one transaction with fenced source progress.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "frota/base/status.h"
+#include "frota/engine/partitioned_sink.h"
+#include "frota/engine/transactional_sink.h"
+#include "frota/model/rows.h"
+#include "frota/model/source.h"
+#include "frota/sink/pg_connection.h"
+
+namespace frota::sink {
+
+/// The PostgreSQL schema version this binary writes; older databases are migrated.
+inline constexpr int kPostgresSchemaVersion = 1;
+
+/// Creates the schema in an empty database, migrates an older one, recreates missing
+/// views, and refuses a database whose schema is newer than this binary or that holds
+/// other tables but no `frota_schema`. Safe when several processes open one database at
+/// once (an advisory lock serialises them).
+base::Status EnsurePostgresSchema(PgConnection& db);
+/// For readers: the same refusals, and a database without frota's schema is an error
+/// instead of being created.
+base::Status CheckPostgresSchema(PgConnection& db);
+
+struct PostgresSinkOptions {
+  std::string dsn;  // libpq DSN or URI; empty fields come from PG* variables
+  std::string run_id;
+  /// How long an unreachable server is waited for (retrying with backoff, logging each
+  /// attempt) before a commit or a recovery gives up.
+  std::chrono::seconds unavailable_wait{600};
+};
+
+/// Writes epochs into PostgreSQL (semantics.md section 6).
+///
+/// Commit (embedded replay, engine::TransactionalSink) and CommitPartitions (Kafka,
+/// engine::PartitionedSink) run ONE transaction:
+///   1. BEGIN; lock the source_progress rows of the epoch's sources (sorted, FOR UPDATE)
+///      and compare their `generation` with the one this sink last saw; any difference:
+///      ROLLBACK, kFenced (the embedded replay reports it as an error: another process
+///      wrote to this database);
+///   2. COPY (binary) the epoch's rows into session temp tables (ON COMMIT DELETE ROWS)
+///      and `rejected` (append-only, no natural key);
+///   3. in one pipeline: INSERT ... SELECT ... ON CONFLICT (natural key) DO UPDATE from
+///      each temp table (positions, stops, trips overwrite; aggregates ADD, grouped first
+///      so one statement never touches a key twice), the progress rows with generation +
+///      1, the state rows, the runner state, the `batches` ledger row;
+///   4. COMMIT.
+/// Every crash case:
+///   - before COMMIT reaches the server (a crash, a kill, the server down): nothing of the
+///     epoch exists; the process (or the partition's next owner) restarts from the
+///     previous commit and produces the same rows again;
+///   - the connection breaks while COMMIT is in flight: the outcome is unknown; after
+///     reconnecting, the ledger row (run_id, epoch) says whether it committed, and the
+///     epoch is either taken as committed or retried;
+///   - an unreachable server: every step retries on a new connection with backoff for
+///     `unavailable_wait`, logging each attempt, keeping the epoch; then it fails;
+///   - another process committed one of the partitions meanwhile: fenced, nothing written.
+///
+/// Test hook: FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS=N makes step 4 wait N ms after
+/// printing "test hook: rows copied, pausing before COMMIT epoch=E" on stderr, so that a
+/// test can SIGKILL the process between COPY and COMMIT.
+///
+/// Not thread-safe: one thread at a time (the runners hand it over through a mutex).
+class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
+                     public engine::PartitionedSink<model::EpochRows> {
+ public:
+  static base::Result<std::unique_ptr<PostgresSink>> Open(PostgresSinkOptions options,
+                                                          const model::SourceCatalog* catalog);
+
+  // Embedded replay: stream '' (its sources are input files).
+  base::Result<engine::RecoveredCheckpoint> Recover() override;
+  base::Status Commit(const model::EpochRows& rows,
+                      const engine::EpochCheckpoint& checkpoint) override;
+
+  // Kafka: stream = topic; sources are "topic/partition".
+  base::Result<std::vector<engine::PartitionCheckpoint>> Acquire(
+      std::string_view stream, const std::vector<base::PartitionId>& partitions) override;
+  void Release(const std::vector<base::PartitionId>& partitions) override;
+  base::Result<engine::CommitOutcome> CommitPartitions(
+      const model::EpochRows& rows, const engine::PartitionedEpoch& epoch) override;
+  base::Result<std::int64_t> FinishedPartitions(std::string_view stream) override;
+
+  /// The source name of a Kafka partition: "topic/partition".
+  static std::string PartitionSource(std::string_view stream, base::PartitionId partition);
+
+  [[nodiscard]] const std::string& description() const { return description_; }
+
+ private:
+  struct Transaction;  // what one epoch writes besides the rows
+  PostgresSink(PostgresSinkOptions options, const model::SourceCatalog* catalog);
+
+  // Runs `attempt` on a live connection, reconnecting and retrying while the server is
+  // unavailable, for at most unavailable_wait.
+  template <typename T, typename F>
+  base::Result<T> WithRetry(std::string_view what, F&& attempt);
+  base::Status Connect();
+  base::Result<engine::CommitOutcome> CommitOnce(const model::EpochRows& rows,
+                                                 const Transaction& tx);
+  base::Result<engine::CommitOutcome> CommitWithRetry(const model::EpochRows& rows,
+                                                      const Transaction& tx);
+  base::Status CopyRows(const model::EpochRows& rows);
+
+  PostgresSinkOptions options_;
+  const model::SourceCatalog* catalog_;
+  std::string description_;
+  std::unique_ptr<PgConnection> db_;
+  /// The committed generation of every source this sink has recovered, acquired or
+  /// committed (0: no row yet): the fence of step 1.
+  std::map<std::string, std::int64_t> generations_;
+  std::string stream_;  // the stream Acquire() was called for
+  std::chrono::milliseconds pause_before_commit_{0};
+};
+
+}  // namespace frota::sink

@@ -1,0 +1,294 @@
+// The PostgreSQL sink against a real server (scripts/services/): the same epochs give the
+// same exported bytes as DuckDB, commits are atomic and fenced, schemas are versioned.
+#include "frota/sink/postgres_sink.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "frota/sink/duckdb_sink.h"
+#include "frota/sink/export.h"
+#include "frota/sink/postgres_to_duckdb.h"
+#include "frota/sink/testing/test_database.h"
+#include "frota/testing/subprocess.h"
+
+namespace frota::sink {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TestDatabase;
+
+// Rows of every kind, with NULLs, extreme doubles, a repeated aggregate key (a quality
+// hour emitted twice) and strings that need quoting.
+model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt) {
+  model::EpochRows rows;
+  auto strings = std::make_shared<model::StringDictionary>();
+  rows.strings = strings;
+  const auto source = catalog.Intern("/data/gps/13.csv.gz");
+  for (int i = 0; i < 50; ++i) {
+    model::PositionRecord p;
+    p.feed_id = strings->Intern("rio-brt");
+    p.vehicle_id = strings->Intern(fmt::format("v{}", i % 7));
+    p.route_id = strings->Intern(i % 3 == 0 ? "" : "13");
+    p.trip_id = strings->Intern("trip \"quoted\", with\ttab");
+    p.trip_start_date = strings->Intern("20220630");
+    p.trip_start_time = strings->Intern("");
+    p.direction_id = static_cast<std::int8_t>(i % 3 - 1);
+    p.mode = model::Mode::kBrt;
+    p.lat = -22.9 + i * 1e-7 + salt;
+    p.lon = -43.123456789012345;
+    p.reported_speed_kmh = i % 2 == 0 ? NAN : 41.7F + static_cast<float>(i);
+    p.bearing_deg = 0.1F;
+    p.altitude_m = NAN;
+    p.on_ground = static_cast<std::int8_t>(i % 3 - 1);
+    p.event_time = base::FromUnixMicros(1'656'570'000'000'000 + i * 1'000'001LL + salt * 7);
+    p.ingest_time = p.event_time + std::chrono::microseconds(12'345'678);
+    p.event_time_from_header = i % 5 == 0;
+    p.source = {source, i + salt * 1000};
+    rows.positions.push_back(p);
+  }
+  model::Rejection r;
+  r.reason = model::RejectReason::kLatitudeOutOfRange;
+  r.feed_id = "rio-brt";
+  r.vehicle_id = "";
+  r.ingest_time = base::FromUnixMicros(1'656'570'000'123'456);
+  r.source = {source, 999};
+  r.detail = "latitude=\"-122,5\"\nnewline";
+  rows.rejected.push_back(r);
+  rows.rejected.push_back(r);  // the same refusal twice (an input holding it twice)
+  const auto day = base::LocalDateFromDays(19173);
+  rows.speed_cells.push_back({0, model::Mode::kBrt, day, 6, -8665, -4581, 3, 1234, 5'000'000});
+  rows.speed_cells.push_back({1, model::Mode::kBrt, day, 6, -8665, -4581, 2, 1000, 1'000'000});
+  rows.speed_lines.push_back({0, model::Mode::kBrt, "13", day, 6, 3, 1234, 5'000'000});
+  rows.fleet_hours.push_back({0, model::Mode::kBrt, day, 6, 7, 50});
+  model::StopRow stop;
+  stop.feed_id = "rio-brt";
+  stop.vehicle_id = fmt::format("v{}", salt);
+  stop.start_time = base::FromUnixMicros(1'656'570'000'000'000);
+  stop.mode = model::Mode::kBrt;
+  stop.route_id = "13";
+  stop.end_time = stop.start_time + std::chrono::seconds(301);
+  stop.anchor_lat = -22.9;
+  stop.anchor_lon = -43.2;
+  stop.positions = 6;
+  stop.near_terminal = salt % 2 == 0 ? std::optional<bool>() : std::optional<bool>(true);
+  rows.stops.push_back(stop);
+  model::TripRow trip;
+  trip.feed_id = "rio-brt";
+  trip.vehicle_id = fmt::format("v{}", salt);
+  trip.trip_id = "T";
+  trip.trip_start_date = "20220630";
+  trip.first_time = stop.start_time;
+  trip.route_id = "13";
+  trip.direction_id = -1;
+  trip.last_time = stop.end_time;
+  trip.first_lat = 1.0 / 3.0;
+  trip.last_lat = -0.0;
+  trip.positions = 9;
+  trip.distance_mm = 123456;
+  rows.trips.push_back(trip);
+  model::QualityRow q;
+  q.partition_id = 0;
+  q.feed_id = "rio-brt";
+  q.local_date = day;
+  q.hour = 6;
+  q.accepted = 50;
+  q.vehicles = 7;
+  q.rejected[static_cast<std::size_t>(model::RejectReason::kLatitudeOutOfRange)] = 2;
+  q.latency = {{42, 10}, {43, 40}};
+  rows.quality.push_back(q);
+  model::QualityRow late = q;  // the same hour again: a refusal after the hour was emitted
+  late.accepted = 0;
+  late.vehicles = 0;
+  late.latency = {{43, 1}};
+  rows.quality.push_back(late);
+  return rows;
+}
+
+engine::EpochCheckpoint Checkpoint(std::int64_t epoch, const std::string& source,
+                                   std::int64_t offset) {
+  engine::EpochCheckpoint c;
+  c.epoch = base::EpochId(epoch);
+  c.watermark = base::FromUnixSeconds(1'656'570'000 + epoch);
+  c.records = 52;
+  c.progress = {{source, base::PartitionId(0), base::Offset(offset)}};
+  c.states = {{base::PartitionId(0), fmt::format("state {} \x01\x02\xff", epoch)}};
+  c.runner_state = fmt::format("runner {}", epoch);
+  return c;
+}
+
+class PostgresSinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string server = testing::ServerDsn();
+    ASSERT_FALSE(server.empty()) << testing::kNoServerMessage;
+    db_ = std::make_unique<TestDatabase>(server, "sink");
+    ASSERT_TRUE(db_->ok()) << db_->error();
+  }
+  PostgresSinkOptions Options(const std::string& run_id) const {
+    PostgresSinkOptions o;
+    o.dsn = db_->dsn();
+    o.run_id = run_id;
+    o.unavailable_wait = std::chrono::seconds(5);
+    return o;
+  }
+  std::unique_ptr<TestDatabase> db_;
+  frota::testing::TempDir tmp_{"postgres-sink"};
+};
+
+TEST_F(PostgresSinkTest, TheSameEpochsExportTheSameBytesAsDuckDb) {
+  model::SourceCatalog catalog;
+  auto pg = PostgresSink::Open(Options("run-a"), &catalog);
+  ASSERT_TRUE(pg.ok()) << pg.error().message();
+  auto duck = DuckDbSink::Open(tmp_.path() / "same.duckdb", &catalog, "run-a");
+  ASSERT_TRUE(duck.ok()) << duck.error().message();
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    const auto rows = SampleRows(catalog, epoch);
+    const auto checkpoint = Checkpoint(epoch, "/data/gps/13.csv.gz", epoch * 100);
+    ASSERT_TRUE((*duck)->Commit(rows, checkpoint).ok());
+    const auto committed = (*pg)->Commit(rows, checkpoint);
+    ASSERT_TRUE(committed.ok()) << committed.error().message();
+  }
+  PostgresCopySummary summary;
+  auto copy = CopyPostgresToDuckDb(db_->dsn(), {}, &summary);
+  ASSERT_TRUE(copy.ok()) << copy.error().message();
+  ASSERT_TRUE(ExportDuckDb(**copy, tmp_.path() / "pg", ExportFormat::kCsv).ok());
+  ASSERT_TRUE(ExportDuckDb((*duck)->connection(), tmp_.path() / "duck", ExportFormat::kCsv).ok());
+  const auto expected = frota::testing::ReadTree(tmp_.path() / "duck");
+  const auto actual = frota::testing::ReadTree(tmp_.path() / "pg");
+  ASSERT_EQ(expected.size(), actual.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(expected[i].first, actual[i].first);
+    EXPECT_EQ(expected[i].second, actual[i].second) << expected[i].first;
+  }
+  // PostgreSQL merged the repeated aggregate keys by adding; DuckDB kept two rows.
+  for (const auto& [table, n] : summary.rows_per_table) {
+    if (table == "quality") {
+      EXPECT_EQ(n, 1);
+    }
+    if (table == "rejected") {
+      EXPECT_EQ(n, 6);
+    }
+    if (table == "positions") {
+      EXPECT_EQ(n, 150);
+    }
+  }
+}
+
+TEST_F(PostgresSinkTest, RecoverReturnsTheLastCommittedEpoch) {
+  model::SourceCatalog catalog;
+  {
+    auto pg = PostgresSink::Open(Options("run-1"), &catalog);
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+    auto empty = (*pg)->Recover();
+    ASSERT_TRUE(empty.ok()) << empty.error().message();
+    EXPECT_EQ(empty->last_epoch.value(), 0);
+    EXPECT_TRUE(empty->runner_state.empty());
+    ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 1), Checkpoint(1, "a.csv", 10)).ok());
+    ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 2), Checkpoint(2, "a.csv", 20)).ok());
+  }
+  auto pg = PostgresSink::Open(Options("run-2"), &catalog);
+  ASSERT_TRUE(pg.ok());
+  auto recovered = (*pg)->Recover();
+  ASSERT_TRUE(recovered.ok()) << recovered.error().message();
+  EXPECT_EQ(recovered->last_epoch.value(), 2);
+  ASSERT_EQ(recovered->progress.size(), 1U);
+  EXPECT_EQ(recovered->progress[0].source, "a.csv");
+  EXPECT_EQ(recovered->progress[0].next_offset.value(), 20);
+  ASSERT_EQ(recovered->states.size(), 1U);
+  EXPECT_EQ(recovered->states[0].bytes, "state 2 \x01\x02\xff");
+  EXPECT_EQ(recovered->runner_state, "runner 2");
+  // The next run continues the numbering.
+  EXPECT_TRUE((*pg)->Commit(SampleRows(catalog, 3), Checkpoint(3, "a.csv", 30)).ok());
+}
+
+TEST_F(PostgresSinkTest, ASecondWriterOfAPartitionIsFencedAndWritesNothing) {
+  model::SourceCatalog catalog;
+  auto a = PostgresSink::Open(Options("consumer-a"), &catalog);
+  auto b = PostgresSink::Open(Options("consumer-b"), &catalog);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::vector<base::PartitionId> partition3 = {base::PartitionId(3)};
+  // Both believe they own partition 3 (b joined; a was expelled and has not noticed).
+  auto cp_a = (*a)->Acquire("positions", partition3);
+  auto cp_b = (*b)->Acquire("positions", partition3);
+  ASSERT_TRUE(cp_a.ok() && cp_b.ok());
+  EXPECT_FALSE((*cp_a)[0].next_offset.has_value());
+  engine::PartitionedEpoch epoch;
+  epoch.epoch = base::EpochId(1);
+  epoch.records = 10;
+  epoch.progress = {{PostgresSink::PartitionSource("positions", base::PartitionId(3)),
+                     base::PartitionId(3), base::Offset(10)}};
+  epoch.states = {{base::PartitionId(3), "state-b"}};
+  auto committed = (*b)->CommitPartitions(SampleRows(catalog, 1), epoch);
+  ASSERT_TRUE(committed.ok()) << committed.error().message();
+  EXPECT_EQ(*committed, engine::CommitOutcome::kCommitted);
+  epoch.states = {{base::PartitionId(3), "state-a"}};
+  auto fenced = (*a)->CommitPartitions(SampleRows(catalog, 2), epoch);
+  ASSERT_TRUE(fenced.ok()) << fenced.error().message();
+  EXPECT_EQ(*fenced, engine::CommitOutcome::kFenced);
+  // a re-acquires and sees b's commit; b's next commit still goes through.
+  auto again = (*a)->Acquire("positions", partition3);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)[0].next_offset->value(), 10);
+  EXPECT_EQ((*again)[0].state, "state-b");
+  epoch.epoch = base::EpochId(2);
+  epoch.progress[0].next_offset = base::Offset(20);
+  epoch.finished = {base::PartitionId(3)};
+  auto second = (*b)->CommitPartitions(SampleRows(catalog, 3), epoch);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, engine::CommitOutcome::kCommitted);
+  auto finished = (*a)->FinishedPartitions("positions");
+  ASSERT_TRUE(finished.ok());
+  EXPECT_EQ(*finished, 1);
+  // Only b's two epochs are in the tables.
+  PostgresCopySummary summary;
+  ASSERT_TRUE(CopyPostgresToDuckDb(db_->dsn(), {}, &summary).ok());
+  EXPECT_EQ(summary.rows_per_table[0], (std::pair<std::string, std::int64_t>("positions", 100)));
+}
+
+TEST_F(PostgresSinkTest, ADatabaseWithANewerSchemaIsRefused) {
+  model::SourceCatalog catalog;
+  {
+    auto pg = PostgresSink::Open(Options("run"), &catalog);
+    ASSERT_TRUE(pg.ok());
+  }
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE((*admin)->Execute("INSERT INTO frota_schema VALUES (99, now(), 'from the future')").ok());
+  auto refused = PostgresSink::Open(Options("run"), &catalog);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("schema version 99, newer than this frota"),
+            std::string::npos)
+      << refused.error().message();
+  auto reader = CopyPostgresToDuckDb(db_->dsn());
+  ASSERT_FALSE(reader.ok());
+}
+
+TEST_F(PostgresSinkTest, AForeignDatabaseIsRefusedAndAPasswordNeverShows) {
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE((*admin)->Execute("CREATE TABLE customers (id int)").ok());
+  model::SourceCatalog catalog;
+  auto refused = PostgresSink::Open(Options("run"), &catalog);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("not a frota database"), std::string::npos);
+
+  // A DSN with a password, to a port where nothing listens: the error names host and port,
+  // never the password.
+  PostgresSinkOptions o;
+  o.dsn = "host=127.0.0.1 port=1 dbname=x user=u password=s3cr3t-pw connect_timeout=1";
+  o.unavailable_wait = std::chrono::seconds(1);
+  auto unreachable = PostgresSink::Open(o, &catalog);
+  ASSERT_FALSE(unreachable.ok());
+  EXPECT_EQ(unreachable.error().message().find("s3cr3t-pw"), std::string::npos)
+      << unreachable.error().message();
+  EXPECT_NE(unreachable.error().message().find("port=1"), std::string::npos)
+      << unreachable.error().message();
+  EXPECT_EQ(PgConnection::Describe("postgresql://u:s3cr3t@h:5/db").find("s3cr3t"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace frota::sink

@@ -1,0 +1,39 @@
+// Readers of a PostgreSQL sink: its result tables copied into a DuckDB database, one call.
+//
+// For every command that reads results (export, reconcile, headways, dashboard,
+// evaluate): `--postgres DSN` is
+//
+//     FROTA_ASSIGN_OR_RETURN(auto db, sink::CopyPostgresToDuckDb(dsn));
+//     ... the command's existing DuckDB code on *db ...
+//
+// where the `--db FILE` path calls sink::OpenFrotaDuckDb(file, true). The copy holds the
+// same tables (schema_v1.sql) and views (views_v1.sql) as an embedded database, so every
+// query, and every exported byte, is the same as for a DuckDB file with the same rows.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "frota/base/status.h"
+#include "frota/sink/duckdb_connection.h"
+
+namespace frota::sink {
+
+struct PostgresCopySummary {
+  std::vector<std::pair<std::string, std::int64_t>> rows_per_table;
+};
+
+/// Copies the result tables of the frota database at `dsn` (positions, rejected,
+/// speed_cells, speed_lines, fleet_hours, stops, trips, quality, quality_latency; not the
+/// bookkeeping) into a new DuckDB database: in memory when `scratch` is empty, else a
+/// new file at `scratch` (for copies larger than memory). All tables are read in one
+/// REPEATABLE READ transaction: a consistent snapshot even while consumers commit.
+/// Binary COPY both ways: doubles, reals and timestamps arrive bit for bit. The
+/// PostgreSQL database must have frota's schema (not newer than this binary); a
+/// password in the DSN never appears in an error.
+base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
+    const std::string& dsn, const std::filesystem::path& scratch = {},
+    PostgresCopySummary* summary = nullptr);
+
+}  // namespace frota::sink

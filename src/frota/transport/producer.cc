@@ -1,0 +1,157 @@
+#include "frota/transport/producer.h"
+
+#include <librdkafka/rdkafka.h>
+#include <spdlog/spdlog.h>
+
+namespace frota::transport {
+
+struct ProducerCallbacks {
+  static void OnDelivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* message, void* opaque) {
+    static_cast<Producer*>(opaque)->RecordDelivery(
+        message->partition, message->err == RD_KAFKA_RESP_ERR_NO_ERROR
+                                ? nullptr
+                                : rd_kafka_err2str(message->err));
+  }
+};
+
+void Producer::RecordDelivery(std::int32_t partition, const char* error) {
+  if (error == nullptr) {
+    delivered_.fetch_add(1, std::memory_order_relaxed);
+    const std::lock_guard lock(mutex_);
+    if (partition >= 0 && static_cast<std::size_t>(partition) < delivered_per_partition_.size()) {
+      ++delivered_per_partition_[static_cast<std::size_t>(partition)];
+    }
+    return;
+  }
+  failed_.fetch_add(1, std::memory_order_relaxed);
+  const std::lock_guard lock(mutex_);
+  if (!first_error_) {
+    first_error_ = error;
+  }
+}
+
+base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& options) {
+  KafkaProperties properties = {
+      {"bootstrap.servers", options.brokers},
+      {"client.id", "frota-producer"},
+      {"enable.idempotence", "true"},
+      {"compression.type", "lz4"},
+      {"linger.ms", "25"},
+      {"batch.size", "1000000"},
+      {"batch.num.messages", "100000"},
+      {"queue.buffering.max.messages", "2000000"},
+      {"queue.buffering.max.kbytes", "1048576"},
+      {"partitioner", "murmur2_random"},
+      {"allow.auto.create.topics", "false"},
+      {"message.timeout.ms", "600000"},
+  };
+  properties.insert(properties.end(), options.properties.begin(), options.properties.end());
+  FROTA_ASSIGN_OR_RETURN(auto* conf, internal::MakeConf(properties));
+  internal::InstallLogging(conf);
+  rd_kafka_conf_set_dr_msg_cb(conf, &ProducerCallbacks::OnDelivery);
+  std::unique_ptr<Producer> producer(new Producer());
+  producer->options_ = options;
+  rd_kafka_conf_set_opaque(conf, producer.get());
+  char error[512];
+  producer->rk_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
+  if (producer->rk_ == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    return base::InvalidInput("kafka producer: {}", error);
+  }
+  FROTA_ASSIGN_OR_RETURN(producer->partitions_,
+                         internal::WaitForTopic(producer->rk_, options.brokers, options.topic,
+                                                options.connect_wait));
+  producer->delivered_per_partition_.assign(static_cast<std::size_t>(producer->partitions_), 0);
+  producer->topic_ = rd_kafka_topic_new(producer->rk_, options.topic.c_str(), nullptr);
+  spdlog::info("kafka producer ready brokers={} topic={} partitions={} payload={}",
+               options.brokers, options.topic, producer->partitions_,
+               options.format == PayloadFormat::kBinary ? "binary" : "json");
+  return producer;
+}
+
+Producer::~Producer() {
+  if (topic_ != nullptr) {
+    rd_kafka_topic_destroy(topic_);
+  }
+  if (rk_ != nullptr) {
+    // Unflushed messages are dropped: callers Flush() when they mean to deliver.
+    rd_kafka_purge(rk_, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_destroy(rk_);
+  }
+}
+
+base::Status Producer::Produce(std::string_view key, std::string_view payload,
+                               std::int32_t partition) {
+  while (true) {
+    if (rd_kafka_produce(topic_, partition, RD_KAFKA_MSG_F_COPY,
+                         const_cast<char*>(payload.data()), payload.size(), key.data(),
+                         key.size(), nullptr) == 0) {
+      ++queued_;
+      // Serve delivery reports now and then without waiting.
+      if ((queued_ & 0x3FF) == 0) {
+        rd_kafka_poll(rk_, 0);
+      }
+      return base::Status::Ok();
+    }
+    const auto error = rd_kafka_last_error();
+    if (error != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+      return base::Unavailable("kafka produce to {}: {}", options_.topic, rd_kafka_err2str(error));
+    }
+    rd_kafka_poll(rk_, 50);  // the queue drains as batches are delivered
+  }
+}
+
+base::Status Producer::PublishPosition(const model::Position& position,
+                                       std::string_view source_name) {
+  EncodePosition(position, source_name, options_.format, buffer_);
+  const std::string key = MessageKey(position.feed_id, position.vehicle_id);
+  return Produce(key, buffer_, RD_KAFKA_PARTITION_UA);
+}
+
+base::Status Producer::PublishRejection(const model::Rejection& rejection,
+                                        std::string_view source_name) {
+  EncodeRejection(rejection, source_name, options_.format, buffer_);
+  const std::string key = MessageKey(rejection.feed_id, rejection.vehicle_id);
+  return Produce(key, buffer_, RD_KAFKA_PARTITION_UA);
+}
+
+base::Status Producer::PublishRaw(std::string_view key, std::string_view payload,
+                                  std::optional<std::int32_t> partition) {
+  return Produce(key, payload, partition.value_or(RD_KAFKA_PARTITION_UA));
+}
+
+base::Status Producer::PublishEndOfInput(const std::string& run_id) {
+  FROTA_RETURN_IF_ERROR(Flush());
+  std::vector<std::int64_t> counts;
+  {
+    const std::lock_guard lock(mutex_);
+    counts = delivered_per_partition_;
+  }
+  for (std::int32_t p = 0; p < partitions_; ++p) {
+    EncodeEndOfInput({run_id, counts[static_cast<std::size_t>(p)]}, options_.format, buffer_);
+    FROTA_RETURN_IF_ERROR(Produce("", buffer_, p));
+  }
+  return Flush();
+}
+
+base::Status Producer::Flush(std::chrono::milliseconds timeout) {
+  const auto error = rd_kafka_flush(rk_, static_cast<int>(timeout.count()));
+  {
+    const std::lock_guard lock(mutex_);
+    if (first_error_) {
+      return base::Unavailable("kafka delivery to {} failed for {} messages: {}", options_.topic,
+                               failed_.load(), *first_error_);
+    }
+  }
+  if (error != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return base::Unavailable("kafka flush to {}: {} ({} messages still queued)", options_.topic,
+                             rd_kafka_err2str(error), rd_kafka_outq_len(rk_));
+  }
+  char fatal[512];
+  if (rd_kafka_fatal_error(rk_, fatal, sizeof fatal) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return base::Internal("kafka producer fatal error: {}", fatal);
+  }
+  return base::Status::Ok();
+}
+
+}  // namespace frota::transport

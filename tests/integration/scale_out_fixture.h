@@ -1,0 +1,156 @@
+// Shared steps of the scale-out tests: the real Rio BRT archive, the embedded baseline,
+// publishing to a topic, consumer processes, exports and their byte comparison.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frota/testing/child_process.h"
+#include "frota/testing/shared_data.h"
+#include "frota/testing/subprocess.h"
+#include "services.h"
+
+namespace frota::testing {
+
+using Tree = std::vector<std::pair<std::string, std::string>>;
+
+struct BrtArchive {
+  std::vector<std::string> files;  // sorted
+  std::string gtfs;
+  std::string area;
+};
+
+/// The real archive under the shared data folder, or nullopt (the test then skips).
+inline std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only = {}) {
+  const auto gps = SharedFile("rio-brt-2022/gps");
+  const auto gtfs = SharedFile("rio-brt-2022/gtfs");
+  const auto area = SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
+  if (!gps || !gtfs || !area) {
+    return std::nullopt;
+  }
+  BrtArchive a;
+  for (const auto& entry : std::filesystem::directory_iterator(*gps)) {
+    const auto name = entry.path().filename().string();
+    if (only.empty() || std::find(only.begin(), only.end(), name) != only.end()) {
+      a.files.push_back(entry.path().string());
+    }
+  }
+  std::sort(a.files.begin(), a.files.end());
+  a.gtfs = gtfs->string();
+  a.area = area->string();
+  return a;
+}
+
+inline std::vector<std::string> Concat(std::vector<std::string> a,
+                                       const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+inline std::vector<std::string> JobArgs(const BrtArchive& a) {
+  return {"--gtfs", a.gtfs, "--area", a.area};
+}
+
+/// `frota replay` into a DuckDB file, then `frota export`: the embedded baseline.
+inline Tree EmbeddedBaseline(const BrtArchive& a, const std::filesystem::path& dir) {
+  const auto db = dir / "baseline.duckdb";
+  const auto replay = RunProcess(Concat(Concat({FrotaBinary().string(), "-q", "replay"}, a.files),
+                                        Concat(JobArgs(a), {"--db", db.string()})));
+  EXPECT_EQ(replay.exit_code, 0) << replay.err;
+  const auto out = dir / "baseline-export";
+  const auto exported = RunProcess(
+      {FrotaBinary().string(), "-q", "export", "--db", db.string(), "--out", out.string()});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  return ReadTree(out);
+}
+
+/// `frota export --postgres DSN`.
+inline Tree ExportPostgres(const std::string& dsn, const std::filesystem::path& out) {
+  const auto exported = RunProcess(
+      {FrotaBinary().string(), "-q", "export", "--postgres", dsn, "--out", out.string()});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  return ReadTree(out);
+}
+
+/// Publishes the archive to `topic` (`frota replay --to-kafka`).
+inline ProcessResult Publish(const BrtArchive& a, const std::string& brokers,
+                             const std::string& topic,
+                             const std::vector<std::string>& extra = {}) {
+  return RunProcess(Concat(Concat({FrotaBinary().string(), "-q", "replay"}, a.files),
+                           Concat(Concat(JobArgs(a), {"--to-kafka", brokers, "--topic", topic}),
+                                  extra)));
+}
+
+/// The argv of one consumer group member that stops at the end of the topic.
+inline std::vector<std::string> ConsumerArgs(const BrtArchive& a, const std::string& brokers,
+                                             const std::string& topic, const std::string& group,
+                                             const std::string& dsn,
+                                             const std::vector<std::string>& extra = {}) {
+  return Concat(Concat({FrotaBinary().string(), "run", "--kafka", brokers, "--topic", topic,
+                        "--group", group, "--postgres", dsn, "--until-end"},
+                       JobArgs(a)),
+                extra);
+}
+
+inline std::size_t Lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+/// Byte-for-byte equality of two exports, naming the first differing line of a file.
+inline void ExpectSameTables(const Tree& expected, const Tree& actual) {
+  ASSERT_EQ(expected.size(), actual.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(expected[i].first, actual[i].first);
+    if (expected[i].second == actual[i].second) {
+      continue;
+    }
+    const auto& e = expected[i].second;
+    const auto& f = actual[i].second;
+    std::size_t at = 0;
+    while (at < e.size() && at < f.size() && e[at] == f[at]) {
+      ++at;
+    }
+    const auto line_start = e.rfind('\n', at == 0 ? 0 : at - 1);
+    const auto from = line_start == std::string::npos ? 0 : line_start + 1;
+    ADD_FAILURE() << expected[i].first << " differs (" << Lines(e) << " vs " << Lines(f)
+                  << " lines) at line " << Lines(e.substr(0, from)) + 1 << ":\n  expected: "
+                  << e.substr(from, e.find('\n', from) - from) << "\n  actual:   "
+                  << f.substr(from, f.find('\n', from) - from);
+  }
+}
+
+/// The `late` count of a quality.csv export (column `late`), summed.
+inline std::int64_t LateCount(const Tree& tree) {
+  for (const auto& [file, bytes] : tree) {
+    if (file != "quality.csv") {
+      continue;
+    }
+    std::istringstream lines(bytes);
+    std::string header;
+    std::getline(lines, header);
+    std::vector<std::string> names;
+    std::stringstream h(header);
+    for (std::string n; std::getline(h, n, ',');) {
+      names.push_back(n);
+    }
+    const auto column = std::find(names.begin(), names.end(), "late") - names.begin();
+    std::int64_t total = 0;
+    for (std::string line; std::getline(lines, line);) {
+      std::stringstream l(line);
+      std::string cell;
+      for (std::ptrdiff_t c = 0; c <= column && std::getline(l, cell, ','); ++c) {
+      }
+      total += std::atoll(cell.c_str());
+    }
+    return total;
+  }
+  return -1;
+}
+
+}  // namespace frota::testing
