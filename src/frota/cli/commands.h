@@ -5,10 +5,24 @@
 
 namespace frota::cli {
 
+void AddInspectCommand(CLI::App& app, CommandMain& run);
+void AddGtfsInfoCommand(CLI::App& app, CommandMain& run);
+void AddReplayCommand(CLI::App& app, CommandMain& run);
+void AddExportCommand(CLI::App& app, CommandMain& run);
+void AddDashboardCommand(CLI::App& app, CommandMain& run);
+void AddReconcileCommand(CLI::App& app, CommandMain& run);
+void AddHeadwaysCommand(CLI::App& app, CommandMain& run);
+void AddSimulateCommand(CLI::App& app, CommandMain& run);
+void AddEvaluateCommand(CLI::App& app, CommandMain& run);
+void AddCollectCommand(CLI::App& app, CommandMain& run);
+void AddRunCommand(CLI::App& app, CommandMain& run);
+void AddStatusCommand(CLI::App& app, CommandMain& run);
 void AddVersionCommand(CLI::App& app, CommandMain& run);
 
 inline constexpr CommandRegistrar kCommands[] = {
-    AddVersionCommand,
+    AddInspectCommand, AddGtfsInfoCommand, AddReplayCommand, AddExportCommand, AddDashboardCommand,
+    AddReconcileCommand, AddHeadwaysCommand, AddSimulateCommand, AddEvaluateCommand,
+    AddCollectCommand, AddRunCommand, AddStatusCommand, AddVersionCommand,
 };
 
 }  // namespace frota::cli
