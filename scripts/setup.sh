@@ -18,7 +18,7 @@ packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git ca-certificates
   clang-14 libclang-rt-14-dev clang-format clang-tidy
-  # libraries (see DEVELOPERS.md and docs/dependencies.md for why each is here)
+  # libraries
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev libpq-dev libprotobuf-dev protobuf-compiler
   libsimdjson-dev libfmt-dev libspdlog-dev libcli11-dev

@@ -76,7 +76,7 @@ class ScaleOutCrash : public ::testing::Test {
     env_ = *env;
     const auto archive = FindBrtArchive();
     if (!archive) {
-      GTEST_SKIP() << "real Rio BRT archive not found under " << SharedDataDir();
+      FROTA_SHARED_MISSING("real Rio BRT archive not found under " << SharedDataDir());
     }
     archive_ = *archive;
     full_ = std::getenv("FROTA_FULL_CRASH_TEST") != nullptr &&

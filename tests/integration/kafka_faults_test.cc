@@ -159,7 +159,7 @@ TEST_F(ScaleOutFaults, UnreachableBrokersAreRetriedWithBackoffAndReportedClearly
 TEST_F(ScaleOutFaults, PostgresDownForThirtySecondsIsWaitedOutWithoutLoss) {
   const auto archive = FindBrtArchive({"19.csv.gz"});
   if (!archive) {
-    GTEST_SKIP() << "real Rio BRT archive not found under " << SharedDataDir();
+    FROTA_SHARED_MISSING("real Rio BRT archive not found under " << SharedDataDir());
   }
   const Tree baseline = EmbeddedBaseline(*archive, tmp_.path());
   const std::string topic = NewTopic("pg-down", 3);

@@ -22,7 +22,7 @@ class KafkaPostgresEquality : public ::testing::Test {
     env_ = *env;
     const auto archive = FindBrtArchive();
     if (!archive) {
-      GTEST_SKIP() << "real Rio BRT archive not found under " << SharedDataDir();
+      FROTA_SHARED_MISSING("real Rio BRT archive not found under " << SharedDataDir());
     }
     archive_ = *archive;
   }

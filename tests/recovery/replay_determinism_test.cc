@@ -23,7 +23,7 @@ class ReplayDeterminism : public ::testing::Test {
     const auto gtfs = testing::SharedFile("rio-brt-2022/gtfs");
     const auto area = testing::SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
     if (!gps || !gtfs || !area) {
-      GTEST_SKIP() << "real Rio BRT archive not found under " << testing::SharedDataDir();
+      FROTA_SHARED_MISSING("real Rio BRT archive not found under " << testing::SharedDataDir());
     }
     for (const auto& entry : fs::directory_iterator(*gps)) {
       inputs_.push_back(entry.path().string());

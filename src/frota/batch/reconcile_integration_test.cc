@@ -69,7 +69,7 @@ runner::ReplayConfig BrtArchive() {
 TEST(ReconcileRealData, TheRioBrtArchiveHasNoDifference) {
   const auto config = BrtArchive();
   if (config.inputs.empty()) {
-    GTEST_SKIP() << "the Rio BRT archive is not under " << testing::SharedDataDir();
+    FROTA_SHARED_MISSING("the Rio BRT archive is not under " << testing::SharedDataDir());
   }
   testing::TempDir dir("reconcile_brt");
   const auto db = dir.path() / "brt.duckdb";
@@ -123,14 +123,14 @@ TEST_P(ReconcileCaptures, EveryOtherRealCaptureHasNoDifference) {
   for (const char* input : capture.inputs) {
     const auto path = testing::SharedFile(input);
     if (!path) {
-      GTEST_SKIP() << "not found: " << testing::SharedDataDir() / input;
+      FROTA_SHARED_MISSING("not found: " << testing::SharedDataDir() / input);
     }
     config.inputs.push_back(path->string());
   }
   if (capture.gtfs != nullptr) {
     const auto gtfs = testing::SharedFile(capture.gtfs);
     if (!gtfs) {
-      GTEST_SKIP() << "not found: " << testing::SharedDataDir() / capture.gtfs;
+      FROTA_SHARED_MISSING("not found: " << testing::SharedDataDir() / capture.gtfs);
     }
     config.gtfs = gtfs->string();
   }

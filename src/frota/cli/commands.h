@@ -5,6 +5,7 @@
 
 namespace frota::cli {
 
+void AddDemoCommand(CLI::App& app, CommandMain& run);
 void AddInspectCommand(CLI::App& app, CommandMain& run);
 void AddGtfsInfoCommand(CLI::App& app, CommandMain& run);
 void AddReplayCommand(CLI::App& app, CommandMain& run);
@@ -20,7 +21,7 @@ void AddStatusCommand(CLI::App& app, CommandMain& run);
 void AddVersionCommand(CLI::App& app, CommandMain& run);
 
 inline constexpr CommandRegistrar kCommands[] = {
-    AddInspectCommand, AddGtfsInfoCommand, AddReplayCommand, AddExportCommand, AddDashboardCommand,
+    AddDemoCommand, AddInspectCommand, AddGtfsInfoCommand, AddReplayCommand, AddExportCommand, AddDashboardCommand,
     AddReconcileCommand, AddHeadwaysCommand, AddSimulateCommand, AddEvaluateCommand,
     AddCollectCommand, AddRunCommand, AddStatusCommand, AddVersionCommand,
 };

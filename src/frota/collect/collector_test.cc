@@ -183,7 +183,7 @@ std::optional<Captures> LoadCaptures() {
 #define FROTA_REQUIRE_CAPTURES(var)                                                  \
   const auto var##_optional = LoadCaptures();                                        \
   if (!var##_optional) {                                                             \
-    GTEST_SKIP() << "real captures not found under " << frota::testing::SharedDataDir(); \
+    FROTA_SHARED_MISSING("real captures not found under " << frota::testing::SharedDataDir()); \
   }                                                                                  \
   const Captures& var = *var##_optional
 
@@ -543,9 +543,7 @@ TEST_F(CollectorTest, RealTimeThreadsStopCleanlyAndStatusSummarisesTheRun) {
 TEST_F(CollectorTest, KillDuringWritesLeavesNoPartialFileAndTheNextStartCarriesOn) {
   FROTA_REQUIRE_CAPTURES(captures);
   const auto binary = frota::testing::FrotaBinary();
-  if (!fs::exists(binary)) {
-    GTEST_SKIP() << "frota binary not built: " << binary;
-  }
+  ASSERT_TRUE(fs::exists(binary)) << "frota binary not built: " << binary;
   frota::testing::TempDir dir("collect-kill");
   FaultServer server([] { return SystemClock().Now(); });
   server.SetScript("sppo", FeedScript{captures.sppo, "application/json", {}, Fault::kOk, 30,

@@ -61,7 +61,7 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
   const auto opensky = frota::testing::SharedFile("opensky/austria_bbox_states_1604921480.json");
   const auto denver = frota::testing::SharedFile("opensky/denver_bbox_series/states_1615141830.json");
   if (!sppo || !brt || !gtfs || !bull || !opensky || !denver) {
-    GTEST_SKIP() << "real captures not found under " << frota::testing::SharedDataDir();
+    FROTA_SHARED_MISSING("real captures not found under " << frota::testing::SharedDataDir());
   }
   spdlog::set_level(spdlog::level::err);
   // Bronze on tmpfs when there is one: the soak measures memory, descriptors and loss,

@@ -1,6 +1,7 @@
 #include "frota/testing/shared_data.h"
 
 #include <cstdlib>
+#include <string_view>
 
 namespace frota::testing {
 
@@ -16,6 +17,11 @@ std::filesystem::path SharedDataDir() {
     return dir;
   }
   return FROTA_SHARED_DATA_DEFAULT;
+}
+
+bool SharedDataOptional() {
+  const char* optional = std::getenv("FROTA_SHARED_DATA_OPTIONAL");
+  return optional != nullptr && std::string_view(optional) == "1";
 }
 
 std::optional<std::filesystem::path> SharedFile(std::string_view relative) {

@@ -10,20 +10,30 @@ namespace frota::testing {
 /// The shared data folder: $FROTA_SHARED_DATA, else ../shared/data beside the source tree
 /// (as configured: FROTA_SHARED_DATA_DEFAULT).
 std::filesystem::path SharedDataDir();
-/// SharedDataDir() / relative, or nullopt when it does not exist (the test then skips
-/// with a message naming the path).
+/// SharedDataDir() / relative, or nullopt when it does not exist (the test then fails,
+/// or skips under FROTA_SHARED_DATA_OPTIONAL=1, with a message naming the path).
 std::optional<std::filesystem::path> SharedFile(std::string_view relative);
+/// True when $FROTA_SHARED_DATA_OPTIONAL is 1: tests whose real captures are missing
+/// skip instead of failing (for machines without ../shared/data; CI never sets it).
+bool SharedDataOptional();
 /// $FROTA_SOURCE_DIR, else the project root this build was configured from.
 std::filesystem::path SourceDir();
 
 }  // namespace frota::testing
 
+/// In a GoogleTest body, when a real capture is missing: fails (skips only under
+/// FROTA_SHARED_DATA_OPTIONAL=1). `what` is a stream expression: `"x " << path`.
+#define FROTA_SHARED_MISSING(what)                                                   \
+  if (::frota::testing::SharedDataOptional()) {                                      \
+    GTEST_SKIP() << what;                                                            \
+  } else                                                                             \
+    FAIL() << what << " (set FROTA_SHARED_DATA, or FROTA_SHARED_DATA_OPTIONAL=1 to skip)"
+
 /// In a GoogleTest body: `FROTA_REQUIRE_SHARED(path, "rio-brt-2022/gps/13.csv.gz");`
 #define FROTA_REQUIRE_SHARED(var, relative)                                          \
   const auto var##_optional = ::frota::testing::SharedFile(relative);                \
   if (!var##_optional) {                                                             \
-    GTEST_SKIP() << "real capture not found: " << (::frota::testing::SharedDataDir() / \
-                                                   (relative))                       \
-                 << " (set FROTA_SHARED_DATA)";                                      \
+    FROTA_SHARED_MISSING("real capture not found: "                                  \
+                         << (::frota::testing::SharedDataDir() / (relative)));       \
   }                                                                                  \
   const std::filesystem::path var = *var##_optional
