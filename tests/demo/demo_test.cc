@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 TEST(Demo, RunsEveryStepAndSaysWhereTheResultsAre) {
   TempDir dir("demo");
   const fs::path out = dir.path() / "demo";
-  const auto run = RunProcess({FrotaBinary().string(), "demo", "--out", out.string(),
-                               "--vehicles", "20", "--seed", "3"});
+  const auto run = RunProcess(
+      {FrotaBinary().string(), "demo", "--out", out.string(), "--vehicles", "20", "--seed", "3"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   for (const char* file : {"frota.duckdb", "dashboard.html", "replay-report.json",
                            "steps/simulate.txt", "steps/replay.txt", "steps/evaluate.txt",
@@ -31,8 +31,8 @@ TEST(Demo, RunsEveryStepAndSaysWhereTheResultsAre) {
   EXPECT_NE(text.find("equal: the stream's tables match"), std::string::npos) << text;
 
   // A second demo into the same folder replaces the first.
-  const auto again = RunProcess({FrotaBinary().string(), "demo", "--out", out.string(),
-                                 "--vehicles", "20", "--seed", "3"});
+  const auto again = RunProcess(
+      {FrotaBinary().string(), "demo", "--out", out.string(), "--vehicles", "20", "--seed", "3"});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
 }
 

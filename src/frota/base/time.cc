@@ -6,12 +6,6 @@
 
 namespace frota::base {
 
-namespace {
-
-using std::chrono::days;
-using std::chrono::year_month_day;
-
-// Reads exactly `width` ASCII digits at text[pos]; false if any is not a digit.
 bool ReadDigits(std::string_view text, std::size_t pos, std::size_t width, int& out) {
   if (pos + width > text.size()) {
     return false;
@@ -27,6 +21,11 @@ bool ReadDigits(std::string_view text, std::size_t pos, std::size_t width, int& 
   out = value;
   return true;
 }
+
+namespace {
+
+using std::chrono::days;
+using std::chrono::year_month_day;
 
 std::optional<LocalDate> MakeDate(int y, int m, int d) {
   const year_month_day ymd{std::chrono::year(y), std::chrono::month(static_cast<unsigned>(m)),

@@ -20,13 +20,19 @@ constexpr Timestamp FromUnixMicros(std::int64_t micros) { return Timestamp(Micro
 constexpr Timestamp FromUnixSeconds(std::int64_t seconds) {
   return Timestamp(Micros(seconds * 1'000'000));
 }
-constexpr Timestamp FromUnixMillis(std::int64_t millis) { return Timestamp(Micros(millis * 1'000)); }
+constexpr Timestamp FromUnixMillis(std::int64_t millis) {
+  return Timestamp(Micros(millis * 1'000));
+}
 constexpr std::int64_t ToUnixMicros(Timestamp t) { return t.time_since_epoch().count(); }
 
 /// "2022-06-30T06:34:51Z", with ".123456" only when the instant has a fraction.
 std::string FormatIso8601(Timestamp t);
 /// Parses "YYYY-MM-DDTHH:MM:SS[.ffffff][Z|±HH:MM]" (a space may replace 'T'); no zone = UTC.
 std::optional<Timestamp> ParseIso8601(std::string_view text);
+
+/// Reads exactly `width` ASCII digits at text[pos] into `out`; false (out untouched) if
+/// the text is too short or any of them is not a digit.
+bool ReadDigits(std::string_view text, std::size_t pos, std::size_t width, int& out);
 
 /// "YYYY-MM-DD".
 std::string FormatDate(LocalDate date);

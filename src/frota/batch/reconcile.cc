@@ -23,6 +23,8 @@ extern const std::string_view kLocalTimeSql;
 extern const std::string_view kAdmissionSql;
 extern const std::string_view kLateRoundSql;
 extern const std::string_view kKeyRulesSql;
+extern const std::string_view kWalkRoundSql;
+extern const std::string_view kKeyResultsSql;
 extern const std::string_view kJobsSql;
 extern const std::string_view kCompareSql;
 }  // namespace frota::batch::sql
@@ -37,6 +39,8 @@ using Clock = std::chrono::steady_clock;
 // A late set that has not settled after this many rounds means the fixed point is not
 // being approached one arrival at a time as it should: stop rather than loop.
 constexpr int kMaxLateRounds = 64;
+// A walk of 2^62 breaks is impossible; more rounds would mean a bug in walk_round.sql.
+constexpr int kMaxWalkRounds = 62;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -349,6 +353,19 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
     }
   }
   FROTA_RETURN_IF_ERROR(RunSqlFile("key_rules.sql", sql::kKeyRulesSql, report));
+  // Rule 6's walk by pointer doubling: about log2(longest walk) rounds.
+  for (int round = 0;; ++round) {
+    if (round == kMaxWalkRounds) {
+      return base::Internal("rule 6: the jump walk did not end after {} doubling rounds",
+                            kMaxWalkRounds);
+    }
+    FROTA_RETURN_IF_ERROR(RunSqlFile("walk_round.sql", sql::kWalkRoundSql, report));
+    FROTA_ASSIGN_OR_RETURN(auto added, db.Query("SELECT added FROM walk_round_added"));
+    if (added.Int64(0, 0) == 0) {
+      break;
+    }
+  }
+  FROTA_RETURN_IF_ERROR(RunSqlFile("key_results.sql", sql::kKeyResultsSql, report));
   FROTA_RETURN_IF_ERROR(RunSqlFile("jobs.sql", sql::kJobsSql, report));
   FROTA_RETURN_IF_ERROR(RunSqlFile("compare.sql", sql::kCompareSql, report));
 

@@ -5,8 +5,8 @@
 //
 // Each step is this same binary run as a child process with the flags a user would type,
 // so the demo shows (in DIR/steps/) exactly the commands to run by hand next.
-#include <fmt/core.h>
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,7 +114,8 @@ base::Status PrepareOut(const fs::path& out) {
       }
       fs::remove_all(out, ec);
       if (ec) {
-        return base::Internal("cannot clear the previous demo in {}: {}", out.string(), ec.message());
+        return base::Internal("cannot clear the previous demo in {}: {}", out.string(),
+                              ec.message());
       }
     }
   }
@@ -122,7 +123,8 @@ base::Status PrepareOut(const fs::path& out) {
   if (ec) {
     return base::Internal("cannot create {}: {}", out.string(), ec.message());
   }
-  return base::WriteFileAtomic(out / kMarker, "written by frota demo; it may replace this folder\n");
+  return base::WriteFileAtomic(out / kMarker,
+                               "written by frota demo; it may replace this folder\n");
 }
 
 // Headline numbers, straight from the views every dashboard and export reads.
@@ -139,8 +141,9 @@ base::Status PrintHeadlines(const fs::path& db_path) {
              counts.Int64(0, 1));
   FROTA_ASSIGN_OR_RETURN(
       auto reasons,
-      db->Query("SELECT reason, count(*) AS n FROM rejected GROUP BY reason ORDER BY n DESC, reason "
-                "LIMIT 4"));
+      db->Query(
+          "SELECT reason, count(*) AS n FROM rejected GROUP BY reason ORDER BY n DESC, reason "
+          "LIMIT 4"));
   for (std::size_t r = 0; r < reasons.rows(); ++r) {
     fmt::print("    {:<22}{:>10}\n", reasons.String(r, 0), reasons.Int64(r, 1));
   }
@@ -158,15 +161,13 @@ base::Status PrintHeadlines(const fs::path& db_path) {
     fmt::print("  (stops and layovers included)\n");
   }
   FROTA_ASSIGN_OR_RETURN(
-      auto stops,
-      db->Query("SELECT count(*), coalesce(max(duration_s), 0) FROM stop_rows "
-                "WHERE NOT coalesce(near_terminal, false) AND duration_s >= 600"));
+      auto stops, db->Query("SELECT count(*), coalesce(max(duration_s), 0) FROM stop_rows "
+                            "WHERE NOT coalesce(near_terminal, false) AND duration_s >= 600"));
   fmt::print("  stops >= 10 min away from terminals {:>4}  (longest {:.0f} min)\n",
              stops.Int64(0, 0), stops.Double(0, 1) / 60.0);
   fmt::print("  schedule slots with two or more vehicles {}\n", counts.Int64(0, 3));
-  FROTA_ASSIGN_OR_RETURN(
-      auto latency,
-      db->Query("SELECT round(median(latency_p50_s), 0) FROM quality_hours"));
+  FROTA_ASSIGN_OR_RETURN(auto latency,
+                         db->Query("SELECT round(median(latency_p50_s), 0) FROM quality_hours"));
   if (!latency.IsNull(0, 0)) {
     fmt::print("  feed latency            {:>7.0f} s  (median of the hourly medians)\n",
                latency.Double(0, 0));
@@ -207,11 +208,14 @@ int RunDemo(const DemoFlags& flags) {
       {"replay",
        {"replay", archive, "--gtfs", gtfs, "--area", area, "--db", db, "--report", report},
        "every job, exactly once, into the embedded DuckDB"},
-      {"evaluate", {"evaluate", "--db", db, "--truth", (out / "sim" / "truth.json").string()},
+      {"evaluate",
+       {"evaluate", "--db", db, "--truth", (out / "sim" / "truth.json").string()},
        "the results scored against the simulator's ground truth"},
-      {"reconcile", {"reconcile", archive, "--db", db, "--gtfs", gtfs, "--area", area},
+      {"reconcile",
+       {"reconcile", archive, "--db", db, "--gtfs", gtfs, "--area", area},
        "the batch recomputation, compared with the stream row by row"},
-      {"headways", {"headways", "--db", db, "--gtfs", gtfs},
+      {"headways",
+       {"headways", "--db", db, "--gtfs", gtfs},
        "departures and headways per route, direction and hour against the plan"},
       {"dashboard",
        {"dashboard", "--db", db, "--gtfs", gtfs, "--area", area, "--out", html, "--report", report},
@@ -251,7 +255,8 @@ int RunDemo(const DemoFlags& flags) {
     return ReportError(status.error());
   }
   fmt::print("\nresults\n");
-  fmt::print("  database   {}   (tables: docs/tables.md; frota export --db {} --out DIR)\n", db, db);
+  fmt::print("  database   {}   (tables: docs/tables.md; frota export --db {} --out DIR)\n", db,
+             db);
   fmt::print("  dashboard  {}   (open it in a browser; works offline)\n", html);
   fmt::print("  scores     {}/steps/evaluate.txt\n", out.string());
   fmt::print("  proof      {}/steps/reconcile.txt\n", out.string());
@@ -270,7 +275,8 @@ void AddDemoCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--out", flags->out, "Folder for everything (default frota-demo)");
   sub->add_option("--vehicles", flags->vehicles, "Buses at the weekday peak (default 150)");
   sub->add_option("--seed", flags->seed, "Seed of the simulated day");
-  sub->add_option("--date", flags->date, "Service date to simulate (default 2024-06-05, a Wednesday)");
+  sub->add_option("--date", flags->date,
+                  "Service date to simulate (default 2024-06-05, a Wednesday)");
   sub->callback([&run, flags] { run = [flags]() -> int { return RunDemo(*flags); }; });
 }
 

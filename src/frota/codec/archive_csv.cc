@@ -191,28 +191,13 @@ base::Result<std::shared_ptr<const base::TimeZone>> LoadZone(const std::string& 
   return shared;
 }
 
-bool ReadDigits(std::string_view text, std::size_t at, std::size_t count, int& out) {
-  if (at + count > text.size()) {
-    return false;
-  }
-  int value = 0;
-  for (std::size_t i = at; i < at + count; ++i) {
-    const char c = text[i];
-    if (c < '0' || c > '9') {
-      return false;
-    }
-    value = value * 10 + (c - '0');
-  }
-  out = value;
-  return true;
-}
-
 std::optional<std::chrono::sys_days> ReadDate(std::string_view text) {
   int year = 0;
   int month = 0;
   int day = 0;
-  if (text.size() < 10 || !ReadDigits(text, 0, 4, year) || text[4] != '-' ||
-      !ReadDigits(text, 5, 2, month) || text[7] != '-' || !ReadDigits(text, 8, 2, day)) {
+  if (text.size() < 10 || !base::ReadDigits(text, 0, 4, year) || text[4] != '-' ||
+      !base::ReadDigits(text, 5, 2, month) || text[7] != '-' ||
+      !base::ReadDigits(text, 8, 2, day)) {
     return std::nullopt;
   }
   const std::chrono::year_month_day date{std::chrono::year(year),
@@ -261,9 +246,9 @@ std::optional<DateTimeText> ReadDateTime(std::string_view text, DateCache& dates
   int minute = 0;
   int second = 0;
   if (!date || text.size() < 19 || (text[10] != ' ' && text[10] != 'T') ||
-      !ReadDigits(text, 11, 2, hour) || text[13] != ':' || !ReadDigits(text, 14, 2, minute) ||
-      text[16] != ':' || !ReadDigits(text, 17, 2, second) || hour > 23 || minute > 59 ||
-      second > 60) {
+      !base::ReadDigits(text, 11, 2, hour) || text[13] != ':' ||
+      !base::ReadDigits(text, 14, 2, minute) || text[16] != ':' ||
+      !base::ReadDigits(text, 17, 2, second) || hour > 23 || minute > 59 || second > 60) {
     return std::nullopt;
   }
   std::size_t at = 19;
@@ -288,9 +273,11 @@ std::optional<DateTimeText> ReadDateTime(std::string_view text, DateCache& dates
     int zone_minutes = 0;
     if (zone == "Z") {
       out.offset_seconds = 0;
-    } else if ((zone[0] == '+' || zone[0] == '-') && ReadDigits(zone, 1, 2, zone_hours) &&
-               ((zone.size() == 6 && zone[3] == ':' && ReadDigits(zone, 4, 2, zone_minutes)) ||
-                (zone.size() == 5 && ReadDigits(zone, 3, 2, zone_minutes)) || zone.size() == 3)) {
+    } else if ((zone[0] == '+' || zone[0] == '-') && base::ReadDigits(zone, 1, 2, zone_hours) &&
+               ((zone.size() == 6 && zone[3] == ':' &&
+                 base::ReadDigits(zone, 4, 2, zone_minutes)) ||
+                (zone.size() == 5 && base::ReadDigits(zone, 3, 2, zone_minutes)) ||
+                zone.size() == 3)) {
       const int sign = zone[0] == '-' ? -1 : 1;
       out.offset_seconds = sign * (zone_hours * 3600 + zone_minutes * 60);
     } else {

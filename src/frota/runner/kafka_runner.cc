@@ -16,6 +16,7 @@
 #include "frota/base/file.h"
 #include "frota/engine/epoch.h"
 #include "frota/job/pipeline.h"
+#include "frota/runner/row_counts.h"
 #include "frota/source/replay_source.h"
 #include "frota/transport/payload.h"
 
@@ -103,21 +104,6 @@ class EpochCommitter {
   std::thread thread_;  // last: starts after the members it uses
 };
 
-void CountRows(const model::EpochRows& rows, KafkaRunReport& report) {
-  report.accepted += static_cast<std::int64_t>(rows.positions.size());
-  for (const auto& r : rows.rejected) {
-    ++report.rejected[std::string(model::RejectReasonName(r.reason))];
-  }
-  report.rows["positions"] += static_cast<std::int64_t>(rows.positions.size());
-  report.rows["rejected"] += static_cast<std::int64_t>(rows.rejected.size());
-  report.rows["speed_cells"] += static_cast<std::int64_t>(rows.speed_cells.size());
-  report.rows["speed_lines"] += static_cast<std::int64_t>(rows.speed_lines.size());
-  report.rows["fleet_hours"] += static_cast<std::int64_t>(rows.fleet_hours.size());
-  report.rows["stops"] += static_cast<std::int64_t>(rows.stops.size());
-  report.rows["trips"] += static_cast<std::int64_t>(rows.trips.size());
-  report.rows["quality"] += static_cast<std::int64_t>(rows.quality.size());
-}
-
 std::string PartitionList(const std::vector<base::PartitionId>& partitions) {
   std::string out;
   for (const auto p : partitions) {
@@ -150,8 +136,8 @@ class KafkaRun : public transport::RebalanceListener {
     auto last_end_check = started;
     auto last_progress = started;
     while (!stop.load()) {
-      FROTA_RETURN_IF_ERROR(consumer_->Poll(batch, config_.poll_records,
-                                            std::chrono::milliseconds(100)));
+      FROTA_RETURN_IF_ERROR(
+          consumer_->Poll(batch, config_.poll_records, std::chrono::milliseconds(100)));
       if (needs_reset_) {
         FROTA_RETURN_IF_ERROR(Reset());
         // Every owned partition was sought back to its committed offset: what this poll
@@ -323,12 +309,12 @@ class KafkaRun : public transport::RebalanceListener {
       r.vehicle_id = std::string(message.key.substr(slash + 1));
     }
     r.ingest_time = message.timestamp;
-    r.source = {catalog_.Intern(fmt::format("{}/{}", config_.consumer.topic,
-                                            message.partition.value())),
-                message.offset};
+    r.source = {
+        catalog_.Intern(fmt::format("{}/{}", config_.consumer.topic, message.partition.value())),
+        message.offset};
     r.detail = fmt::format("{} bytes: {}", message.payload.size(), why);
-    spdlog::warn("bad payload topic={} partition={} offset={} error=\"{}\"",
-                 config_.consumer.topic, message.partition.value(), message.offset, why);
+    spdlog::warn("bad payload topic={} partition={} offset={} error=\"{}\"", config_.consumer.topic,
+                 message.partition.value(), message.offset, why);
     return r;
   }
 
@@ -356,7 +342,7 @@ class KafkaRun : public transport::RebalanceListener {
         inflight_offsets_.emplace_back(id, next_offset_.at(p));
       }
       last_watermark_ = epoch.watermark;
-      CountRows(pending_, report_);
+      CountEpochRows(pending_, report_);
       spdlog::debug("epoch submitted epoch={} messages={} rows={} partitions={}", epoch_,
                     epoch_messages_, pending_.RowCount(), dirty_.size());
       committer_.Start(std::move(pending_), std::move(epoch));
@@ -395,9 +381,9 @@ class KafkaRun : public transport::RebalanceListener {
     std::vector<std::pair<base::PartitionId, std::optional<std::int64_t>>> seeks;
     for (const auto& cp : checkpoints) {
       FROTA_RETURN_IF_ERROR(Install(cp));
-      seeks.emplace_back(cp.partition, cp.next_offset ? std::optional<std::int64_t>(
-                                                            cp.next_offset->value())
-                                                      : std::nullopt);
+      seeks.emplace_back(cp.partition, cp.next_offset
+                                           ? std::optional<std::int64_t>(cp.next_offset->value())
+                                           : std::nullopt);
     }
     return consumer_->Seek(seeks);
   }
@@ -463,11 +449,13 @@ base::Result<PublishReport> PublishReplay(const PublishConfig& config, const Rep
     }
     for (const auto& record : batch) {
       if (const auto* position = std::get_if<model::Position>(&record.record)) {
-        FROTA_RETURN_IF_ERROR(producer->PublishPosition(*position, name_of(position->source.source)));
+        FROTA_RETURN_IF_ERROR(
+            producer->PublishPosition(*position, name_of(position->source.source)));
         ++report.positions;
       } else {
         const auto& rejection = std::get<model::Rejection>(record.record);
-        FROTA_RETURN_IF_ERROR(producer->PublishRejection(rejection, name_of(rejection.source.source)));
+        FROTA_RETURN_IF_ERROR(
+            producer->PublishRejection(rejection, name_of(rejection.source.source)));
         ++report.rejections;
       }
       ++report.records;

@@ -9,9 +9,10 @@
 #include <unordered_set>
 
 #include "frota/base/file.h"
+#include "frota/engine/epoch.h"
 #include "frota/job/pipeline.h"
 #include "frota/runner/async_committer.h"
-#include "frota/engine/epoch.h"
+#include "frota/runner/row_counts.h"
 #include "frota/source/replay_source.h"
 
 namespace frota::runner {
@@ -19,21 +20,6 @@ namespace frota::runner {
 namespace {
 
 constexpr std::string_view kDefaultZone = "America/Sao_Paulo";
-
-void CountRows(const model::EpochRows& rows, ReplayReport& report) {
-  report.accepted += static_cast<std::int64_t>(rows.positions.size());
-  for (const auto& r : rows.rejected) {
-    ++report.rejected[std::string(model::RejectReasonName(r.reason))];
-  }
-  report.rows["positions"] += static_cast<std::int64_t>(rows.positions.size());
-  report.rows["rejected"] += static_cast<std::int64_t>(rows.rejected.size());
-  report.rows["speed_cells"] += static_cast<std::int64_t>(rows.speed_cells.size());
-  report.rows["speed_lines"] += static_cast<std::int64_t>(rows.speed_lines.size());
-  report.rows["fleet_hours"] += static_cast<std::int64_t>(rows.fleet_hours.size());
-  report.rows["stops"] += static_cast<std::int64_t>(rows.stops.size());
-  report.rows["trips"] += static_cast<std::int64_t>(rows.trips.size());
-  report.rows["quality"] += static_cast<std::int64_t>(rows.quality.size());
-}
 
 std::string WatermarkText(base::Timestamp w) {
   if (w == base::Timestamp::min()) {
@@ -142,14 +128,15 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   std::int64_t epoch = recovered.last_epoch.value();
   report.first_epoch = epoch + 1;
   if (report.resumed) {
-    spdlog::info("resuming after epoch {} watermark={}", epoch, WatermarkText(pipeline.watermark()));
+    spdlog::info("resuming after epoch {} watermark={}", epoch,
+                 WatermarkText(pipeline.watermark()));
   }
 
   source::ReplayOptions options;
   options.mode = config.mode;
   options.time_zone = context.job.time_zone->name();
   FROTA_ASSIGN_OR_RETURN(auto replay, source::ReplaySource::Open(std::move(partitions), &catalog,
-                                                                  options, recovered.progress));
+                                                                 options, recovered.progress));
   source::PrefetchingSource source(std::move(replay), config.batch_records);
 
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
@@ -180,7 +167,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     checkpoint.progress = offered;
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
-    CountRows(pending, report);
+    CountEpochRows(pending, report);
     spdlog::debug("epoch submitted epoch={} rows={} positions={} watermark={}", epoch,
                   pending.RowCount(), pending.positions.size(),
                   WatermarkText(checkpoint.watermark));
@@ -250,11 +237,11 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
           "the GTFS has no route for {} route ids seen in the feed ({}{}): their stops have "
           "near_terminal = null",
           report.unknown_routes.size(),
-          fmt::join(report.unknown_routes.begin(),
-                    report.unknown_routes.begin() +
-                        static_cast<std::ptrdiff_t>(std::min<std::size_t>(
-                            10, report.unknown_routes.size())),
-                    ", "),
+          fmt::join(
+              report.unknown_routes.begin(),
+              report.unknown_routes.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(
+                                                  10, report.unknown_routes.size())),
+              ", "),
           report.unknown_routes.size() > 10 ? ", ..." : "");
     }
   }
@@ -281,7 +268,8 @@ std::string ReportJson(const ReplayReport& report) {
   j["watermark"] = report.watermark;
   j["unknown_routes"] = report.unknown_routes;
   j["duration_s"] = report.duration_s;
-  j["records_per_s"] = report.duration_s > 0 ? static_cast<double>(report.records) / report.duration_s : 0.0;
+  j["records_per_s"] =
+      report.duration_s > 0 ? static_cast<double>(report.records) / report.duration_s : 0.0;
   j["peak_rss_bytes"] = report.peak_rss_bytes;
   return j.dump(2);
 }

@@ -23,17 +23,17 @@ std::filesystem::path SourceDir();
 
 /// In a GoogleTest body, when a real capture is missing: fails (skips only under
 /// FROTA_SHARED_DATA_OPTIONAL=1). `what` is a stream expression: `"x " << path`.
-#define FROTA_SHARED_MISSING(what)                                                   \
-  if (::frota::testing::SharedDataOptional()) {                                      \
-    GTEST_SKIP() << what;                                                            \
-  } else                                                                             \
+#define FROTA_SHARED_MISSING(what)              \
+  if (::frota::testing::SharedDataOptional()) { \
+    GTEST_SKIP() << what;                       \
+  } else                                        \
     FAIL() << what << " (set FROTA_SHARED_DATA, or FROTA_SHARED_DATA_OPTIONAL=1 to skip)"
 
 /// In a GoogleTest body: `FROTA_REQUIRE_SHARED(path, "rio-brt-2022/gps/13.csv.gz");`
-#define FROTA_REQUIRE_SHARED(var, relative)                                          \
-  const auto var##_optional = ::frota::testing::SharedFile(relative);                \
-  if (!var##_optional) {                                                             \
-    FROTA_SHARED_MISSING("real capture not found: "                                  \
-                         << (::frota::testing::SharedDataDir() / (relative)));       \
-  }                                                                                  \
+#define FROTA_REQUIRE_SHARED(var, relative)                                              \
+  const auto var##_optional = ::frota::testing::SharedFile(relative);                    \
+  if (!var##_optional) {                                                                 \
+    FROTA_SHARED_MISSING(                                                                \
+        "real capture not found: " << (::frota::testing::SharedDataDir() / (relative))); \
+  }                                                                                      \
   const std::filesystem::path var = *var##_optional

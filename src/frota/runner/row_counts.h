@@ -1,0 +1,31 @@
+// The per-table row counts every runner's report carries, added up epoch by epoch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "frota/model/rejection.h"
+#include "frota/model/rows.h"
+
+namespace frota::runner {
+
+/// Adds an epoch's rows to `report`, any report with `accepted`, `rejected` (by reason
+/// name) and `rows` (by table name).
+template <typename Report>
+void CountEpochRows(const model::EpochRows& rows, Report& report) {
+  const auto n = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
+  report.accepted += n(rows.positions);
+  for (const auto& r : rows.rejected) {
+    ++report.rejected[std::string(model::RejectReasonName(r.reason))];
+  }
+  report.rows["positions"] += n(rows.positions);
+  report.rows["rejected"] += n(rows.rejected);
+  report.rows["speed_cells"] += n(rows.speed_cells);
+  report.rows["speed_lines"] += n(rows.speed_lines);
+  report.rows["fleet_hours"] += n(rows.fleet_hours);
+  report.rows["stops"] += n(rows.stops);
+  report.rows["trips"] += n(rows.trips);
+  report.rows["quality"] += n(rows.quality);
+}
+
+}  // namespace frota::runner
