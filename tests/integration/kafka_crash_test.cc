@@ -127,7 +127,10 @@ TEST_F(ScaleOutCrash, ExportIsByteIdenticalAfterKillsRebalancesAndServerRestarts
   // can aim at; a pause inside revocations does the same for rebalances.
   const std::map<std::string, std::string> hooks = {
       {"FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS", full_ ? "300" : "250"},
-      {"FROTA_TEST_REBALANCE_PAUSE_MS", "300"}};
+      {"FROTA_TEST_REBALANCE_PAUSE_MS", "300"},
+      // Each member takes at most 4,000 messages a second: the topic then lasts the
+      // whole kill plan instead of being done before half of it.
+      {"FROTA_TEST_MESSAGES_PER_SECOND", "4000"}};
   int started = 0;
   std::vector<std::unique_ptr<ChildProcess>> members;
   const auto start_member = [&] {

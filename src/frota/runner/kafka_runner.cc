@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -135,9 +136,20 @@ class KafkaRun : public transport::RebalanceListener {
     std::vector<transport::Message> batch;
     auto last_end_check = started;
     auto last_progress = started;
+    // Test hook: at most this many messages per second, so that a crash test can kill
+    // members many times before they finish a small topic.
+    std::size_t poll_records = config_.poll_records;
+    std::chrono::milliseconds poll_pause{0};
+    if (const char* rate = std::getenv("FROTA_TEST_MESSAGES_PER_SECOND"); rate != nullptr) {
+      const auto per_second = std::max<long long>(std::atoll(rate), 10);
+      poll_records = static_cast<std::size_t>(per_second / 10);
+      poll_pause = std::chrono::milliseconds(100);
+    }
     while (!stop.load()) {
-      FROTA_RETURN_IF_ERROR(
-          consumer_->Poll(batch, config_.poll_records, std::chrono::milliseconds(100)));
+      if (poll_pause.count() > 0) {
+        std::this_thread::sleep_for(poll_pause);
+      }
+      FROTA_RETURN_IF_ERROR(consumer_->Poll(batch, poll_records, std::chrono::milliseconds(100)));
       if (needs_reset_) {
         FROTA_RETURN_IF_ERROR(Reset());
         // Every owned partition was sought back to its committed offset: what this poll
