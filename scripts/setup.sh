@@ -26,8 +26,6 @@ packages=(
   zlib1g-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata
   # servers and tools the tests start: PostgreSQL 15, Java 17 + Maven for Kafka
   postgresql-15 openjdk-17-jre-headless maven
-  # npm fetches DuckDB's shared library
-  nodejs npm
   # the dashboard's browser tests (tests/browser) drive Debian's headless chromium
   chromium
   # process measurement for benchmarks
@@ -37,6 +35,11 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm fetches DuckDB's shared library and the browser tests' driver. A Node.js that
+# already brings npm (e.g. NodeSource's, which conflicts with Debian's npm) is kept.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
   "${sudo_cmd[@]}" apt-get update -qq
