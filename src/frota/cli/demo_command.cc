@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -20,7 +21,6 @@
 #include <vector>
 
 #include "frota/base/file.h"
-#include "frota/base/time.h"
 #include "frota/cli/commands.h"
 #include "frota/sink/duckdb_connection.h"
 

@@ -97,5 +97,3 @@ QUALIFY row_number() OVER (PARTITION BY vehicle_key ORDER BY rn) = 1;
 
 CREATE OR REPLACE TABLE walk_hop AS
 SELECT vehicle_key, rn, next_break_rn AS target FROM jump_links;
-
-CREATE OR REPLACE TABLE walk_round_added AS SELECT 1::BIGINT AS added;
