@@ -354,10 +354,13 @@ base::Result<PayloadRecord> DecodeJson(std::string_view bytes, model::SourceCata
 
 }  // namespace
 
+void AssignMessageKey(std::string_view feed_id, std::string_view vehicle_id, std::string& out) {
+  out.assign(feed_id).append(1, '/').append(vehicle_id);
+}
+
 std::string MessageKey(std::string_view feed_id, std::string_view vehicle_id) {
   std::string key;
-  key.reserve(feed_id.size() + 1 + vehicle_id.size());
-  key.append(feed_id).append(1, '/').append(vehicle_id);
+  AssignMessageKey(feed_id, vehicle_id, key);
   return key;
 }
 

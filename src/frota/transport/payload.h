@@ -41,6 +41,8 @@ using PayloadRecord = std::variant<model::Position, model::Rejection, EndOfInput
 /// The message key of a record: "feed_id/vehicle_id" (rejections without a vehicle:
 /// "feed_id/"), so every message of a vehicle lands in one partition, in order.
 std::string MessageKey(std::string_view feed_id, std::string_view vehicle_id);
+/// The same into `out` (replaced), which keeps its capacity between messages.
+void AssignMessageKey(std::string_view feed_id, std::string_view vehicle_id, std::string& out);
 
 /// Appends the encoding of a record to `out` (cleared first). `source_name` is the name
 /// of the record's `source.source` in the producer's catalog.

@@ -104,15 +104,15 @@ base::Status Producer::Produce(std::string_view key, std::string_view payload,
 base::Status Producer::PublishPosition(const model::Position& position,
                                        std::string_view source_name) {
   EncodePosition(position, source_name, options_.format, buffer_);
-  const std::string key = MessageKey(position.feed_id, position.vehicle_id);
-  return Produce(key, buffer_, RD_KAFKA_PARTITION_UA);
+  AssignMessageKey(position.feed_id, position.vehicle_id, key_);
+  return Produce(key_, buffer_, RD_KAFKA_PARTITION_UA);
 }
 
 base::Status Producer::PublishRejection(const model::Rejection& rejection,
                                         std::string_view source_name) {
   EncodeRejection(rejection, source_name, options_.format, buffer_);
-  const std::string key = MessageKey(rejection.feed_id, rejection.vehicle_id);
-  return Produce(key, buffer_, RD_KAFKA_PARTITION_UA);
+  AssignMessageKey(rejection.feed_id, rejection.vehicle_id, key_);
+  return Produce(key_, buffer_, RD_KAFKA_PARTITION_UA);
 }
 
 base::Status Producer::PublishRaw(std::string_view key, std::string_view payload,

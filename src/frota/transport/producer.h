@@ -76,6 +76,7 @@ class Producer {
   ProducerOptions options_;
   std::int32_t partitions_ = 0;
   std::string buffer_;
+  std::string key_;  // reused: keys outgrow the small-string buffer
   std::int64_t queued_ = 0;
   std::atomic<std::int64_t> delivered_{0};
   std::atomic<std::int64_t> failed_{0};
