@@ -27,6 +27,10 @@
 #   JAVA_HOME            java to use (default: java on PATH)
 set -euo pipefail
 
+SERVICE_SCRIPT=kafka.sh
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 readonly DEFAULT_KAFKA_VERSION=4.4.0
 readonly CACHE_ROOT="${FROTA_CACHE:-${HOME:-/root}/.cache/frota}"
 # The version in use; a DIR that already holds a broker keeps the version it was made with
@@ -36,12 +40,6 @@ KAFKA_HOME="$CACHE_ROOT/kafka-$KVER"
 LIBS="$KAFKA_HOME/libs"
 readonly START_TIMEOUT="${FROTA_KAFKA_TIMEOUT:-60}"
 readonly STOP_TIMEOUT=30
-
-die() {
-  echo "kafka.sh: error: $*" >&2
-  exit 1
-}
-note() { echo "kafka.sh: $*" >&2; }
 
 java_bin() {
   if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
@@ -143,25 +141,6 @@ need_libs() {
 }
 
 # ----------------------------------------------------------------------------- helpers
-
-free_port() {
-  python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-port_open() {
-  # bash's /dev/tcp: no nc needed. The subshell closes the socket again.
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-# The absolute path of DIR; "create" makes it first (start), else it must exist.
-abs_dir() {
-  if [[ "${2:-}" == create ]]; then
-    mkdir -p "$1" || die "cannot create $1"
-  fi
-  [[ -d "$1" ]] || die "no such directory: $1"
-  (cd "$1" && pwd)
-}
 
 read_pid() {
   local f="$1/kafka.pid"
@@ -420,18 +399,6 @@ cmd_restart() {
   need_libs # before stopping: a restart that cannot start again must not stop
   cmd_stop "$1"
   cmd_start "$1"
-}
-
-cmd_status() {
-  [[ $# -eq 1 ]] || die "usage: kafka.sh status DIR"
-  local dir pid
-  dir=$(abs_dir "$1")
-  if pid=$(running_pid "$dir"); then
-    echo "running pid=$pid"
-  else
-    echo "stopped"
-    return 1
-  fi
 }
 
 cmd_env() {

@@ -25,17 +25,15 @@
 #   FROTA_PG_TIMEOUT   seconds to wait for start and stop (default 60)
 set -euo pipefail
 
+SERVICE_SCRIPT=postgres.sh
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 readonly PG_BIN="${FROTA_PG_BIN:-/usr/lib/postgresql/15/bin}"
 readonly OS_USER="${FROTA_PG_OS_USER:-frota-test}"
 readonly DB_USER=frota
 readonly DB_NAME=frota
 readonly TIMEOUT="${FROTA_PG_TIMEOUT:-60}"
-
-die() {
-  echo "postgres.sh: error: $*" >&2
-  exit 1
-}
-note() { echo "postgres.sh: $*" >&2; }
 
 is_root() { [[ $(id -u) -eq 0 ]]; }
 
@@ -62,24 +60,6 @@ check_bins() {
   for b in initdb postgres psql; do
     [[ -x "$PG_BIN/$b" ]] || die "$PG_BIN/$b not found (apt-get install postgresql-15, or set FROTA_PG_BIN)"
   done
-}
-
-free_port() {
-  python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-port_open() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-# The absolute path of DIR; "create" makes it first (start), else it must exist.
-abs_dir() {
-  if [[ "${2:-}" == create ]]; then
-    mkdir -p "$1" || die "cannot create $1"
-  fi
-  [[ -d "$1" ]] || die "no such directory: $1"
-  (cd "$1" && pwd)
 }
 
 # The postmaster's pid from DIR/data/postmaster.pid, if that process runs this data dir.
@@ -265,18 +245,6 @@ cmd_restart() {
   [[ -f "$1/postgres.env" ]] || die "PostgreSQL was never started in $1 (no postgres.env)"
   cmd_stop "$1"
   cmd_start "$1"
-}
-
-cmd_status() {
-  [[ $# -eq 1 ]] || die "usage: postgres.sh status DIR"
-  local dir pid
-  dir=$(abs_dir "$1")
-  if pid=$(running_pid "$dir"); then
-    echo "running pid=$pid"
-  else
-    echo "stopped"
-    return 1
-  fi
 }
 
 cmd_env() {
