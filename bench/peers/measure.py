@@ -1,17 +1,20 @@
 """Runs one command and measures it as a whole: wall time, CPU time, peak RSS of its tree.
 
-usage: measure.py RESULT.json -- COMMAND [ARG...]
+usage: measure.py RESULT.json [--timeout SECONDS] -- COMMAND [ARG...]
 
 Peak RSS is the largest sum of the resident sets of the command and all its
 descendants, sampled from /proc every 0.2 s: Spark is a Python driver, a JVM and
 Python workers, and `/usr/bin/time -v` would only report the largest single process.
 CPU time is user + system of the command and the descendants it waited for
-(getrusage of the children). The command's stdout and stderr pass through.
+(getrusage of the children). The command's stdout and stderr pass through. With --timeout, a command still running
+then is ended (SIGTERM to its process group, SIGKILL 30 s later) and recorded as
+`timed_out`: the table shows it as not finished, its time as a lower bound.
 """
 
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -58,14 +61,26 @@ def tree_rss(root, cpu_seen):
 
 def main():
     result_path = sys.argv[1]
-    command = sys.argv[sys.argv.index("--") + 1:]
+    separator = sys.argv.index("--")
+    options = sys.argv[2:separator]
+    timeout = float(options[options.index("--timeout") + 1]) if "--timeout" in options else None
+    command = sys.argv[separator + 1:]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    process = subprocess.Popen(command)
+    # Its own process group, so that a timeout ends the whole tree it started.
+    process = subprocess.Popen(command, start_new_session=True)
     peak = 0
     cpu_seen = {}
+    timed_out = False
     while process.poll() is None:
         peak = max(peak, tree_rss(process.pid, cpu_seen))
+        elapsed = time.monotonic() - start
+        if timeout is not None and elapsed > timeout and not timed_out:
+            timed_out = True
+            print(f"measure.py: timed out after {timeout:.0f} s: {command[0]}", file=sys.stderr)
+            os.killpg(process.pid, signal.SIGTERM)
+        if timed_out and elapsed > timeout + 30:
+            os.killpg(process.pid, signal.SIGKILL)
         time.sleep(0.2)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -79,7 +94,7 @@ def main():
     cpu = max(cpu, sum(by_name.values()))
     with open(result_path, "w") as out:
         json.dump({"command": command, "rc": process.returncode, "wall_s": round(wall, 3),
-                   "cpu_s": round(cpu, 3), "peak_rss_bytes": peak,
+                   "timed_out": timed_out, "cpu_s": round(cpu, 3), "peak_rss_bytes": peak,
                    "cpu_s_by_process_name": by_name}, out)
     sys.exit(process.returncode)
 

@@ -45,13 +45,17 @@ def main():
     records = int(records)
     rows = {}
     for name, _ in SYSTEMS:
-        walls, cpus, rsss, oks = [], [], [], []
+        walls, cpus, rsss, oks, finished = [], [], [], [], []
         for path in sorted(glob.glob(f"{runs_dir}/{name}-[0-9]*.json")):
             if not path.rsplit("-", 1)[1].split(".")[0].isdigit() or path.count(".") > 1:
                 continue
             m = load(path)
             wall = m["wall_s"]
-            if name == "duckdb":
+            done = m["rc"] == 0 or (name == "duckdb" and m["rc"] == 1)
+            finished.append(done)
+            if not done:
+                oks.append(False)
+            elif name == "duckdb":
                 # The recomputation alone: reconcile's diff against the stream is not work
                 # a batch job would do, so its phase is taken out of the wall time.
                 report = load(path.replace(".json", ".reconcile.json"))
@@ -63,7 +67,8 @@ def main():
             cpus.append(m["cpu_s"])
             rsss.append(m["peak_rss_bytes"])
         if walls:
-            rows[name] = {"runs": len(walls), "wall_s": statistics.median(walls),
+            rows[name] = {"runs": len(walls), "finished": all(finished),
+                          "wall_s": statistics.median(walls),
                           "cpu_s": statistics.median(cpus),
                           "rss_mb": statistics.median(rsss) / 1e6, "ok": all(oks)}
     compare_path = f"{runs_dir}/spark-compare.json"
@@ -91,6 +96,12 @@ def main():
         rate = records / r["wall_s"]
         ratio = r["wall_s"] / frota["wall_s"]
         rss_ratio = r["rss_mb"] / frota["rss_mb"]
+        if not r["finished"]:
+            # Ended before the end of its input: its time is a lower bound.
+            out.append(f"| {label} | > {r['wall_s']:.0f} | < {rate:,.0f} | {r['cpu_s']:.1f} | "
+                       f"≥ {r['rss_mb']:,.0f} | ≥ {ratio:.1f}× | ≥ {rss_ratio:.2f} | "
+                       f"DID NOT FINISH |")
+            continue
         if name == "spark":
             check = ("equal to frota's" if compare and compare["equal"] else "DIFFERENT")
         elif name == "duckdb":
@@ -101,17 +112,29 @@ def main():
                    f"{r['rss_mb']:,.0f} | {ratio:.1f}× | {rss_ratio:.2f} | {check} |")
     out.append("")
     targets = []
+
+    def bound(name):
+        return "" if rows[name]["finished"] else "≥ "
+
+    def verdict(name, ratio, target):
+        if ratio >= target:
+            return "met"
+        if not rows[name]["finished"]:
+            return "not known: it did not finish"
+        return f"MISSED (by a factor {target / ratio:.1f})"
+
     if "spark" in rows:
         ratio = rows["spark"]["wall_s"] / frota["wall_s"]
         rss = frota["rss_mb"] / rows["spark"]["rss_mb"]
-        targets.append(f"- frota ≥ 50× Spark's throughput: {ratio:.1f}× — "
-                       f"{'met' if ratio >= 50 else f'MISSED (by a factor {50 / ratio:.1f})'}")
+        targets.append(f"- frota ≥ 50× Spark's throughput: {bound('spark')}{ratio:.1f}× — "
+                       f"{verdict('spark', ratio, 50)}")
         targets.append(f"- frota's peak RSS ≤ 1/10 of Spark's: {rss:.2f} — "
                        f"{'met' if rss <= 0.1 else f'MISSED (by a factor {rss / 0.1:.1f})'}")
     if "duckdb" in rows:
         ratio = rows["duckdb"]["wall_s"] / frota["wall_s"]
-        targets.append(f"- frota ≥ 5× the DuckDB batch recomputation: {ratio:.1f}× — "
-                       f"{'met' if ratio >= 5 else f'MISSED (by a factor {5 / ratio:.1f})'}")
+        targets.append(f"- frota ≥ 5× the DuckDB batch recomputation: "
+                       f"{bound('duckdb')}{ratio:.1f}× — "
+                       f"{verdict('duckdb', ratio, 5)}")
     out.append("Targets (issue 9, ratios from this run):\n")
     out.extend(targets)
     if compare:
