@@ -8,7 +8,7 @@
 #
 # Options: --runs N, --vehicles N, --files-per-trigger N (bench/peers/README.md).
 # --small: a 100-vehicle day and one run (CI: FROTA_PEERS=small .ci/run); default: the
-# Rio-scale day (3,600 vehicles at peak, 12.6 M records) and 3 runs, medians reported.
+# Rio-scale day (3,600 vehicles at peak, 12.2 M records) and 3 runs, medians reported.
 # --spark-runs N: time Spark in only the first N runs (its Rio day takes most of an hour).
 # Environment: FROTA_PEERS_TIMEOUT (seconds one system may run, default 3600), FROTA_BIN (default build/release/frota), FROTA_PEERS_CACHE (PySpark's
 # venv, default ~/.cache/frota-peers), FROTA_PEERS_OUT (default build/peers),
