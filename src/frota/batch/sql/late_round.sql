@@ -25,7 +25,31 @@
 -- A partition's maxima change only at its moves, so its state at any record is the one
 -- at its last move, and the overall largest ingest time is the largest of those.
 
+-- Most records cannot be moves: one whose event time is below, and whose ingest time is
+-- not above, its partition's maxima over the earlier blocks of 256 arrivals is neither.
+-- Those are left out before the sort. That changes no running maximum at the records
+-- kept: the first record to reach each new maximum is always kept.
 CREATE OR REPLACE TABLE wm_moves AS
+WITH observed AS (
+  SELECT seq, partition_id, event_us, ingest_us, seq // 256 AS block
+  FROM candidates ANTI JOIN late_records USING (seq)
+), block_maxima AS (
+  SELECT partition_id, block, max(event_us) AS block_max_event_us,
+         max(ingest_us) AS block_max_ingest_us
+  FROM observed GROUP BY ALL
+), earlier_maxima AS (
+  SELECT partition_id, block,
+         max(block_max_event_us) OVER earlier AS earlier_max_event_us,
+         max(block_max_ingest_us) OVER earlier AS earlier_max_ingest_us
+  FROM block_maxima
+  WINDOW earlier AS (PARTITION BY partition_id ORDER BY block
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), contenders AS (
+  SELECT o.seq, o.partition_id, o.event_us, o.ingest_us
+  FROM observed o JOIN earlier_maxima e USING (partition_id, block)
+  WHERE e.earlier_max_event_us IS NULL OR o.event_us >= e.earlier_max_event_us
+     OR o.ingest_us > e.earlier_max_ingest_us
+)
 SELECT seq, partition_id, partition_max_event_us, partition_max_ingest_us
 FROM (
   SELECT seq, partition_id, event_us, ingest_us,
@@ -34,7 +58,7 @@ FROM (
          max(ingest_us) OVER (PARTITION BY partition_id ORDER BY seq
                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
            AS partition_max_ingest_before_us
-  FROM candidates ANTI JOIN late_records USING (seq)
+  FROM contenders
   WINDOW by_arrival AS (PARTITION BY partition_id ORDER BY seq ROWS UNBOUNDED PRECEDING))
 WHERE event_us = partition_max_event_us
    OR partition_max_ingest_before_us IS NULL OR ingest_us > partition_max_ingest_before_us;
