@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -62,6 +63,18 @@ std::string DoubleLiteral(double value) { return fmt::format("{}::DOUBLE", value
 
 std::int64_t Micros(std::chrono::microseconds d) { return d.count(); }
 
+// A third of the physical memory, at most 8 GB (BatchRecomputation::Options).
+std::string DefaultMemoryLimit() {
+  constexpr std::int64_t kMaxMb = 8 * 1024;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  std::int64_t mb = kMaxMb;
+  if (pages > 0 && page_size > 0) {
+    mb = std::min(kMaxMb, static_cast<std::int64_t>(pages) * page_size / 3 / (1024 * 1024));
+  }
+  return fmt::format("{}MiB", std::max<std::int64_t>(mb, 512));
+}
+
 }  // namespace
 
 BatchRecomputation::BatchRecomputation(const runner::ReplayContext& context,
@@ -89,8 +102,10 @@ base::Result<std::unique_ptr<BatchRecomputation>> BatchRecomputation::Create(
                                  reinterpret_cast<std::uintptr_t>(batch.get()));
   auto& db = *batch->db_;
   FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
-      "SET temp_directory = {}; SET preserve_insertion_order = false; SET TimeZone = 'UTC'",
-      Quoted(batch->temp_dir_.string()))));
+      "SET temp_directory = {}; SET preserve_insertion_order = false; SET TimeZone = 'UTC'; "
+      "SET memory_limit = {}",
+      Quoted(batch->temp_dir_.string()),
+      Quoted(options.memory_limit.empty() ? DefaultMemoryLimit() : options.memory_limit))));
   FROTA_RETURN_IF_ERROR(db.Execute(sql::kStagingSql));
   FROTA_ASSIGN_OR_RETURN(
       batch->positions_,
@@ -368,6 +383,24 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
   FROTA_RETURN_IF_ERROR(RunSqlFile("key_results.sql", sql::kKeyResultsSql, report));
   FROTA_RETURN_IF_ERROR(RunSqlFile("jobs.sql", sql::kJobsSql, report));
   FROTA_RETURN_IF_ERROR(RunSqlFile("compare.sql", sql::kCompareSql, report));
+  {
+    // A stream table that repeats a key is compared again with its rows grouped by key
+    // (compare.sql, repeated_key_tables): one copy compared, the others extra.
+    FROTA_ASSIGN_OR_RETURN(auto repeated, db.Query("SELECT table_name FROM repeated_key_tables "
+                                                   "ORDER BY table_name"));
+    std::string statements;
+    for (std::size_t i = 0; i < repeated.rows(); ++i) {
+      const std::string table = repeated.String(i, 0);
+      statements += fmt::format(
+          "DELETE FROM differences WHERE table_name = {0};\n"
+          "INSERT INTO differences SELECT {0}, * FROM table_differences_grouped("
+          "'cmp_{1}_stream', 'cmp_{1}_batch');\n",
+          Quoted(table), table);
+    }
+    if (!statements.empty()) {
+      FROTA_RETURN_IF_ERROR(RunSqlFile("compare.sql (repeated keys)", statements, report));
+    }
+  }
 
   FROTA_ASSIGN_OR_RETURN(auto summary,
                          db.Query("SELECT table_name, stream_rows, batch_rows, missing, extra, "

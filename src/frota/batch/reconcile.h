@@ -67,6 +67,11 @@ class BatchRecomputation {
     /// Compute the watermark exactly for every record even when a cheap bound proves
     /// none can be late (tests use it to exercise the exact path).
     bool exact_watermark = false;
+    /// DuckDB's memory_limit for the in-memory recomputation ("4GB"); beyond it the
+    /// joins, sorts and aggregates spill to a temp folder. Empty: a third of the RAM,
+    /// at most 8 GB (DuckDB's own default, 80 % of the RAM, leaves nothing to the rest
+    /// of a shared machine).
+    std::string memory_limit;
   };
 
   static base::Result<std::unique_ptr<BatchRecomputation>> Create(
@@ -83,7 +88,8 @@ class BatchRecomputation {
   /// (opened read-only; an error when it is not a frota database).
   base::Result<ReconcileReport> CompareWith(const std::filesystem::path& stream_db);
 
-  /// The in-memory database with the staged rows and every batch_* table (tests).
+  /// The in-memory database with every batch_* table (tests). The staged input rows
+  /// and the intermediate steps are dropped once used.
   sink::DuckDbConnection& connection() { return *db_; }
 
  private:

@@ -4,6 +4,12 @@
 // The day's size is FROTA_BENCH_POSITIONS positions (default 300,000 so that the ctest
 // run stays short; the acceptance figure is 12,600,000). Inputs and the replayed database
 // are kept in FROTA_BENCH_DIR (default: the system temp folder) and reused by later runs.
+//
+// FROTA_BENCH_SIM=DIR,DB measures a day of `frota simulate` instead (the acceptance run:
+// the Rio-scale day, 3,600 buses, 12.2 M records): DIR is the simulator's output folder
+// (archive DIR, DIR/gtfs, DIR/area.geojson) and DB the database `frota replay` wrote
+// from it with --partitions 2. Reconcile only reads DB; headways writes its tables into
+// it, so give it a copy.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -80,7 +86,39 @@ std::string Clock(int seconds) {
 // from 04:00 to 23:00. Every other route carries GTFS trip ids (its departures come from
 // trips); the others carry none (their departures are inferred). Faults: 0.3 % repeated
 // rows (duplicates), 0.2 % positions 5 km off (jumps).
+// The day FROTA_BENCH_SIM names, already simulated and replayed.
+Day SimulatorDay(std::string_view spec) {
+  Day day;
+  const auto comma = spec.find(',');
+  if (comma == std::string_view::npos) {
+    day.skip_reason = "FROTA_BENCH_SIM must be DIR,DB";
+    return day;
+  }
+  const fs::path dir(spec.substr(0, comma));
+  day.db = fs::path(spec.substr(comma + 1));
+  day.replay.inputs = {"archive:" + dir.string()};
+  day.replay.gtfs = (dir / "gtfs").string();
+  day.replay.area = (dir / "area.geojson").string();
+  day.replay.partitions = 2;
+  auto conn = sink::DuckDbConnection::Open(day.db, /*read_only=*/true);
+  if (!conn.ok()) {
+    day.skip_reason = conn.error().message();
+    return day;
+  }
+  auto count = (*conn)->Query("SELECT count(*) FROM positions");
+  if (!count.ok()) {
+    day.skip_reason = count.error().message();
+    return day;
+  }
+  day.positions = count->Int64(0, 0);
+  day.ok = true;
+  return day;
+}
+
 Day BuildDay() {
+  if (const char* sim = std::getenv("FROTA_BENCH_SIM"); sim != nullptr && *sim != '\0') {
+    return SimulatorDay(sim);
+  }
   Day day;
   const auto gtfs_dir = testing::SharedFile("rio-brt-2022/gtfs");
   const auto area = testing::SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");

@@ -47,7 +47,8 @@ void AddEvaluateCommand(CLI::App& app, CommandMain& run) {
   auto* sub = app.add_subcommand(
       "evaluate",
       "Compare a replay's tables with a simulated day's ground truth: stops, departures, "
-      "speeds, faults and rejection counts");
+      "speeds, faults and rejection counts; and each line's median headway when frota "
+      "headways has run on the database");
   auto* db = sub->add_option("--db", flags->db, "DuckDB database written by frota replay");
   auto* postgres = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN (not available yet)");
   db->excludes(postgres);

@@ -62,6 +62,9 @@ void AddReconcileCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--examples", flags->config.options.examples,
                   "Example differences printed per table")
       ->capture_default_str();
+  sub->add_option("--memory-limit", flags->config.options.memory_limit,
+                  "DuckDB memory limit of the recomputation, e.g. 4GB; beyond it DuckDB spills "
+                  "to a temp folder (default: a third of the RAM, at most 8GB)");
   sub->add_flag("--json", flags->json, "Print the report as JSON");
   sub->callback([flags, &run] {
     if (flags->db.empty() && flags->postgres.empty()) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -41,6 +42,103 @@ struct Interval {
 bool Overlaps(const Interval& a, const Interval& b) { return a.start_us <= b.end_us && b.start_us <= a.end_us; }
 
 double Ratio(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0; }
+
+// The median with linear interpolation between order statistics (DuckDB's
+// quantile_cont(x, 0.5), which headway_summary uses). `values` must not be empty.
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const double position = 0.5 * static_cast<double>(values.size() - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  const auto upper = static_cast<std::size_t>(std::ceil(position));
+  return values[lower] + (position - static_cast<double>(lower)) * (values[upper] - values[lower]);
+}
+
+// The true headways of every line (route, direction): the times between consecutive
+// true departures of the line on one service date, in seconds.
+std::map<std::pair<std::string, std::int32_t>, std::vector<double>> TrueHeadways(const Truth& truth) {
+  std::map<std::tuple<std::string, std::int32_t, std::string>, std::vector<std::int64_t>> times;
+  for (const auto& d : truth.departures) {
+    times[{d.route_id, d.direction_id, d.start_date}].push_back(d.time_us);
+  }
+  std::map<std::pair<std::string, std::int32_t>, std::vector<double>> out;
+  for (auto& [key, list] : times) {
+    std::sort(list.begin(), list.end());
+    auto& headways = out[{std::get<0>(key), std::get<1>(key)}];
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      headways.push_back(static_cast<double>(list[i] - list[i - 1]) / 1e6);
+    }
+  }
+  return out;
+}
+
+base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
+                           Evaluation::Headways& out) {
+  FROTA_ASSIGN_OR_RETURN(auto tables, db.Query("SELECT count(*) FROM duckdb_tables() WHERE table_name IN "
+                                               "('headway_summary', 'headways')"));
+  if (tables.Int64(0, 0) < 2) {
+    return base::Status::Ok();  // frota headways has not run on this database
+  }
+  out.computed = true;
+  out.tolerance = options.headway_tolerance;
+  struct Found {
+    std::string short_name;
+    std::int64_t departures = 0;
+    std::optional<double> median_s;
+  };
+  std::map<std::pair<std::string, std::int32_t>, Found> found;
+  {
+    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT route_id, route_short_name, coalesce(direction_id, -1), "
+                                               "departures_found, median_headway_s FROM headway_summary "
+                                               "WHERE day_type = 'all' AND hour = -1"));
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 2))}] = {
+          rows.String(r, 1), rows.Int64(r, 3),
+          rows.IsNull(r, 4) ? std::nullopt : std::optional<double>(rows.Double(r, 4))};
+    }
+  }
+  std::vector<double> all_true;
+  std::vector<double> errors;
+  for (auto& [key, headways] : TrueHeadways(truth)) {
+    all_true.insert(all_true.end(), headways.begin(), headways.end());
+    if (static_cast<std::int64_t>(headways.size()) < options.min_headways) {
+      ++out.lines_too_few;
+      continue;
+    }
+    Evaluation::Headways::Line line;
+    line.route_id = key.first;
+    line.direction_id = key.second;
+    line.true_headways = static_cast<std::int64_t>(headways.size());
+    line.true_median_s = Median(std::move(headways));
+    if (const auto it = found.find(key); it != found.end()) {
+      line.route_short_name = it->second.short_name;
+      line.found_departures = it->second.departures;
+      line.found_median_s = it->second.median_s;
+    }
+    if (line.found_median_s) {
+      line.relative_error = std::abs(*line.found_median_s - line.true_median_s) / line.true_median_s;
+      line.within = *line.relative_error <= options.headway_tolerance;
+    }
+    errors.push_back(line.relative_error.value_or(std::numeric_limits<double>::infinity()));
+    out.lines_within += line.within ? 1 : 0;
+    out.lines.push_back(std::move(line));
+  }
+  out.within_share = Ratio(out.lines_within, static_cast<std::int64_t>(out.lines.size()));
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    // An even count's middle pair may hold an infinity: then the median is one too.
+    out.median_relative_error = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  }
+  if (!all_true.empty()) {
+    out.true_median_s = Median(std::move(all_true));
+  }
+  FROTA_ASSIGN_OR_RETURN(auto pooled,
+                         db.Query("SELECT quantile_cont(headway_s, 0.5) FROM headways WHERE headway_s IS NOT NULL"));
+  if (pooled.rows() > 0 && !pooled.IsNull(0, 0)) {
+    out.found_median_s = pooled.Double(0, 0);
+  }
+  return base::Status::Ok();
+}
 
 }  // namespace
 
@@ -208,6 +306,8 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     out.speed.bias_kmh = out.speed.cells > 0 ? sum / static_cast<double>(out.speed.cells) : 0;
   }
 
+  FROTA_RETURN_IF_ERROR(ScoreHeadways(*db, truth, options, out.headways));
+
   // Faults: records by their offsets, trip faults by what the tables show.
   if (!truth.fault_records.empty()) {
     const fs::path parquet = ResolveTruthPath(options.truth, truth.fault_records);
@@ -313,6 +413,35 @@ std::string EvaluationJson(const Evaluation& e) {
                      {"unmatched_rows", e.departures.unmatched_rows}};
   j["speed"] = {{"cells", e.speed.cells}, {"mae_kmh", round(e.speed.mae_kmh)},
                 {"bias_kmh", round(e.speed.bias_kmh)}, {"cells_without_truth", e.speed.cells_without_truth}};
+  {
+    const auto& h = e.headways;
+    const auto optional = [&](const std::optional<double>& v) {
+      return v && std::isfinite(*v) ? nlohmann::ordered_json(round(*v)) : nlohmann::ordered_json();
+    };
+    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+    for (const auto& l : h.lines) {
+      lines.push_back({{"route_id", l.route_id},
+                       {"route_short_name", l.route_short_name},
+                       {"direction_id", l.direction_id >= 0 ? nlohmann::ordered_json(l.direction_id)
+                                                            : nlohmann::ordered_json()},
+                       {"true_headways", l.true_headways},
+                       {"true_median_s", round(l.true_median_s)},
+                       {"departures_found", l.found_departures},
+                       {"found_median_s", optional(l.found_median_s)},
+                       {"relative_error", optional(l.relative_error)},
+                       {"within", l.within}});
+    }
+    j["headways"] = {{"computed", h.computed},
+                     {"tolerance", h.tolerance},
+                     {"lines", static_cast<std::int64_t>(h.lines.size())},
+                     {"lines_within", h.lines_within},
+                     {"within_share", round(h.within_share)},
+                     {"lines_too_few_headways", h.lines_too_few},
+                     {"true_median_s", round(h.true_median_s)},
+                     {"found_median_s", optional(h.found_median_s)},
+                     {"median_relative_error", optional(h.median_relative_error)},
+                     {"by_line", lines}};
+  }
   nlohmann::ordered_json faults = nlohmann::ordered_json::object();
   for (const auto& [name, score] : e.faults) {
     nlohmann::ordered_json f = {{"injected", score.injected}, {"detected", score.detected}};
@@ -342,6 +471,26 @@ std::string EvaluationText(const Evaluation& e) {
                      Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal));
   out += fmt::format("speed       cells {}  mae {:.3f} km/h  bias {:+.3f} km/h\n", e.speed.cells, e.speed.mae_kmh,
                      e.speed.bias_kmh);
+  if (!e.headways.computed) {
+    out += "headways    not in the database: run frota headways on it first\n";
+  } else {
+    const auto& h = e.headways;
+    const auto number = [](const std::optional<double>& v, std::string_view format) {
+      return v && std::isfinite(*v) ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+    };
+    out += fmt::format(
+        "headways    lines with the median within {:.0f} %: {} of {} ({:.4f}); median error {}; "
+        "all lines' median {:.1f} s true, {} s found\n",
+        100 * h.tolerance, h.lines_within, h.lines.size(), h.within_share,
+        number(h.median_relative_error, "{:.4f}"), h.true_median_s, number(h.found_median_s, "{:.1f}"));
+    for (const auto& l : h.lines) {
+      if (!l.within) {
+        out += fmt::format("  outside: {} ({}) direction {}: true {:.1f} s over {} headways, found {} s\n",
+                           l.route_short_name.empty() ? l.route_id : l.route_short_name, l.route_id,
+                           l.direction_id, l.true_median_s, l.true_headways, number(l.found_median_s, "{:.1f}"));
+      }
+    }
+  }
   out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", "fault", "injected", "detected", "expected",
                      "as_expected");
   for (const auto& [name, s] : e.faults) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct EvaluateOptions {
   std::int64_t min_segments = 20;  // speed cells scored: at least this many segments
   double departure_early_s = 120;  // a found departure matches a true one this much before
   double departure_late_s = 300;   // ... or after it
+  /// Headways: a line's median found headway is within this share of the true one ...
+  double headway_tolerance = 0.05;
+  /// ... scored for the lines (route and direction) with at least this many true headways.
+  std::int64_t min_headways = 5;
 };
 
 struct FaultScore {
@@ -57,6 +62,39 @@ struct Evaluation {
     double bias_kmh = 0;  // mean of found - true
     std::int64_t cells_without_truth = 0;
   } speed;
+  /// Median headway per line (route and direction, over the whole day) as `frota
+  /// headways` wrote it into the database's `headway_summary`, against the median of
+  /// the true headways: the times between consecutive true departures of the line on a
+  /// service date (semantics §7's headway, over the departures that really happened).
+  /// Medians interpolate between order statistics, as headway_summary's do.
+  struct Headways {
+    /// False when the database has no headway_summary (`frota headways` not run on it).
+    bool computed = false;
+    double tolerance = 0;  // EvaluateOptions::headway_tolerance
+    struct Line {
+      std::string route_id;
+      std::string route_short_name;  // from headway_summary; empty when it has no row
+      std::int32_t direction_id = -1;
+      std::int64_t true_headways = 0;
+      double true_median_s = 0;
+      std::int64_t found_departures = 0;  // headway_summary's departures_found
+      std::optional<double> found_median_s;
+      std::optional<double> relative_error;  // |found - true| / true
+      bool within = false;                   // relative_error <= headway_tolerance
+    };
+    /// Lines with at least min_headways true headways, by route and direction.
+    std::vector<Line> lines;
+    std::int64_t lines_within = 0;
+    double within_share = 0;         // lines_within / lines.size()
+    std::int64_t lines_too_few = 0;  // lines with true departures but fewer headways
+    /// Every line's headways pooled: the true median, and the found one (over the
+    /// `headways` table's rows).
+    double true_median_s = 0;
+    std::optional<double> found_median_s;
+    /// The median over the scored lines of their relative error (a line without a found
+    /// median counts as an infinite error).
+    std::optional<double> median_relative_error;
+  } headways;
   std::map<std::string, FaultScore> faults;
   /// semantics §2: reason -> (expected by the truth, reported in the database).
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> rejections;

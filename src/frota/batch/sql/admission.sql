@@ -3,31 +3,28 @@
 -- `record_rejections` (refused by rules 2-4) and `late_suspects`.
 
 -- Rules 2-4 are properties of one record, applied in rule order: the first that fails
--- is the reason.
-CREATE OR REPLACE TABLE record_outcomes AS
-SELECT seq,
-       CASE WHEN event_us > ingest_us + getvariable('future_tolerance_us') THEN 'future'
-            WHEN ingest_us - event_us > getvariable('stale_limit_us') THEN 'stale'
-            WHEN inside_area = false THEN 'out_of_area'
-       END AS reason
-FROM input_positions;
+-- is the reason (NULL: the record passes).
+CREATE OR REPLACE MACRO record_reason(event_us, ingest_us, inside_area) AS
+  CASE WHEN event_us > ingest_us + getvariable('future_tolerance_us') THEN 'future'
+       WHEN ingest_us - event_us > getvariable('stale_limit_us') THEN 'stale'
+       WHEN inside_area = false THEN 'out_of_area'
+  END;
 
 CREATE OR REPLACE TABLE candidates AS
-SELECT p.seq, p.partition_id, p.event_us, p.ingest_us
-FROM input_positions p JOIN record_outcomes o USING (seq)
-WHERE o.reason IS NULL;
+SELECT seq, partition_id, event_us, ingest_us
+FROM input_positions
+WHERE record_reason(event_us, ingest_us, inside_area) IS NULL;
 
 -- The rejected rows of rules 2-4, with the values the rule compared (the same text as
 -- job::DescribeRecordRuleFailure).
 CREATE OR REPLACE TABLE record_rejections AS
-SELECT p.seq, p.feed_id, p.vehicle_id, o.reason, p.event_us, p.ingest_us, p.source_id,
-       p.source_offset,
-       CASE WHEN o.reason = 'out_of_area'
-            THEN printf('lat=%.6f lon=%.6f', p.lat, p.lon)
-            ELSE printf('lag_s=%.3f', (p.ingest_us - p.event_us)::DOUBLE / 1000000.0::DOUBLE)
+SELECT seq, feed_id, vehicle_id, reason, event_us, ingest_us, source_id, source_offset,
+       CASE WHEN reason = 'out_of_area'
+            THEN printf('lat=%.6f lon=%.6f', lat, lon)
+            ELSE printf('lag_s=%.3f', (ingest_us - event_us)::DOUBLE / 1000000.0::DOUBLE)
        END AS detail
-FROM input_positions p JOIN record_outcomes o USING (seq)
-WHERE o.reason IS NOT NULL;
+FROM (SELECT *, record_reason(event_us, ingest_us, inside_area) AS reason FROM input_positions)
+WHERE reason IS NOT NULL;
 
 -- Rule 7 is decided on arrival against the watermark W as it stands at that record.
 -- W never exceeds (largest event time of the records that moved it so far) - max

@@ -29,7 +29,7 @@ SELECT {'source': s.name, 'source_offset': p.source_offset} AS k,
         'event_time': make_timestamp(event_us), 'ingest_time': make_timestamp(ingest_us),
         'event_time_from_header': event_time_from_header} AS v,
        NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
-FROM input_positions p SEMI JOIN accepted USING (seq) JOIN sources s USING (source_id);
+FROM accepted p JOIN sources s USING (source_id);
 
 CREATE OR REPLACE VIEW cmp_rejected_stream AS
 SELECT {'source': source, 'source_offset': source_offset} AS k,
@@ -176,10 +176,41 @@ SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_
 FROM batch_duplicate_slots;
 
 -- The differences of one table: `missing` (a batch row the stream lacks), `extra` (a
--- stream row the batch does not have, including every repeated copy of a stream key,
--- counted in `weight`), `different` (same key, other values). Keys are unique on the
--- batch side by construction.
+-- stream row the batch does not have), `different` (same key, other values). Keys are
+-- unique on the batch side by construction. This macro joins the stream's rows as they
+-- are, which is right when the stream's keys are unique too (grouping millions of rows
+-- with their values first would cost several times the join); see repeated_key_tables.
 CREATE OR REPLACE MACRO table_differences(stream_side, batch_side) AS TABLE
+WITH joined AS (
+  SELECT s.k AS stream_k, b.k AS batch_k, s.v AS stream_v, b.v AS batch_v,
+         s.mm AS stream_mm, b.mm AS batch_mm, b.mm_allowance
+  FROM query_table(stream_side) s FULL OUTER JOIN query_table(batch_side) b ON s.k = b.k
+), classified AS (
+  SELECT *,
+         CASE WHEN stream_k IS NULL THEN 'missing'
+              WHEN batch_k IS NULL THEN 'extra'
+              WHEN stream_v IS DISTINCT FROM batch_v
+                OR (stream_mm IS DISTINCT FROM batch_mm
+                    AND (stream_mm IS NULL OR batch_mm IS NULL
+                         OR abs(stream_mm - batch_mm) > mm_allowance)) THEN 'different'
+         END AS kind
+  FROM joined
+)
+SELECT kind, coalesce(stream_k, batch_k)::VARCHAR AS key,
+       CASE WHEN stream_v IS NOT NULL THEN
+         CASE WHEN stream_mm IS NULL THEN stream_v::VARCHAR
+              ELSE struct_insert(stream_v, distance_mm := stream_mm)::VARCHAR END END
+         AS stream_row,
+       CASE WHEN batch_v IS NOT NULL THEN
+         CASE WHEN batch_mm IS NULL THEN batch_v::VARCHAR
+              ELSE struct_insert(batch_v, distance_mm := batch_mm)::VARCHAR END END
+         AS batch_row,
+       1::BIGINT AS weight
+FROM classified WHERE kind IS NOT NULL;
+
+-- The same for a stream table that repeats keys: the stream's rows grouped by key, one
+-- copy compared and every other copy `extra` (counted in `weight`).
+CREATE OR REPLACE MACRO table_differences_grouped(stream_side, batch_side) AS TABLE
 WITH s AS (
   SELECT k, any_value(v) AS v, any_value(mm) AS mm, count(*) AS copies
   FROM query_table(stream_side) GROUP BY k
@@ -240,8 +271,22 @@ UNION ALL SELECT 'quality', (SELECT count(*) FROM cmp_quality_stream), (SELECT c
 UNION ALL SELECT 'quality_latency', (SELECT count(*) FROM cmp_quality_latency_stream), (SELECT count(*) FROM cmp_quality_latency_batch)
 UNION ALL SELECT 'duplicate_slots', (SELECT count(*) FROM cmp_duplicate_slots_stream), (SELECT count(*) FROM cmp_duplicate_slots_batch);
 
+-- The tables whose stream side repeats a key the batch has. In the plain join every
+-- stream row appears once, matched or `extra`, and every batch row once as `missing`
+-- or once per matching stream row; so the matched stream rows (stream_rows - extra)
+-- outnumber the matched batch rows (batch_rows - missing) exactly when some key the
+-- batch has is repeated. reconcile.cc redoes those tables with table_differences_grouped.
+-- (A repeated key the batch lacks is `extra` once per copy either way.)
+CREATE OR REPLACE VIEW repeated_key_tables AS
+SELECT r.table_name
+FROM table_rows r
+LEFT JOIN (SELECT table_name, count(*) FILTER (WHERE kind = 'extra') AS extra,
+                  count(*) FILTER (WHERE kind = 'missing') AS missing
+           FROM differences GROUP BY table_name) d USING (table_name)
+WHERE r.stream_rows - coalesce(d.extra, 0) > r.batch_rows - coalesce(d.missing, 0);
+
 -- The report: per table, rows on each side and differences by kind, in the order above.
-CREATE OR REPLACE TABLE table_summary AS
+CREATE OR REPLACE VIEW table_summary AS
 SELECT r.table_name, r.stream_rows, r.batch_rows,
        coalesce(sum(d.weight) FILTER (WHERE d.kind = 'missing'), 0)::BIGINT AS missing,
        coalesce(sum(d.weight) FILTER (WHERE d.kind = 'extra'), 0)::BIGINT AS extra,
@@ -250,6 +295,6 @@ FROM table_rows r LEFT JOIN differences d USING (table_name)
 GROUP BY r.table_name, r.stream_rows, r.batch_rows;
 
 -- The first differences of each table in key order, for the report.
-CREATE OR REPLACE TABLE difference_examples AS
+CREATE OR REPLACE VIEW difference_examples AS
 SELECT table_name, kind, key, stream_row, batch_row FROM differences
 QUALIFY row_number() OVER (PARTITION BY table_name ORDER BY key, kind) <= getvariable('examples');

@@ -15,20 +15,24 @@ FROM walk_breaks w
 JOIN (SELECT vehicle_key, max(rn) AS last_rn FROM key_sequence
       SEMI JOIN walk_breaks USING (vehicle_key) GROUP BY ALL) e USING (vehicle_key);
 
--- The accepted positions, with their local date and hour and the accepted position
--- before each: the record before it, except at an N(b), which follows its break b.
+-- The accepted positions, with their local date and hour, the accepted position before
+-- each (the record before it, except at an N(b), which follows its break b), and every
+-- column of the input the jobs and the comparison of `positions` read.
 CREATE OR REPLACE TABLE accepted AS
-SELECT k.seq, k.vehicle_key, k.rn, k.event_us, k.ingest_us, k.lat, k.lon, k.mode, k.route_id,
-       k.trip_id, k.trip_start_date, k.trip_start_time, k.direction_id, h.local_date, h.hour,
+SELECT k.seq, k.vehicle_key, k.rn, k.event_us, p.ingest_us, k.lat, k.lon, p.mode, p.route_id,
+       p.trip_id, p.trip_start_date, p.trip_start_time, p.direction_id, h.local_date, h.hour,
        CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_rn WHEN k.rn > 1 THEN k.rn - 1 END
          AS prev_rn,
        CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_event_us ELSE k.prev_event_us END
          AS prev_event_us,
        CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_lat ELSE k.prev_lat END AS prev_lat,
-       CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_lon ELSE k.prev_lon END AS prev_lon
+       CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_lon ELSE k.prev_lon END AS prev_lon,
+       p.feed_id, p.vehicle_id, p.source_id, p.source_offset, p.reported_speed_kmh,
+       p.bearing_deg, p.altitude_m, p.on_ground, p.event_time_from_header
 FROM key_sequence k
+JOIN input_positions p USING (seq)
 JOIN local_hours h ON h.utc_second = floor_div(k.event_us, 1000000)
-ANTI JOIN jumps j USING (vehicle_key, rn)
+ANTI JOIN jumps j ON j.vehicle_key = k.vehicle_key AND j.rn = k.rn
 LEFT JOIN (SELECT w.vehicle_key, w.landing_rn, b.rn AS prev_rn, b.event_us AS prev_event_us,
                   b.lat AS prev_lat, b.lon AS prev_lon
            FROM walk_breaks w
@@ -49,3 +53,12 @@ SELECT r.seq, 'jump' AS reason,
 FROM jumps j
 JOIN key_sequence r ON r.vehicle_key = j.vehicle_key AND r.rn = j.rn
 JOIN key_sequence b ON b.vehicle_key = j.vehicle_key AND b.rn = j.reference_rn;
+
+-- What the rules' steps kept and nothing after this reads: freed before the jobs run.
+DROP TABLE key_sequence;
+DROP TABLE duplicates;
+DROP TABLE candidates;
+DROP TABLE late_suspects;
+DROP TABLE IF EXISTS wm_moves;
+DROP TABLE IF EXISTS wm_steps;
+DROP TABLE IF EXISTS late_records_next;

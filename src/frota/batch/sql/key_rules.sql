@@ -1,48 +1,52 @@
 -- Rules 5 (duplicate) and 6 (jump) over each key's records in event-time order
--- (semantics §2-3). Reads candidates, late_records, input_positions, sources; writes
--- `accepted` (with each position's previous accepted position) and `key_rejections`.
+-- (semantics §2-3). Reads late_records, input_positions, sources; writes
+-- `duplicates`, `key_sequence` and the jump walk's tables that key_results.sql reads.
 
 -- Rule 5's tie-break: "first in source order" is by source name, then offset.
 CREATE OR REPLACE TABLE source_ranks AS
 SELECT source_id, name, row_number() OVER (ORDER BY name) AS name_rank FROM sources;
 
--- The records released to the jobs: passed rules 1-4 and not late.
-CREATE OR REPLACE TABLE released AS
-SELECT p.seq, p.vehicle_key, p.event_us, p.ingest_us, r.name_rank, p.source_offset, p.lat,
-       p.lon, p.mode, p.route_id, p.trip_id, p.trip_start_date, p.trip_start_time,
-       p.direction_id
-FROM input_positions p
-JOIN candidates c USING (seq)
-JOIN source_ranks r USING (source_id)
-ANTI JOIN late_records l USING (seq);
-
+-- The records released to the jobs (passed rules 1-4 and not late), with what rules 5
+-- and 6 need: the key, the time, the place and the jump limit of the record's mode. The
+-- other columns are joined back by seq for the accepted ones only (key_results.sql).
+--
 -- Rule 5: a record with the key and event time of one released before it. Released in
--- event-time order, equal times meet; the first by (source name, offset) stays.
+-- event-time order, equal times meet; the first by (source name, offset) stays. So in
+-- each key's records ordered by (event time, source name, offset), a record whose
+-- predecessor has the same event time is a duplicate.
+CREATE OR REPLACE TABLE released AS
+SELECT seq, vehicle_key, event_us, lat, lon, jump_limit_kmh,
+       coalesce(lag(event_us) OVER (PARTITION BY vehicle_key
+                                    ORDER BY event_us, name_rank, source_offset) = event_us,
+                false) AS duplicate
+FROM (SELECT p.seq, p.vehicle_key, p.event_us, r.name_rank, p.source_offset, p.lat, p.lon,
+             jump_limit_kmh(p.mode) AS jump_limit_kmh
+      FROM input_positions p
+      JOIN source_ranks r USING (source_id)
+      ANTI JOIN late_records l USING (seq)
+      WHERE record_reason(p.event_us, p.ingest_us, p.inside_area) IS NULL);
+
 CREATE OR REPLACE TABLE duplicates AS
-WITH shared_times AS (
-  SELECT vehicle_key, event_us FROM released GROUP BY ALL HAVING count(*) > 1
-)
-SELECT seq, event_us FROM (
-  SELECT r.seq, r.event_us,
-         row_number() OVER (PARTITION BY r.vehicle_key, r.event_us
-                            ORDER BY r.name_rank, r.source_offset) AS arrival_rank
-  FROM released r SEMI JOIN shared_times USING (vehicle_key, event_us))
-WHERE arrival_rank > 1;
+SELECT seq, event_us FROM released WHERE duplicate;
 
 -- Each key's remaining records numbered 1, 2, ... in event-time order (times are now
 -- distinct per key), with the neighbours' time and place.
 CREATE OR REPLACE TABLE key_sequence AS
-SELECT r.*,
+SELECT seq, vehicle_key, event_us, lat, lon, jump_limit_kmh,
        row_number() OVER by_time AS rn,
-       lag(r.event_us) OVER by_time AS prev_event_us,
-       lag(r.lat) OVER by_time AS prev_lat,
-       lag(r.lon) OVER by_time AS prev_lon,
-       lead(r.event_us) OVER by_time AS next_event_us,
-       lead(r.lat) OVER by_time AS next_lat,
-       lead(r.lon) OVER by_time AS next_lon,
-       lead(r.mode) OVER by_time AS next_mode
-FROM released r ANTI JOIN duplicates USING (seq)
-WINDOW by_time AS (PARTITION BY r.vehicle_key ORDER BY r.event_us);
+       lag(event_us) OVER by_time AS prev_event_us,
+       lag(lat) OVER by_time AS prev_lat,
+       lag(lon) OVER by_time AS prev_lon,
+       lead(event_us) OVER by_time AS next_event_us,
+       lead(lat) OVER by_time AS next_lat,
+       lead(lon) OVER by_time AS next_lon,
+       lead(jump_limit_kmh) OVER by_time AS next_jump_limit_kmh
+FROM released
+WHERE NOT duplicate
+WINDOW by_time AS (PARTITION BY vehicle_key ORDER BY event_us);
+
+-- The 12 M released rows are not needed any more.
+DROP TABLE released;
 
 -- Rule 6 compares each record with the last *accepted* one, so a refusal changes what
 -- the following records are compared with. It is solved exactly without walking every
@@ -58,7 +62,7 @@ CREATE OR REPLACE TABLE jump_breaks AS
 SELECT vehicle_key, rn, event_us, lat, lon
 FROM key_sequence
 WHERE next_event_us IS NOT NULL
-  AND implied_kmh(lat, lon, event_us, next_lat, next_lon, next_event_us) > jump_limit_kmh(next_mode);
+  AND implied_kmh(lat, lon, event_us, next_lat, next_lon, next_event_us) > next_jump_limit_kmh;
 
 -- N(b) for every break: first among the next 32 records, else (rarely) further on.
 CREATE OR REPLACE TABLE jump_landings AS
@@ -66,14 +70,14 @@ WITH near AS (
   SELECT b.vehicle_key, b.rn AS break_rn, min(k.rn) AS landing_rn
   FROM (SELECT *, unnest(range(rn + 2, rn + 33)) AS target_rn FROM jump_breaks) b
   JOIN key_sequence k ON k.vehicle_key = b.vehicle_key AND k.rn = b.target_rn
-  WHERE implied_kmh(b.lat, b.lon, b.event_us, k.lat, k.lon, k.event_us) <= jump_limit_kmh(k.mode)
+  WHERE implied_kmh(b.lat, b.lon, b.event_us, k.lat, k.lon, k.event_us) <= k.jump_limit_kmh
   GROUP BY ALL
 ), far AS (
   SELECT b.vehicle_key, b.rn AS break_rn, min(k.rn) AS landing_rn
   FROM (SELECT * FROM jump_breaks j
         ANTI JOIN near n ON n.vehicle_key = j.vehicle_key AND n.break_rn = j.rn) b
   JOIN key_sequence k ON k.vehicle_key = b.vehicle_key AND k.rn > b.rn + 32
-  WHERE implied_kmh(b.lat, b.lon, b.event_us, k.lat, k.lon, k.event_us) <= jump_limit_kmh(k.mode)
+  WHERE implied_kmh(b.lat, b.lon, b.event_us, k.lat, k.lon, k.event_us) <= k.jump_limit_kmh
   GROUP BY ALL
 )
 SELECT * FROM near UNION ALL SELECT * FROM far;

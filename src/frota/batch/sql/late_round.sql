@@ -17,41 +17,68 @@
 --
 -- C(s') only needs evaluating where a maximum moves (a partition's largest event time
 -- or the largest ingest time): anywhere else the active set can only have grown, so C
--- cannot exceed what W already is.
+-- cannot exceed what W already is. For the same reason evaluating it at a few more
+-- places changes nothing, which keeps this cheap: one sort of the observed records by
+-- partition and arrival gives each partition's running maxima, and the moves kept are
+-- the records that equal their partition's largest event time so far or raise its
+-- largest ingest time (every record that raises the overall largest ingest time does).
+-- A partition's maxima change only at its moves, so its state at any record is the one
+-- at its last move, and the overall largest ingest time is the largest of those.
 
-CREATE OR REPLACE TABLE wm_observed AS
-SELECT seq, partition_id, event_us, ingest_us,
-       max(event_us) OVER (PARTITION BY partition_id ORDER BY seq
-                           ROWS UNBOUNDED PRECEDING) AS partition_max_event_us,
-       max(event_us) OVER (PARTITION BY partition_id ORDER BY seq
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-         AS partition_max_event_before_us,
-       max(ingest_us) OVER (PARTITION BY partition_id ORDER BY seq
-                            ROWS UNBOUNDED PRECEDING) AS partition_max_ingest_us,
-       max(ingest_us) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS max_ingest_us,
-       max(ingest_us) OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-         AS max_ingest_before_us
-FROM candidates
-WHERE seq NOT IN (SELECT seq FROM late_records);
+-- Most records cannot be moves: one whose event time is below, and whose ingest time is
+-- not above, its partition's maxima over the earlier blocks of 256 arrivals is neither.
+-- Those are left out before the sort. That changes no running maximum at the records
+-- kept: the first record to reach each new maximum is always kept.
+CREATE OR REPLACE TABLE wm_moves AS
+WITH observed AS (
+  SELECT seq, partition_id, event_us, ingest_us, seq // 256 AS block
+  FROM candidates ANTI JOIN late_records USING (seq)
+), block_maxima AS (
+  SELECT partition_id, block, max(event_us) AS block_max_event_us,
+         max(ingest_us) AS block_max_ingest_us
+  FROM observed GROUP BY ALL
+), earlier_maxima AS (
+  SELECT partition_id, block,
+         max(block_max_event_us) OVER earlier AS earlier_max_event_us,
+         max(block_max_ingest_us) OVER earlier AS earlier_max_ingest_us
+  FROM block_maxima
+  WINDOW earlier AS (PARTITION BY partition_id ORDER BY block
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), contenders AS (
+  SELECT o.seq, o.partition_id, o.event_us, o.ingest_us
+  FROM observed o JOIN earlier_maxima e USING (partition_id, block)
+  WHERE e.earlier_max_event_us IS NULL OR o.event_us >= e.earlier_max_event_us
+     OR o.ingest_us > e.earlier_max_ingest_us
+)
+SELECT seq, partition_id, partition_max_event_us, partition_max_ingest_us
+FROM (
+  SELECT seq, partition_id, event_us, ingest_us,
+         max(event_us) OVER by_arrival AS partition_max_event_us,
+         max(ingest_us) OVER by_arrival AS partition_max_ingest_us,
+         max(ingest_us) OVER (PARTITION BY partition_id ORDER BY seq
+                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+           AS partition_max_ingest_before_us
+  FROM contenders
+  WINDOW by_arrival AS (PARTITION BY partition_id ORDER BY seq ROWS UNBOUNDED PRECEDING))
+WHERE event_us = partition_max_event_us
+   OR partition_max_ingest_before_us IS NULL OR ingest_us > partition_max_ingest_before_us;
 
 CREATE OR REPLACE TABLE wm_steps AS
-WITH moves AS (
-  SELECT seq, max_ingest_us FROM wm_observed
-  WHERE partition_max_event_before_us IS NULL OR event_us > partition_max_event_before_us
-     OR max_ingest_before_us IS NULL OR ingest_us > max_ingest_before_us
-), partitions AS (
-  SELECT DISTINCT partition_id FROM wm_observed
+WITH partitions AS (
+  SELECT DISTINCT partition_id FROM wm_moves
 ), partition_states AS (
   -- Every partition's maxima as they stood at each move.
-  SELECT m.seq, m.max_ingest_us, o.partition_max_event_us, o.partition_max_ingest_us
-  FROM (SELECT * FROM moves CROSS JOIN partitions) m
-  ASOF JOIN wm_observed o ON m.partition_id = o.partition_id AND m.seq >= o.seq
+  SELECT m.seq, o.partition_max_event_us, o.partition_max_ingest_us
+  FROM (SELECT seq, partition_id FROM (SELECT seq FROM wm_moves) CROSS JOIN partitions) m
+  ASOF JOIN wm_moves o ON m.partition_id = o.partition_id AND m.seq >= o.seq
 ), candidate_watermarks AS (
   SELECT seq,
          min(partition_max_event_us) FILTER (
            WHERE max_ingest_us - partition_max_ingest_us <= getvariable('idle_timeout_us'))
            - getvariable('max_lateness_us') AS candidate_us
-  FROM partition_states GROUP BY seq
+  FROM (SELECT *, max(partition_max_ingest_us) OVER (PARTITION BY seq) AS max_ingest_us
+        FROM partition_states)
+  GROUP BY seq
 )
 SELECT seq, max(candidate_us) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS watermark_us
 FROM candidate_watermarks;

@@ -1,0 +1,118 @@
+// A small simulated day end to end (issue 5's acceptance on a simulated day): replayed,
+// reconciled without a difference, its headways computed, and scored against the
+// simulator's truth: departures from the terminal found, and the lines' median
+// headways within 5 % of the true ones.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "frota/batch/headways.h"
+#include "frota/batch/reconcile.h"
+#include "frota/gtfs/static_feed.h"
+#include "frota/runner/replay_runner.h"
+#include "frota/sim/evaluate.h"
+#include "frota/sim/sim_test_util.h"
+#include "frota/sim/simulator.h"
+#include "frota/sink/duckdb_sink.h"
+
+namespace frota::batch {
+namespace {
+
+using sim::testing_util::ScratchDir;
+using sim::testing_util::SmallDay;
+
+TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
+  ScratchDir dir("batch-day");
+  // Departures over five morning hours, so that every line has a run of headways.
+  auto options = SmallDay(dir.path() / "day", 80);
+  options.departures_between_s = std::pair(6 * 3600, 11 * 3600);
+  const auto summary = sim::Simulate(options);
+  ASSERT_TRUE(summary.ok()) << summary.error().message();
+
+  runner::ReplayConfig replay;
+  replay.inputs = {"archive:" + summary->archive.string()};
+  replay.gtfs = summary->gtfs.string();
+  replay.area = summary->area.string();
+  replay.partitions = 2;
+  const auto db_path = dir.path() / "day.duckdb";
+  {
+    auto context = runner::LoadReplayContext(replay);
+    ASSERT_TRUE(context.ok()) << context.error().message();
+    model::SourceCatalog catalog;
+    auto sink = sink::DuckDbSink::Open(db_path, &catalog, "batch-day-test");
+    ASSERT_TRUE(sink.ok()) << sink.error().message();
+    const auto report = runner::RunReplay(replay, **context, catalog, **sink);
+    ASSERT_TRUE(report.ok()) << report.error().message();
+  }
+
+  ReconcileConfig reconcile;
+  reconcile.replay = replay;
+  reconcile.db = db_path;
+  const auto reconciled = Reconcile(reconcile);
+  ASSERT_TRUE(reconciled.ok()) << reconciled.error().message();
+  EXPECT_TRUE(reconciled->equal) << ReconcileText(*reconciled);
+  for (const auto& table : reconciled->tables) {
+    if (table.table == "positions" || table.table == "stops" || table.table == "trips") {
+      EXPECT_GT(table.batch_rows, 0) << table.table;
+    }
+  }
+
+  // The departures and headways before the truth is read: its headway score reports
+  // that they are missing.
+  sim::EvaluateOptions evaluate;
+  evaluate.db = db_path;
+  evaluate.truth = summary->truth;
+  {
+    const auto before = sim::Evaluate(evaluate);
+    ASSERT_TRUE(before.ok()) << before.error().message();
+    EXPECT_FALSE(before->headways.computed);
+    EXPECT_TRUE(before->headways.lines.empty());
+  }
+  {
+    auto feed = gtfs::StaticFeed::Load(summary->gtfs);
+    ASSERT_TRUE(feed.ok()) << feed.error().message();
+    auto db = sink::OpenFrotaDuckDb(db_path, /*must_exist=*/true);
+    ASSERT_TRUE(db.ok()) << db.error().message();
+    const auto headways = ComputeHeadways(**db, *feed, {});
+    ASSERT_TRUE(headways.ok()) << headways.error().message();
+    EXPECT_GT(headways->departures, 0);
+  }
+
+  const auto evaluation = sim::Evaluate(evaluate);
+  ASSERT_TRUE(evaluation.ok()) << evaluation.error().message();
+  const auto& d = evaluation->departures;
+  EXPECT_GT(d.true_reported_at_terminal, 100);
+  EXPECT_GE(static_cast<double>(d.found_reported_at_terminal),
+            0.95 * static_cast<double>(d.true_reported_at_terminal));
+
+  const auto& h = evaluation->headways;
+  ASSERT_TRUE(h.computed);
+  EXPECT_GE(h.lines.size(), 5U);
+  for (const auto& line : h.lines) {
+    ASSERT_TRUE(line.found_median_s.has_value()) << line.route_id << " has no headway found";
+    ASSERT_TRUE(line.relative_error.has_value()) << line.route_id;
+    EXPECT_EQ(line.within, *line.relative_error <= 0.05) << line.route_id;
+    EXPECT_GT(line.true_median_s, 0) << line.route_id;
+  }
+  // A line of a morning has 5-25 headways, so one departure missed (5 % of them are:
+  // the feed hides a few trips' ids until 1.5 km out) moves its median a lot: most
+  // lines within 5 % (this day: 42 of 56), the typical line's error within 5 %, and all
+  // lines' pooled medians within 5 %.
+  EXPECT_GE(h.within_share, 0.6) << sim::EvaluationText(*evaluation);
+  ASSERT_TRUE(h.median_relative_error.has_value());
+  EXPECT_LE(*h.median_relative_error, 0.05);
+  ASSERT_TRUE(h.found_median_s.has_value());
+  EXPECT_GT(h.true_median_s, 0);
+  EXPECT_LE(std::abs(*h.found_median_s - h.true_median_s), 0.05 * h.true_median_s);
+
+  const auto json = nlohmann::json::parse(sim::EvaluationJson(*evaluation));
+  EXPECT_EQ(json["headways"]["lines"].get<std::int64_t>(), static_cast<std::int64_t>(h.lines.size()));
+  EXPECT_EQ(json["headways"]["by_line"].size(), h.lines.size());
+  for (const char* field : {"route_id", "direction_id", "true_median_s", "found_median_s",
+                            "relative_error", "within"}) {
+    EXPECT_TRUE(json["headways"]["by_line"][0].contains(field)) << field;
+  }
+}
+
+}  // namespace
+}  // namespace frota::batch
