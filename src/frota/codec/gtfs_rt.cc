@@ -1,6 +1,5 @@
 // GTFS-Realtime VehiclePositions → positions (semantics.md section 1, GTFS-RT column).
 #include <google/protobuf/arena.h>
-#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/wire_format_lite.h>
 
@@ -9,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <vector>
+#include <utility>
 
 #include "frota/codec/decode_internal.h"
 #include "frota/codec/gtfs_realtime.pb.h"
@@ -158,9 +157,18 @@ std::string DiagnoseTripUpdates(const pb::FeedMessage& feed) {
 
 std::string FloatText(float value) { return fmt::format("{}", value); }
 
+// Calls `f` on each entity of a generated FeedMessage, in order.
+template <typename F>
+void ForEachEntity(const pb::FeedMessage& feed, F&& f) {
+  for (const pb::FeedEntity& entity : feed.entity()) {
+    f(entity);
+  }
+}
+
 // Maps one parsed feed to records in `sink`; returns the entities it skipped. `Feed` is
 // the generated pb::FeedMessage or the zero-copy WireFeed: both answer the same
-// has_x()/x() questions, so the two decoders share this one mapping.
+// has_x()/x() questions and visit their entities with ForEachEntity, so the two decoders
+// share this one mapping.
 template <typename Feed>
 OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordSink& sink) {
   const auto& header = feed.header();
@@ -181,18 +189,18 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
     ingest_time = header_time;
   }
   if (!ingest_time) {
-    for (const auto& entity : feed.entity()) {
+    ForEachEntity(feed, [&](const auto& entity) {
       const std::uint64_t seconds = entity.vehicle().timestamp();
       if (entity.has_vehicle() && seconds != 0 &&
           static_cast<double>(seconds) <= kMaxEpochSeconds) {
         const base::Timestamp t = base::FromUnixSeconds(static_cast<std::int64_t>(seconds));
         ingest_time = ingest_time ? std::max(*ingest_time, t) : t;
       }
-    }
+    });
   }
 
   OtherEntities other;
-  for (const auto& entity : feed.entity()) {
+  ForEachEntity(feed, [&](const auto& entity) {
     if (!entity.has_vehicle() || entity.is_deleted()) {
       if (entity.is_deleted()) {
         ++other.deleted;
@@ -209,7 +217,7 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
       } else {
         ++other.empty;
       }
-      continue;
+      return;
     }
     const auto& vehicle = entity.vehicle();
     const auto& descriptor = vehicle.vehicle();
@@ -286,7 +294,7 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
 
     if (reason) {
       sink.AddRejection(*reason, vehicle_id, usable_event_time, ingest_time, detail.Take());
-      continue;
+      return;
     }
 
     model::Position& out = sink.AddPosition();
@@ -313,7 +321,7 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
         out.direction_id = static_cast<std::int8_t>(trip.direction_id());
       }
     }
-  }
+  });
   return other;
 }
 
@@ -322,15 +330,14 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
 // libprotobuf's generated parser copies every string of every entity into the message
 // and then the decoder copies it again into the Position; with a dozen strings per
 // vehicle that capped decoding near 2 M positions/s. This reader walks the same wire
-// format with libprotobuf's CodedInputStream and WireFormatLite (tags, varints, limits,
-// skipping unknown fields and groups) and keeps the text as views into the input.
+// format (tags, varints, lengths, skipping unknown fields and groups, with the limits
+// libprotobuf's parser applies) and keeps the text as views into the input.
 // Field numbers come from the generated classes, so gtfs_realtime.proto stays the one
 // statement of the schema. It follows protobuf's rules where they matter here: a
 // known field with an unexpected wire type is skipped as unknown, a singular message
 // that occurs twice is merged, the last scalar wins. The fuzz harness holds it to the
 // generated parser: same records, same errors.
 
-using google::protobuf::io::CodedInputStream;
 using WireFormat = google::protobuf::internal::WireFormatLite;
 
 constexpr std::uint32_t MakeTag(int field, WireFormat::WireType type) {
@@ -426,61 +433,154 @@ struct WireHeader {
   [[nodiscard]] std::uint64_t timestamp() const { return timestamp_; }
 };
 
+// A feed whose top level (framing, header) has been read; its entities stay bytes until
+// ForEachEntity reads them one at a time into one WireEntity, so a city-sized response
+// is never held as a second, parsed copy. An entity that does not parse sets `failed_`
+// and ends the visit: the caller undoes what it appended and reports the response.
 struct WireFeed {
+  std::string_view bytes_;
   WireHeader header_;
   bool has_header_ = false;
-  std::vector<WireEntity> entity_;  // reused between responses: clear() keeps capacity
+  mutable bool failed_ = false;
   [[nodiscard]] const WireHeader& header() const { return header_; }
-  [[nodiscard]] const std::vector<WireEntity>& entity() const { return entity_; }
 };
 
-// The input and the end of the message being read. Ends are tracked here rather than
-// with CodedInputStream::PushLimit, whose calls (not inlined) cost as much as the rest
-// of the parse; a field that runs past its message's end fails the parse either way.
+// The input, the end of the message being read, and the nesting left. Reads go through
+// plain pointers: CodedInputStream's bookkeeping (positions recomputed from its counters
+// at every tag, varints of more than one byte out of line) cost more than the rest of
+// the parse. Scalars may run past their message's end as long as they stay inside the
+// input, as with CodedInputStream over a flat array; the message then fails its final
+// end check, so the outcome is the same.
 struct WireInput {
-  CodedInputStream& in;
-  const char* base;  // the whole response, a flat array: text is viewed in place
-  int end;           // position where the current message ends
-  int depth = 100;   // nesting left, as libprotobuf counts it (its default limit)
+  const std::uint8_t* p;      // the next byte
+  const std::uint8_t* limit;  // the end of the whole response, a flat array
+  const std::uint8_t* end;    // the end of the current message
+  int depth = 100;            // nesting left, as libprotobuf counts it (its default limit)
 };
 
-// A tag as libprotobuf's parser accepts it: at most 5 varint bytes (CodedInputStream
-// alone would read 10), bits past 32 dropped, field number > 0.
-[[gnu::always_inline]] inline bool ReadTag(WireInput& input, std::uint32_t& tag) {
-  const int at = input.in.CurrentPosition();
-  tag = input.in.ReadTag();
-  return (tag >> 3) != 0 && input.in.CurrentPosition() - at <= 5;
+WireInput MakeWireInput(std::string_view bytes) {
+  const auto* begin = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  return WireInput{begin, begin + bytes.size(), begin + bytes.size()};
 }
 
-[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length);
+// A varint as CodedInputStream reads one: at most 10 bytes, all inside the input, bits
+// past 64 dropped. `bytes` is how many it took.
+[[gnu::noinline]] bool ReadVarintSlow(WireInput& input, std::uint64_t& value, int& bytes) {
+  std::uint64_t result = 0;
+  for (int i = 0; i < 10; ++i) {
+    if (input.p == input.limit) {
+      return false;
+    }
+    const std::uint8_t b = *input.p++;
+    result |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      value = result;
+      bytes = i + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+[[gnu::always_inline]] inline bool ReadVarint(WireInput& input, std::uint64_t& value,
+                                              int& bytes) {
+  if (input.p < input.limit && *input.p < 0x80) {
+    value = *input.p++;
+    bytes = 1;
+    return true;
+  }
+  return ReadVarintSlow(input, value, bytes);
+}
+
+[[gnu::always_inline]] inline bool ReadVarint64(WireInput& input, std::uint64_t& value) {
+  int bytes = 0;
+  return ReadVarint(input, value, bytes);
+}
+
+// uint32 fields: the same varint, truncated to 32 bits, as protobuf reads them.
+[[gnu::always_inline]] inline bool ReadVarint32(WireInput& input, std::uint32_t& value) {
+  std::uint64_t wide = 0;
+  int bytes = 0;
+  if (!ReadVarint(input, wide, bytes)) {
+    return false;
+  }
+  value = static_cast<std::uint32_t>(wide);
+  return true;
+}
+
+[[gnu::always_inline]] inline bool ReadFixed32(WireInput& input, std::uint32_t& value) {
+  if (input.limit - input.p < 4) {
+    return false;
+  }
+  std::memcpy(&value, input.p, sizeof value);  // little-endian, as on every target frota has
+  input.p += 4;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool SkipFixed64(WireInput& input) {
+  if (input.limit - input.p < 8) {
+    return false;
+  }
+  input.p += 8;
+  return true;
+}
+
+// A tag as libprotobuf's parser accepts it: at most 5 varint bytes, bits past 32
+// dropped, field number > 0.
+[[gnu::always_inline]] inline bool ReadTag(WireInput& input, std::uint32_t& tag) {
+  if (input.p < input.limit && *input.p < 0x80) {
+    tag = *input.p++;
+    return (tag >> 3) != 0;
+  }
+  std::uint64_t wide = 0;
+  int bytes = 0;
+  if (!ReadVarintSlow(input, wide, bytes)) {
+    return false;
+  }
+  tag = static_cast<std::uint32_t>(wide);
+  return (tag >> 3) != 0 && bytes <= 5;
+}
+
+// The length of a length-delimited field: at most 5 varint bytes and at most INT_MAX, as
+// libprotobuf's parser requires.
+[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length) {
+  std::uint64_t value = 0;
+  int bytes = 0;
+  if (!ReadVarint(input, value, bytes) || bytes > 5 ||
+      value > static_cast<std::uint64_t>(INT_MAX)) {
+    return false;
+  }
+  length = static_cast<int>(value);
+  return true;
+}
 
 // Skips an unknown field (or a known one with an unexpected wire type) the way
 // libprotobuf does, groups included; an end-group tag that closes nothing is an error.
 bool SkipUnknown(WireInput& input, std::uint32_t tag) {
-  CodedInputStream& in = input.in;
   switch (static_cast<WireFormat::WireType>(tag & 7)) {
     case WireFormat::WIRETYPE_VARINT: {
       std::uint64_t value = 0;
-      return in.ReadVarint64(&value);
+      return ReadVarint64(input, value);
     }
-    case WireFormat::WIRETYPE_FIXED64: {
-      std::uint64_t value = 0;
-      return in.ReadLittleEndian64(&value);
-    }
+    case WireFormat::WIRETYPE_FIXED64:
+      return SkipFixed64(input);
     case WireFormat::WIRETYPE_FIXED32: {
       std::uint32_t value = 0;
-      return in.ReadLittleEndian32(&value);
+      return ReadFixed32(input, value);
     }
     case WireFormat::WIRETYPE_LENGTH_DELIMITED: {
       int length = 0;
-      return ReadLength(input, length) && length <= input.end - in.CurrentPosition() &&
-             in.Skip(length);
+      if (!ReadLength(input, length) || length > input.end - input.p) {
+        return false;
+      }
+      input.p += length;
+      return true;
     }
     case WireFormat::WIRETYPE_START_GROUP: {
       if (--input.depth < 0) {
         return false;
       }
-      while (in.CurrentPosition() < input.end) {
+      while (input.p < input.end) {
         std::uint32_t inner = 0;
         if (!ReadTag(input, inner)) {
           return false;
@@ -505,8 +605,7 @@ bool SkipUnknown(WireInput& input, std::uint32_t tag) {
 // the field (setting `ok`), false to have it skipped as unknown. False on bad input.
 template <typename OnField>
 bool ReadFields(WireInput& input, OnField&& on_field) {
-  CodedInputStream& in = input.in;
-  while (in.CurrentPosition() < input.end) {
+  while (input.p < input.end) {
     std::uint32_t tag = 0;
     if (!ReadTag(input, tag)) {
       return false;
@@ -519,31 +618,18 @@ bool ReadFields(WireInput& input, OnField&& on_field) {
       return false;
     }
   }
-  return in.CurrentPosition() == input.end;
-}
-
-// The length of a length-delimited field: at most 5 varint bytes and below 2 GiB, as
-// libprotobuf's parser requires (CodedInputStream alone would take 10 bytes).
-[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length) {
-  const int at = input.in.CurrentPosition();
-  if (!input.in.ReadVarintSizeAsInt(&length)) {
-    return false;
-  }
-  const int used = input.in.CurrentPosition() - at;
-  return used < 5 || (used == 5 && static_cast<std::uint8_t>(input.base[at + 4]) < 8);
+  return input.p == input.end;
 }
 
 // A length-delimited field's bytes, viewed in place.
 [[gnu::always_inline]] inline bool ReadView(WireInput& input, std::string_view& out) {
   int length = 0;
-  if (!ReadLength(input, length)) {
+  if (!ReadLength(input, length) || length > input.end - input.p) {
     return false;
   }
-  const int at = input.in.CurrentPosition();
-  if (length > input.end - at || !input.in.Skip(length)) {
-    return false;
-  }
-  out = std::string_view(input.base + at, static_cast<std::size_t>(length));
+  out = std::string_view(reinterpret_cast<const char*>(input.p),
+                         static_cast<std::size_t>(length));
+  input.p += length;
   return true;
 }
 
@@ -556,27 +642,23 @@ bool SkipBytes(WireInput& input) {
 template <typename OnField>
 bool ReadMessage(WireInput& input, OnField&& on_field) {
   int length = 0;
-  if (!ReadLength(input, length)) {
-    return false;
-  }
-  const int at = input.in.CurrentPosition();
-  if (length > input.end - at) {
+  if (!ReadLength(input, length) || length > input.end - input.p) {
     return false;
   }
   if (--input.depth < 0) {
     return false;
   }
-  const int outer_end = input.end;
-  input.end = at + length;
+  const std::uint8_t* const outer_end = input.end;
+  input.end = input.p + length;
   const bool ok = ReadFields(input, on_field);
   input.end = outer_end;
   ++input.depth;
   return ok;
 }
 
-bool ReadFloat(CodedInputStream& in, float& out, bool& has) {
+bool ReadFloat(WireInput& input, float& out, bool& has) {
   std::uint32_t bits = 0;
-  if (!in.ReadLittleEndian32(&bits)) {
+  if (!ReadFixed32(input, bits)) {
     return false;
   }
   out = Fixed32AsFloat(bits);
@@ -588,16 +670,16 @@ bool ReadPosition(WireInput& input, WirePosition& position) {
   return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::Position::kLatitudeFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.latitude_, position.has_latitude_);
+        ok = ReadFloat(input, position.latitude_, position.has_latitude_);
         return true;
       case MakeTag(pb::Position::kLongitudeFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.longitude_, position.has_longitude_);
+        ok = ReadFloat(input, position.longitude_, position.has_longitude_);
         return true;
       case MakeTag(pb::Position::kBearingFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.bearing_, position.has_bearing_);
+        ok = ReadFloat(input, position.bearing_, position.has_bearing_);
         return true;
       case MakeTag(pb::Position::kSpeedFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.speed_, position.has_speed_);
+        ok = ReadFloat(input, position.speed_, position.has_speed_);
         return true;
       default:
         return false;
@@ -622,7 +704,7 @@ bool ReadTrip(WireInput& input, WireTrip& trip) {
         return true;
       case MakeTag(pb::TripDescriptor::kDirectionIdFieldNumber, kVarint):
         // uint32 on the wire is a varint truncated to 32 bits, as protobuf reads it.
-        ok = input.in.ReadVarint32(&trip.direction_id_);
+        ok = ReadVarint32(input, trip.direction_id_);
         trip.has_direction_id_ = true;
         return true;
       default:
@@ -661,7 +743,7 @@ bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
         vehicle.has_position_ = true;
         return true;
       case MakeTag(pb::VehiclePosition::kTimestampFieldNumber, kVarint):
-        ok = input.in.ReadVarint64(&vehicle.timestamp_);
+        ok = ReadVarint64(input, vehicle.timestamp_);
         vehicle.has_timestamp_ = true;
         return true;
       default:
@@ -678,7 +760,7 @@ bool ReadEntity(WireInput& input, WireEntity& entity) {
         return true;
       case MakeTag(pb::FeedEntity::kIsDeletedFieldNumber, kVarint): {
         std::uint64_t value = 0;
-        ok = input.in.ReadVarint64(&value);
+        ok = ReadVarint64(input, value);
         entity.is_deleted_ = value != 0;
         return true;
       }
@@ -715,7 +797,7 @@ bool ReadEntity(WireInput& input, WireEntity& entity) {
 bool ReadHeader(WireInput& input, WireHeader& header) {
   return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
     if (tag == MakeTag(pb::FeedHeader::kTimestampFieldNumber, kVarint)) {
-      ok = input.in.ReadVarint64(&header.timestamp_);
+      ok = ReadVarint64(input, header.timestamp_);
       header.has_timestamp_ = true;
       return true;
     }
@@ -723,13 +805,14 @@ bool ReadHeader(WireInput& input, WireHeader& header) {
   });
 }
 
+// Reads the top level: the header in full, each entity only as far as its length (its
+// content is read by ForEachEntity). False when the top level does not parse.
 bool ReadFeed(std::string_view bytes, WireFeed& feed) {
+  feed.bytes_ = bytes;
   feed.header_ = WireHeader{};
   feed.has_header_ = false;
-  feed.entity_.clear();
-  CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                      static_cast<int>(bytes.size()));
-  WireInput input{in, bytes.data(), static_cast<int>(bytes.size())};
+  feed.failed_ = false;
+  WireInput input = MakeWireInput(bytes);
   return ReadFields(input, [&](std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
@@ -737,12 +820,55 @@ bool ReadFeed(std::string_view bytes, WireFeed& feed) {
         feed.has_header_ = true;
         return true;
       case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
-        ok = ReadEntity(input, feed.entity_.emplace_back());
+        ok = SkipBytes(input);
         return true;
       default:
         return false;
     }
   });
+}
+
+// Calls `f` on each entity of a feed ReadFeed accepted, in order, each read into the same
+// WireEntity (as fresh as the generated parser's new FeedEntity). Stops at the first
+// entity that does not parse, with `feed.failed_` set.
+template <typename F>
+void ForEachEntity(const WireFeed& feed, F&& f) {
+  const std::string_view bytes = feed.bytes_;
+  WireInput input = MakeWireInput(bytes);
+  WireEntity entity;
+  const bool ok = ReadFields(input, [&](std::uint32_t tag, bool& field_ok) {
+    switch (tag) {
+      case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
+        field_ok = SkipBytes(input);  // read by ReadFeed
+        return true;
+      case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
+        entity = WireEntity{};
+        field_ok = ReadEntity(input, entity);
+        if (field_ok) {
+          f(std::as_const(entity));
+        }
+        return true;
+      default:
+        return false;
+    }
+  });
+  if (!ok) {
+    feed.failed_ = true;
+  }
+}
+
+// Whether visiting the entities found one that does not parse (never, for a FeedMessage
+// that the generated parser built).
+bool EntitiesFailed(const pb::FeedMessage& /*feed*/) { return false; }
+bool EntitiesFailed(const WireFeed& feed) { return feed.failed_; }
+
+base::Error NotAFeed(std::size_t size) {
+  return base::InvalidInput(
+      "not a GTFS-Realtime FeedMessage: {} bytes that do not parse as protobuf", size);
+}
+
+base::Error NoHeader() {
+  return base::InvalidInput("not a GTFS-Realtime FeedMessage: no header (field 1)");
 }
 
 // The records of a parsed feed, or the error for a feed that holds none of its kind.
@@ -751,6 +877,10 @@ base::Result<ResponseInfo> DecodeParsedFeed(const Feed& feed, std::string_view b
                                             const DecodeOptions& options, DecodedBatch& out) {
   RecordSink sink(Format::kGtfsRt, options, out);
   const OtherEntities other = DecodeFeed(feed, options, sink);
+  if (EntitiesFailed(feed)) {
+    sink.Rollback();
+    return NotAFeed(bytes.size());
+  }
   if (sink.records() == 0 && other.OfOtherKinds() > 0) {
     sink.Rollback();
     // The error path may parse again: the generated classes can show what is inside.
@@ -773,15 +903,6 @@ base::Result<ResponseInfo> DecodeParsedFeed(const Feed& feed, std::string_view b
   return info;
 }
 
-base::Error NotAFeed(std::size_t size) {
-  return base::InvalidInput(
-      "not a GTFS-Realtime FeedMessage: {} bytes that do not parse as protobuf", size);
-}
-
-base::Error NoHeader() {
-  return base::InvalidInput("not a GTFS-Realtime FeedMessage: no header (field 1)");
-}
-
 }  // namespace
 
 base::Result<ResponseInfo> DecodeGtfsRt(std::string_view bytes, const DecodeOptions& options,
@@ -790,12 +911,15 @@ base::Result<ResponseInfo> DecodeGtfsRt(std::string_view bytes, const DecodeOpti
     return base::InvalidInput("GTFS-Realtime message of {} bytes is larger than protobuf allows",
                               bytes.size());
   }
-  thread_local WireFeed feed;
+  WireFeed feed;
   if (!ReadFeed(bytes, feed)) {
     return NotAFeed(bytes.size());
   }
   if (!feed.has_header_) {
-    return NoHeader();
+    // Bytes that do not parse are that error rather than this one, as for the generated
+    // parser, which reads every entity before anyone looks for the header.
+    ForEachEntity(feed, [](const WireEntity& /*entity*/) {});
+    return feed.failed_ ? NotAFeed(bytes.size()) : NoHeader();
   }
   return DecodeParsedFeed(feed, bytes, options, out);
 }
