@@ -464,22 +464,37 @@ WireInput MakeWireInput(std::string_view bytes) {
 }
 
 // A varint as CodedInputStream reads one: at most 10 bytes, all inside the input, bits
-// past 64 dropped. `bytes` is how many it took.
-[[gnu::noinline]] bool ReadVarintSlow(WireInput& input, std::uint64_t& value, int& bytes) {
+// past 64 dropped. Returns the byte after it (nullptr when there is none), `bytes` how
+// many it took. Pointers by value: the caller's WireInput stays in registers.
+[[gnu::noinline]] const std::uint8_t* ReadVarintSlow(const std::uint8_t* p,
+                                                     const std::uint8_t* limit,
+                                                     std::uint64_t& value, int& bytes) {
   std::uint64_t result = 0;
-  for (int i = 0; i < 10; ++i) {
-    if (input.p == input.limit) {
-      return false;
+  if (limit - p >= 10) {  // the usual case: no end check per byte
+    for (int i = 0; i < 10; ++i) {
+      const std::uint8_t b = p[i];
+      result |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+      if (b < 0x80) {
+        value = result;
+        bytes = i + 1;
+        return p + i + 1;
+      }
     }
-    const std::uint8_t b = *input.p++;
+    return nullptr;
+  }
+  for (int i = 0; i < 10; ++i) {
+    if (p == limit) {
+      return nullptr;
+    }
+    const std::uint8_t b = *p++;
     result |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
     if (b < 0x80) {
       value = result;
       bytes = i + 1;
-      return true;
+      return p;
     }
   }
-  return false;
+  return nullptr;
 }
 
 [[gnu::always_inline]] inline bool ReadVarint(WireInput& input, std::uint64_t& value,
@@ -489,7 +504,19 @@ WireInput MakeWireInput(std::string_view bytes) {
     bytes = 1;
     return true;
   }
-  return ReadVarintSlow(input, value, bytes);
+  // Two bytes: lengths of 128 bytes to 16 KiB, i.e. most entities and vehicles.
+  if (input.limit - input.p >= 2 && input.p[1] < 0x80) {
+    value = (input.p[0] & 0x7fU) | (static_cast<std::uint64_t>(input.p[1]) << 7);
+    input.p += 2;
+    bytes = 2;
+    return true;
+  }
+  const std::uint8_t* const next = ReadVarintSlow(input.p, input.limit, value, bytes);
+  if (next == nullptr) {
+    return false;
+  }
+  input.p = next;
+  return true;
 }
 
 [[gnu::always_inline]] inline bool ReadVarint64(WireInput& input, std::uint64_t& value) {
@@ -534,9 +561,11 @@ WireInput MakeWireInput(std::string_view bytes) {
   }
   std::uint64_t wide = 0;
   int bytes = 0;
-  if (!ReadVarintSlow(input, wide, bytes)) {
+  const std::uint8_t* const next = ReadVarintSlow(input.p, input.limit, wide, bytes);
+  if (next == nullptr) {
     return false;
   }
+  input.p = next;
   tag = static_cast<std::uint32_t>(wide);
   return (tag >> 3) != 0 && bytes <= 5;
 }
@@ -601,18 +630,21 @@ bool SkipUnknown(WireInput& input, std::uint32_t tag) {
   }
 }
 
-// Reads fields up to the current end; `on_field(tag, ok)` returns true when it consumed
-// the field (setting `ok`), false to have it skipped as unknown. False on bad input.
+// Reads fields up to the current end; `on_field(input, tag, ok)` returns true when it
+// consumed the field (setting `ok`), false to have it skipped as unknown. False on bad
+// input. Out-of-line calls get a copy of the input, never its address.
 template <typename OnField>
-bool ReadFields(WireInput& input, OnField&& on_field) {
+[[gnu::always_inline]] inline bool ReadFields(WireInput& input, OnField&& on_field) {
   while (input.p < input.end) {
     std::uint32_t tag = 0;
     if (!ReadTag(input, tag)) {
       return false;
     }
     bool ok = true;
-    if (!on_field(tag, ok)) {
-      ok = SkipUnknown(input, tag);
+    if (!on_field(input, tag, ok)) {
+      WireInput copy = input;
+      ok = SkipUnknown(copy, tag);
+      input.p = copy.p;
     }
     if (!ok) {
       return false;
@@ -634,29 +666,29 @@ bool ReadFields(WireInput& input, OnField&& on_field) {
 }
 
 // Presence of a length-delimited field whose content is not read.
-bool SkipBytes(WireInput& input) {
+[[gnu::always_inline]] inline bool SkipBytes(WireInput& input) {
   std::string_view ignored;
   return ReadView(input, ignored);
 }
 
+// A nested message, read through a WireInput of its own (its end, one level less of
+// nesting) that the compiler can keep in registers.
 template <typename OnField>
-bool ReadMessage(WireInput& input, OnField&& on_field) {
+[[gnu::always_inline]] inline bool ReadMessage(WireInput& input, OnField&& on_field) {
   int length = 0;
   if (!ReadLength(input, length) || length > input.end - input.p) {
     return false;
   }
-  if (--input.depth < 0) {
+  if (input.depth <= 0) {
     return false;
   }
-  const std::uint8_t* const outer_end = input.end;
-  input.end = input.p + length;
-  const bool ok = ReadFields(input, on_field);
-  input.end = outer_end;
-  ++input.depth;
+  WireInput inner{input.p, input.limit, input.p + length, input.depth - 1};
+  const bool ok = ReadFields(inner, on_field);
+  input.p = inner.p;
   return ok;
 }
 
-bool ReadFloat(WireInput& input, float& out, bool& has) {
+[[gnu::always_inline]] inline bool ReadFloat(WireInput& input, float& out, bool& has) {
   std::uint32_t bits = 0;
   if (!ReadFixed32(input, bits)) {
     return false;
@@ -666,20 +698,20 @@ bool ReadFloat(WireInput& input, float& out, bool& has) {
   return true;
 }
 
-bool ReadPosition(WireInput& input, WirePosition& position) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadPosition(WireInput& input, WirePosition& position) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::Position::kLatitudeFieldNumber, kFixed32):
-        ok = ReadFloat(input, position.latitude_, position.has_latitude_);
+        ok = ReadFloat(in, position.latitude_, position.has_latitude_);
         return true;
       case MakeTag(pb::Position::kLongitudeFieldNumber, kFixed32):
-        ok = ReadFloat(input, position.longitude_, position.has_longitude_);
+        ok = ReadFloat(in, position.longitude_, position.has_longitude_);
         return true;
       case MakeTag(pb::Position::kBearingFieldNumber, kFixed32):
-        ok = ReadFloat(input, position.bearing_, position.has_bearing_);
+        ok = ReadFloat(in, position.bearing_, position.has_bearing_);
         return true;
       case MakeTag(pb::Position::kSpeedFieldNumber, kFixed32):
-        ok = ReadFloat(input, position.speed_, position.has_speed_);
+        ok = ReadFloat(in, position.speed_, position.has_speed_);
         return true;
       default:
         return false;
@@ -687,24 +719,24 @@ bool ReadPosition(WireInput& input, WirePosition& position) {
   });
 }
 
-bool ReadTrip(WireInput& input, WireTrip& trip) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadTrip(WireInput& input, WireTrip& trip) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::TripDescriptor::kTripIdFieldNumber, kBytes):
-        ok = ReadView(input, trip.trip_id_);
+        ok = ReadView(in, trip.trip_id_);
         return true;
       case MakeTag(pb::TripDescriptor::kRouteIdFieldNumber, kBytes):
-        ok = ReadView(input, trip.route_id_);
+        ok = ReadView(in, trip.route_id_);
         return true;
       case MakeTag(pb::TripDescriptor::kStartTimeFieldNumber, kBytes):
-        ok = ReadView(input, trip.start_time_);
+        ok = ReadView(in, trip.start_time_);
         return true;
       case MakeTag(pb::TripDescriptor::kStartDateFieldNumber, kBytes):
-        ok = ReadView(input, trip.start_date_);
+        ok = ReadView(in, trip.start_date_);
         return true;
       case MakeTag(pb::TripDescriptor::kDirectionIdFieldNumber, kVarint):
         // uint32 on the wire is a varint truncated to 32 bits, as protobuf reads it.
-        ok = ReadVarint32(input, trip.direction_id_);
+        ok = ReadVarint32(in, trip.direction_id_);
         trip.has_direction_id_ = true;
         return true;
       default:
@@ -713,14 +745,14 @@ bool ReadTrip(WireInput& input, WireTrip& trip) {
   });
 }
 
-bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::VehicleDescriptor::kIdFieldNumber, kBytes):
-        ok = ReadView(input, descriptor.id_);
+        ok = ReadView(in, descriptor.id_);
         return true;
       case MakeTag(pb::VehicleDescriptor::kLabelFieldNumber, kBytes):
-        ok = ReadView(input, descriptor.label_);
+        ok = ReadView(in, descriptor.label_);
         return true;
       default:
         return false;
@@ -728,22 +760,22 @@ bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) 
   });
 }
 
-bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::VehiclePosition::kTripFieldNumber, kBytes):
-        ok = ReadTrip(input, vehicle.trip_);
+        ok = ReadTrip(in, vehicle.trip_);
         vehicle.has_trip_ = true;
         return true;
       case MakeTag(pb::VehiclePosition::kVehicleFieldNumber, kBytes):
-        ok = ReadVehicleDescriptor(input, vehicle.vehicle_);
+        ok = ReadVehicleDescriptor(in, vehicle.vehicle_);
         return true;
       case MakeTag(pb::VehiclePosition::kPositionFieldNumber, kBytes):
-        ok = ReadPosition(input, vehicle.position_);
+        ok = ReadPosition(in, vehicle.position_);
         vehicle.has_position_ = true;
         return true;
       case MakeTag(pb::VehiclePosition::kTimestampFieldNumber, kVarint):
-        ok = ReadVarint64(input, vehicle.timestamp_);
+        ok = ReadVarint64(in, vehicle.timestamp_);
         vehicle.has_timestamp_ = true;
         return true;
       default:
@@ -752,40 +784,40 @@ bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
   });
 }
 
-bool ReadEntity(WireInput& input, WireEntity& entity) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadEntity(WireInput& input, WireEntity& entity) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::FeedEntity::kIdFieldNumber, kBytes):
-        ok = ReadView(input, entity.id_);
+        ok = ReadView(in, entity.id_);
         return true;
       case MakeTag(pb::FeedEntity::kIsDeletedFieldNumber, kVarint): {
         std::uint64_t value = 0;
-        ok = ReadVarint64(input, value);
+        ok = ReadVarint64(in, value);
         entity.is_deleted_ = value != 0;
         return true;
       }
       case MakeTag(pb::FeedEntity::kVehicleFieldNumber, kBytes):
-        ok = ReadVehicle(input, entity.vehicle_);
+        ok = ReadVehicle(in, entity.vehicle_);
         entity.has_vehicle_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kTripUpdateFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_trip_update_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kAlertFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_alert_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kShapeFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_shape_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kStopFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_stop_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kTripModificationsFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_trip_modifications_ = true;
         return true;
       default:
@@ -794,10 +826,10 @@ bool ReadEntity(WireInput& input, WireEntity& entity) {
   });
 }
 
-bool ReadHeader(WireInput& input, WireHeader& header) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadHeader(WireInput& input, WireHeader& header) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     if (tag == MakeTag(pb::FeedHeader::kTimestampFieldNumber, kVarint)) {
-      ok = ReadVarint64(input, header.timestamp_);
+      ok = ReadVarint64(in, header.timestamp_);
       header.has_timestamp_ = true;
       return true;
     }
@@ -813,14 +845,14 @@ bool ReadFeed(std::string_view bytes, WireFeed& feed) {
   feed.has_header_ = false;
   feed.failed_ = false;
   WireInput input = MakeWireInput(bytes);
-  return ReadFields(input, [&](std::uint32_t tag, bool& ok) {
+  return ReadFields(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
-        ok = ReadHeader(input, feed.header_);
+        ok = ReadHeader(in, feed.header_);
         feed.has_header_ = true;
         return true;
       case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         return true;
       default:
         return false;
@@ -836,14 +868,14 @@ void ForEachEntity(const WireFeed& feed, F&& f) {
   const std::string_view bytes = feed.bytes_;
   WireInput input = MakeWireInput(bytes);
   WireEntity entity;
-  const bool ok = ReadFields(input, [&](std::uint32_t tag, bool& field_ok) {
+  const bool ok = ReadFields(input, [&](WireInput& in, std::uint32_t tag, bool& field_ok) {
     switch (tag) {
       case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
-        field_ok = SkipBytes(input);  // read by ReadFeed
+        field_ok = SkipBytes(in);  // read by ReadFeed
         return true;
       case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
         entity = WireEntity{};
-        field_ok = ReadEntity(input, entity);
+        field_ok = ReadEntity(in, entity);
         if (field_ok) {
           f(std::as_const(entity));
         }
