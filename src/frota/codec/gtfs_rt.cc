@@ -433,15 +433,25 @@ struct WireHeader {
   [[nodiscard]] std::uint64_t timestamp() const { return timestamp_; }
 };
 
-// A feed whose top level (framing, header) has been read; its entities stay bytes until
-// ForEachEntity reads them one at a time into one WireEntity, so a city-sized response
-// is never held as a second, parsed copy. An entity that does not parse sets `failed_`
-// and ends the visit: the caller undoes what it appended and reports the response.
+// A feed whose header has been read; its entities stay bytes until ForEachEntity reads
+// them one at a time into one WireEntity, so a city-sized response is never held as a
+// second, parsed copy. An entity that does not parse sets `failed_` and ends the visit:
+// the caller undoes what it appended and reports the response.
+//
+// Feeds put their header first, so usually ReadFeedHead reads the fields before the first
+// entity and the entities are then read and mapped in the same pass over the bytes
+// (`header_complete_` false). A header field after an entity would change what the
+// entities already mapped saw (protobuf merges it), so ForEachEntity then stops with
+// `late_header_` set, and the caller starts over with ReadFeed, which reads the whole
+// top level first (`header_complete_` true).
 struct WireFeed {
   std::string_view bytes_;
+  std::size_t entities_at_ = 0;  // where ForEachEntity starts reading
   WireHeader header_;
   bool has_header_ = false;
+  bool header_complete_ = false;
   mutable bool failed_ = false;
+  mutable bool late_header_ = false;
   [[nodiscard]] const WireHeader& header() const { return header_; }
 };
 
@@ -837,13 +847,46 @@ template <typename OnField>
   });
 }
 
-// Reads the top level: the header in full, each entity only as far as its length (its
-// content is read by ForEachEntity). False when the top level does not parse.
-bool ReadFeed(std::string_view bytes, WireFeed& feed) {
+// Reads the top-level fields before the first entity. True when they parse and hold
+// the header; the entities are then for ForEachEntity, from `feed.entities_at_`.
+bool ReadFeedHead(std::string_view bytes, WireFeed& feed) {
+  feed = WireFeed{};
   feed.bytes_ = bytes;
-  feed.header_ = WireHeader{};
-  feed.has_header_ = false;
-  feed.failed_ = false;
+  WireInput input = MakeWireInput(bytes);
+  const auto* const begin = input.p;
+  while (input.p < input.end) {
+    const std::uint8_t* const at = input.p;
+    std::uint32_t tag = 0;
+    if (!ReadTag(input, tag)) {
+      return false;
+    }
+    bool ok = true;
+    if (tag == MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes)) {
+      feed.entities_at_ = static_cast<std::size_t>(at - begin);
+      return feed.has_header_;
+    }
+    if (tag == MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes)) {
+      ok = ReadHeader(input, feed.header_);
+      feed.has_header_ = true;
+    } else {
+      WireInput copy = input;
+      ok = SkipUnknown(copy, tag);
+      input.p = copy.p;
+    }
+    if (!ok) {
+      return false;
+    }
+  }
+  feed.entities_at_ = bytes.size();
+  return feed.has_header_ && input.p == input.end;
+}
+
+// Reads the whole top level: the header in full, each entity only as far as its length
+// (its content is read by ForEachEntity). False when the top level does not parse.
+bool ReadFeed(std::string_view bytes, WireFeed& feed) {
+  feed = WireFeed{};
+  feed.bytes_ = bytes;
+  feed.header_complete_ = true;
   WireInput input = MakeWireInput(bytes);
   return ReadFields(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
@@ -860,18 +903,25 @@ bool ReadFeed(std::string_view bytes, WireFeed& feed) {
   });
 }
 
-// Calls `f` on each entity of a feed ReadFeed accepted, in order, each read into the same
-// WireEntity (as fresh as the generated parser's new FeedEntity). Stops at the first
-// entity that does not parse, with `feed.failed_` set.
+// Calls `f` on each entity of a feed ReadFeedHead or ReadFeed accepted, in order, each
+// read into the same WireEntity (as fresh as the generated parser's new FeedEntity).
+// Stops at the first entity that does not parse, or at a header field after entities
+// when the header was read by ReadFeedHead, with `feed.failed_` set.
 template <typename F>
 void ForEachEntity(const WireFeed& feed, F&& f) {
   const std::string_view bytes = feed.bytes_;
   WireInput input = MakeWireInput(bytes);
+  input.p += feed.entities_at_;
   WireEntity entity;
   const bool ok = ReadFields(input, [&](WireInput& in, std::uint32_t tag, bool& field_ok) {
     switch (tag) {
       case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
-        field_ok = SkipBytes(in);  // read by ReadFeed
+        if (feed.header_complete_) {
+          field_ok = SkipBytes(in);  // read by ReadFeed
+        } else {
+          feed.late_header_ = true;
+          field_ok = false;
+        }
         return true;
       case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
         entity = WireEntity{};
@@ -944,6 +994,13 @@ base::Result<ResponseInfo> DecodeGtfsRt(std::string_view bytes, const DecodeOpti
                               bytes.size());
   }
   WireFeed feed;
+  if (ReadFeedHead(bytes, feed)) {
+    auto result = DecodeParsedFeed(feed, bytes, options, out);
+    if (!feed.late_header_) {
+      return result;
+    }
+    // A header field after an entity: what was appended is undone; read it all first.
+  }
   if (!ReadFeed(bytes, feed)) {
     return NotAFeed(bytes.size());
   }
