@@ -1,6 +1,5 @@
 // GTFS-Realtime VehiclePositions → positions (semantics.md section 1, GTFS-RT column).
 #include <google/protobuf/arena.h>
-#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/wire_format_lite.h>
 
@@ -9,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <vector>
+#include <utility>
 
 #include "frota/codec/decode_internal.h"
 #include "frota/codec/gtfs_realtime.pb.h"
@@ -158,9 +157,18 @@ std::string DiagnoseTripUpdates(const pb::FeedMessage& feed) {
 
 std::string FloatText(float value) { return fmt::format("{}", value); }
 
+// Calls `f` on each entity of a generated FeedMessage, in order.
+template <typename F>
+void ForEachEntity(const pb::FeedMessage& feed, F&& f) {
+  for (const pb::FeedEntity& entity : feed.entity()) {
+    f(entity);
+  }
+}
+
 // Maps one parsed feed to records in `sink`; returns the entities it skipped. `Feed` is
 // the generated pb::FeedMessage or the zero-copy WireFeed: both answer the same
-// has_x()/x() questions, so the two decoders share this one mapping.
+// has_x()/x() questions and visit their entities with ForEachEntity, so the two decoders
+// share this one mapping.
 template <typename Feed>
 OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordSink& sink) {
   const auto& header = feed.header();
@@ -181,18 +189,18 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
     ingest_time = header_time;
   }
   if (!ingest_time) {
-    for (const auto& entity : feed.entity()) {
+    ForEachEntity(feed, [&](const auto& entity) {
       const std::uint64_t seconds = entity.vehicle().timestamp();
       if (entity.has_vehicle() && seconds != 0 &&
           static_cast<double>(seconds) <= kMaxEpochSeconds) {
         const base::Timestamp t = base::FromUnixSeconds(static_cast<std::int64_t>(seconds));
         ingest_time = ingest_time ? std::max(*ingest_time, t) : t;
       }
-    }
+    });
   }
 
   OtherEntities other;
-  for (const auto& entity : feed.entity()) {
+  ForEachEntity(feed, [&](const auto& entity) {
     if (!entity.has_vehicle() || entity.is_deleted()) {
       if (entity.is_deleted()) {
         ++other.deleted;
@@ -209,7 +217,7 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
       } else {
         ++other.empty;
       }
-      continue;
+      return;
     }
     const auto& vehicle = entity.vehicle();
     const auto& descriptor = vehicle.vehicle();
@@ -286,7 +294,7 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
 
     if (reason) {
       sink.AddRejection(*reason, vehicle_id, usable_event_time, ingest_time, detail.Take());
-      continue;
+      return;
     }
 
     model::Position& out = sink.AddPosition();
@@ -313,7 +321,7 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
         out.direction_id = static_cast<std::int8_t>(trip.direction_id());
       }
     }
-  }
+  });
   return other;
 }
 
@@ -322,15 +330,14 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
 // libprotobuf's generated parser copies every string of every entity into the message
 // and then the decoder copies it again into the Position; with a dozen strings per
 // vehicle that capped decoding near 2 M positions/s. This reader walks the same wire
-// format with libprotobuf's CodedInputStream and WireFormatLite (tags, varints, limits,
-// skipping unknown fields and groups) and keeps the text as views into the input.
+// format (tags, varints, lengths, skipping unknown fields and groups, with the limits
+// libprotobuf's parser applies) and keeps the text as views into the input.
 // Field numbers come from the generated classes, so gtfs_realtime.proto stays the one
 // statement of the schema. It follows protobuf's rules where they matter here: a
 // known field with an unexpected wire type is skipped as unknown, a singular message
 // that occurs twice is merged, the last scalar wins. The fuzz harness holds it to the
 // generated parser: same records, same errors.
 
-using google::protobuf::io::CodedInputStream;
 using WireFormat = google::protobuf::internal::WireFormatLite;
 
 constexpr std::uint32_t MakeTag(int field, WireFormat::WireType type) {
@@ -426,61 +433,193 @@ struct WireHeader {
   [[nodiscard]] std::uint64_t timestamp() const { return timestamp_; }
 };
 
+// A feed whose header has been read; its entities stay bytes until ForEachEntity reads
+// them one at a time into one WireEntity, so a city-sized response is never held as a
+// second, parsed copy. An entity that does not parse sets `failed_` and ends the visit:
+// the caller undoes what it appended and reports the response.
+//
+// Feeds put their header first, so usually ReadFeedHead reads the fields before the first
+// entity and the entities are then read and mapped in the same pass over the bytes
+// (`header_complete_` false). A header field after an entity would change what the
+// entities already mapped saw (protobuf merges it), so ForEachEntity then stops with
+// `late_header_` set, and the caller starts over with ReadFeed, which reads the whole
+// top level first (`header_complete_` true).
 struct WireFeed {
+  std::string_view bytes_;
+  std::size_t entities_at_ = 0;  // where ForEachEntity starts reading
   WireHeader header_;
   bool has_header_ = false;
-  std::vector<WireEntity> entity_;  // reused between responses: clear() keeps capacity
+  bool header_complete_ = false;
+  mutable bool failed_ = false;
+  mutable bool late_header_ = false;
   [[nodiscard]] const WireHeader& header() const { return header_; }
-  [[nodiscard]] const std::vector<WireEntity>& entity() const { return entity_; }
 };
 
-// The input and the end of the message being read. Ends are tracked here rather than
-// with CodedInputStream::PushLimit, whose calls (not inlined) cost as much as the rest
-// of the parse; a field that runs past its message's end fails the parse either way.
+// The input, the end of the message being read, and the nesting left. Reads go through
+// plain pointers: CodedInputStream's bookkeeping (positions recomputed from its counters
+// at every tag, varints of more than one byte out of line) cost more than the rest of
+// the parse. Scalars may run past their message's end as long as they stay inside the
+// input, as with CodedInputStream over a flat array; the message then fails its final
+// end check, so the outcome is the same.
 struct WireInput {
-  CodedInputStream& in;
-  const char* base;  // the whole response, a flat array: text is viewed in place
-  int end;           // position where the current message ends
-  int depth = 100;   // nesting left, as libprotobuf counts it (its default limit)
+  const std::uint8_t* p;      // the next byte
+  const std::uint8_t* limit;  // the end of the whole response, a flat array
+  const std::uint8_t* end;    // the end of the current message
+  int depth = 100;            // nesting left, as libprotobuf counts it (its default limit)
 };
 
-// A tag as libprotobuf's parser accepts it: at most 5 varint bytes (CodedInputStream
-// alone would read 10), bits past 32 dropped, field number > 0.
-[[gnu::always_inline]] inline bool ReadTag(WireInput& input, std::uint32_t& tag) {
-  const int at = input.in.CurrentPosition();
-  tag = input.in.ReadTag();
-  return (tag >> 3) != 0 && input.in.CurrentPosition() - at <= 5;
+WireInput MakeWireInput(std::string_view bytes) {
+  const auto* begin = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  return WireInput{begin, begin + bytes.size(), begin + bytes.size()};
 }
 
-[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length);
+// A varint as CodedInputStream reads one: at most 10 bytes, all inside the input, bits
+// past 64 dropped. Returns the byte after it (nullptr when there is none), `bytes` how
+// many it took. Pointers by value: the caller's WireInput stays in registers.
+[[gnu::noinline]] const std::uint8_t* ReadVarintSlow(const std::uint8_t* p,
+                                                     const std::uint8_t* limit,
+                                                     std::uint64_t& value, int& bytes) {
+  std::uint64_t result = 0;
+  if (limit - p >= 10) {  // the usual case: no end check per byte
+    for (int i = 0; i < 10; ++i) {
+      const std::uint8_t b = p[i];
+      result |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+      if (b < 0x80) {
+        value = result;
+        bytes = i + 1;
+        return p + i + 1;
+      }
+    }
+    return nullptr;
+  }
+  for (int i = 0; i < 10; ++i) {
+    if (p == limit) {
+      return nullptr;
+    }
+    const std::uint8_t b = *p++;
+    result |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      value = result;
+      bytes = i + 1;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+[[gnu::always_inline]] inline bool ReadVarint(WireInput& input, std::uint64_t& value,
+                                              int& bytes) {
+  if (input.p < input.limit && *input.p < 0x80) {
+    value = *input.p++;
+    bytes = 1;
+    return true;
+  }
+  // Two bytes: lengths of 128 bytes to 16 KiB, i.e. most entities and vehicles.
+  if (input.limit - input.p >= 2 && input.p[1] < 0x80) {
+    value = (input.p[0] & 0x7fU) | (static_cast<std::uint64_t>(input.p[1]) << 7);
+    input.p += 2;
+    bytes = 2;
+    return true;
+  }
+  const std::uint8_t* const next = ReadVarintSlow(input.p, input.limit, value, bytes);
+  if (next == nullptr) {
+    return false;
+  }
+  input.p = next;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool ReadVarint64(WireInput& input, std::uint64_t& value) {
+  int bytes = 0;
+  return ReadVarint(input, value, bytes);
+}
+
+// uint32 fields: the same varint, truncated to 32 bits, as protobuf reads them.
+[[gnu::always_inline]] inline bool ReadVarint32(WireInput& input, std::uint32_t& value) {
+  std::uint64_t wide = 0;
+  int bytes = 0;
+  if (!ReadVarint(input, wide, bytes)) {
+    return false;
+  }
+  value = static_cast<std::uint32_t>(wide);
+  return true;
+}
+
+[[gnu::always_inline]] inline bool ReadFixed32(WireInput& input, std::uint32_t& value) {
+  if (input.limit - input.p < 4) {
+    return false;
+  }
+  std::memcpy(&value, input.p, sizeof value);  // little-endian, as on every target frota has
+  input.p += 4;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool SkipFixed64(WireInput& input) {
+  if (input.limit - input.p < 8) {
+    return false;
+  }
+  input.p += 8;
+  return true;
+}
+
+// A tag as libprotobuf's parser accepts it: at most 5 varint bytes, bits past 32
+// dropped, field number > 0.
+[[gnu::always_inline]] inline bool ReadTag(WireInput& input, std::uint32_t& tag) {
+  if (input.p < input.limit && *input.p < 0x80) {
+    tag = *input.p++;
+    return (tag >> 3) != 0;
+  }
+  std::uint64_t wide = 0;
+  int bytes = 0;
+  const std::uint8_t* const next = ReadVarintSlow(input.p, input.limit, wide, bytes);
+  if (next == nullptr) {
+    return false;
+  }
+  input.p = next;
+  tag = static_cast<std::uint32_t>(wide);
+  return (tag >> 3) != 0 && bytes <= 5;
+}
+
+// The length of a length-delimited field: at most 5 varint bytes and at most INT_MAX, as
+// libprotobuf's parser requires.
+[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length) {
+  std::uint64_t value = 0;
+  int bytes = 0;
+  if (!ReadVarint(input, value, bytes) || bytes > 5 ||
+      value > static_cast<std::uint64_t>(INT_MAX)) {
+    return false;
+  }
+  length = static_cast<int>(value);
+  return true;
+}
 
 // Skips an unknown field (or a known one with an unexpected wire type) the way
 // libprotobuf does, groups included; an end-group tag that closes nothing is an error.
 bool SkipUnknown(WireInput& input, std::uint32_t tag) {
-  CodedInputStream& in = input.in;
   switch (static_cast<WireFormat::WireType>(tag & 7)) {
     case WireFormat::WIRETYPE_VARINT: {
       std::uint64_t value = 0;
-      return in.ReadVarint64(&value);
+      return ReadVarint64(input, value);
     }
-    case WireFormat::WIRETYPE_FIXED64: {
-      std::uint64_t value = 0;
-      return in.ReadLittleEndian64(&value);
-    }
+    case WireFormat::WIRETYPE_FIXED64:
+      return SkipFixed64(input);
     case WireFormat::WIRETYPE_FIXED32: {
       std::uint32_t value = 0;
-      return in.ReadLittleEndian32(&value);
+      return ReadFixed32(input, value);
     }
     case WireFormat::WIRETYPE_LENGTH_DELIMITED: {
       int length = 0;
-      return ReadLength(input, length) && length <= input.end - in.CurrentPosition() &&
-             in.Skip(length);
+      if (!ReadLength(input, length) || length > input.end - input.p) {
+        return false;
+      }
+      input.p += length;
+      return true;
     }
     case WireFormat::WIRETYPE_START_GROUP: {
       if (--input.depth < 0) {
         return false;
       }
-      while (in.CurrentPosition() < input.end) {
+      while (input.p < input.end) {
         std::uint32_t inner = 0;
         if (!ReadTag(input, inner)) {
           return false;
@@ -501,82 +640,67 @@ bool SkipUnknown(WireInput& input, std::uint32_t tag) {
   }
 }
 
-// Reads fields up to the current end; `on_field(tag, ok)` returns true when it consumed
-// the field (setting `ok`), false to have it skipped as unknown. False on bad input.
+// Reads fields up to the current end; `on_field(input, tag, ok)` returns true when it
+// consumed the field (setting `ok`), false to have it skipped as unknown. False on bad
+// input. Out-of-line calls get a copy of the input, never its address.
 template <typename OnField>
-bool ReadFields(WireInput& input, OnField&& on_field) {
-  CodedInputStream& in = input.in;
-  while (in.CurrentPosition() < input.end) {
+[[gnu::always_inline]] inline bool ReadFields(WireInput& input, OnField&& on_field) {
+  while (input.p < input.end) {
     std::uint32_t tag = 0;
     if (!ReadTag(input, tag)) {
       return false;
     }
     bool ok = true;
-    if (!on_field(tag, ok)) {
-      ok = SkipUnknown(input, tag);
+    if (!on_field(input, tag, ok)) {
+      WireInput copy = input;
+      ok = SkipUnknown(copy, tag);
+      input.p = copy.p;
     }
     if (!ok) {
       return false;
     }
   }
-  return in.CurrentPosition() == input.end;
-}
-
-// The length of a length-delimited field: at most 5 varint bytes and below 2 GiB, as
-// libprotobuf's parser requires (CodedInputStream alone would take 10 bytes).
-[[gnu::always_inline]] inline bool ReadLength(WireInput& input, int& length) {
-  const int at = input.in.CurrentPosition();
-  if (!input.in.ReadVarintSizeAsInt(&length)) {
-    return false;
-  }
-  const int used = input.in.CurrentPosition() - at;
-  return used < 5 || (used == 5 && static_cast<std::uint8_t>(input.base[at + 4]) < 8);
+  return input.p == input.end;
 }
 
 // A length-delimited field's bytes, viewed in place.
 [[gnu::always_inline]] inline bool ReadView(WireInput& input, std::string_view& out) {
   int length = 0;
-  if (!ReadLength(input, length)) {
+  if (!ReadLength(input, length) || length > input.end - input.p) {
     return false;
   }
-  const int at = input.in.CurrentPosition();
-  if (length > input.end - at || !input.in.Skip(length)) {
-    return false;
-  }
-  out = std::string_view(input.base + at, static_cast<std::size_t>(length));
+  out = std::string_view(reinterpret_cast<const char*>(input.p),
+                         static_cast<std::size_t>(length));
+  input.p += length;
   return true;
 }
 
 // Presence of a length-delimited field whose content is not read.
-bool SkipBytes(WireInput& input) {
+[[gnu::always_inline]] inline bool SkipBytes(WireInput& input) {
   std::string_view ignored;
   return ReadView(input, ignored);
 }
 
+// A nested message, read through a WireInput of its own (its end, one level less of
+// nesting) that the compiler can keep in registers.
 template <typename OnField>
-bool ReadMessage(WireInput& input, OnField&& on_field) {
+[[gnu::always_inline]] inline bool ReadMessage(WireInput& input, OnField&& on_field) {
   int length = 0;
-  if (!ReadLength(input, length)) {
+  if (!ReadLength(input, length) || length > input.end - input.p) {
     return false;
   }
-  const int at = input.in.CurrentPosition();
-  if (length > input.end - at) {
+  if (input.depth <= 0) {
     return false;
   }
-  if (--input.depth < 0) {
-    return false;
-  }
-  const int outer_end = input.end;
-  input.end = at + length;
-  const bool ok = ReadFields(input, on_field);
-  input.end = outer_end;
-  ++input.depth;
+  WireInput inner{input.p, input.limit, input.p + length, input.depth - 1};
+  const bool ok = ReadFields(inner, on_field);
+  input.p = inner.p;
   return ok;
 }
 
-bool ReadFloat(CodedInputStream& in, float& out, bool& has) {
+[[gnu::always_inline]] inline bool ReadFloat(WireInput& input, float& out, bool& has) {
   std::uint32_t bits = 0;
-  if (!in.ReadLittleEndian32(&bits)) {
+  if (!ReadFixed32(input, bits)) {
     return false;
   }
   out = Fixed32AsFloat(bits);
@@ -584,20 +708,20 @@ bool ReadFloat(CodedInputStream& in, float& out, bool& has) {
   return true;
 }
 
-bool ReadPosition(WireInput& input, WirePosition& position) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadPosition(WireInput& input, WirePosition& position) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::Position::kLatitudeFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.latitude_, position.has_latitude_);
+        ok = ReadFloat(in, position.latitude_, position.has_latitude_);
         return true;
       case MakeTag(pb::Position::kLongitudeFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.longitude_, position.has_longitude_);
+        ok = ReadFloat(in, position.longitude_, position.has_longitude_);
         return true;
       case MakeTag(pb::Position::kBearingFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.bearing_, position.has_bearing_);
+        ok = ReadFloat(in, position.bearing_, position.has_bearing_);
         return true;
       case MakeTag(pb::Position::kSpeedFieldNumber, kFixed32):
-        ok = ReadFloat(input.in, position.speed_, position.has_speed_);
+        ok = ReadFloat(in, position.speed_, position.has_speed_);
         return true;
       default:
         return false;
@@ -605,24 +729,24 @@ bool ReadPosition(WireInput& input, WirePosition& position) {
   });
 }
 
-bool ReadTrip(WireInput& input, WireTrip& trip) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadTrip(WireInput& input, WireTrip& trip) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::TripDescriptor::kTripIdFieldNumber, kBytes):
-        ok = ReadView(input, trip.trip_id_);
+        ok = ReadView(in, trip.trip_id_);
         return true;
       case MakeTag(pb::TripDescriptor::kRouteIdFieldNumber, kBytes):
-        ok = ReadView(input, trip.route_id_);
+        ok = ReadView(in, trip.route_id_);
         return true;
       case MakeTag(pb::TripDescriptor::kStartTimeFieldNumber, kBytes):
-        ok = ReadView(input, trip.start_time_);
+        ok = ReadView(in, trip.start_time_);
         return true;
       case MakeTag(pb::TripDescriptor::kStartDateFieldNumber, kBytes):
-        ok = ReadView(input, trip.start_date_);
+        ok = ReadView(in, trip.start_date_);
         return true;
       case MakeTag(pb::TripDescriptor::kDirectionIdFieldNumber, kVarint):
         // uint32 on the wire is a varint truncated to 32 bits, as protobuf reads it.
-        ok = input.in.ReadVarint32(&trip.direction_id_);
+        ok = ReadVarint32(in, trip.direction_id_);
         trip.has_direction_id_ = true;
         return true;
       default:
@@ -631,14 +755,14 @@ bool ReadTrip(WireInput& input, WireTrip& trip) {
   });
 }
 
-bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::VehicleDescriptor::kIdFieldNumber, kBytes):
-        ok = ReadView(input, descriptor.id_);
+        ok = ReadView(in, descriptor.id_);
         return true;
       case MakeTag(pb::VehicleDescriptor::kLabelFieldNumber, kBytes):
-        ok = ReadView(input, descriptor.label_);
+        ok = ReadView(in, descriptor.label_);
         return true;
       default:
         return false;
@@ -646,22 +770,22 @@ bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) 
   });
 }
 
-bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::VehiclePosition::kTripFieldNumber, kBytes):
-        ok = ReadTrip(input, vehicle.trip_);
+        ok = ReadTrip(in, vehicle.trip_);
         vehicle.has_trip_ = true;
         return true;
       case MakeTag(pb::VehiclePosition::kVehicleFieldNumber, kBytes):
-        ok = ReadVehicleDescriptor(input, vehicle.vehicle_);
+        ok = ReadVehicleDescriptor(in, vehicle.vehicle_);
         return true;
       case MakeTag(pb::VehiclePosition::kPositionFieldNumber, kBytes):
-        ok = ReadPosition(input, vehicle.position_);
+        ok = ReadPosition(in, vehicle.position_);
         vehicle.has_position_ = true;
         return true;
       case MakeTag(pb::VehiclePosition::kTimestampFieldNumber, kVarint):
-        ok = input.in.ReadVarint64(&vehicle.timestamp_);
+        ok = ReadVarint64(in, vehicle.timestamp_);
         vehicle.has_timestamp_ = true;
         return true;
       default:
@@ -670,40 +794,40 @@ bool ReadVehicle(WireInput& input, WireVehicle& vehicle) {
   });
 }
 
-bool ReadEntity(WireInput& input, WireEntity& entity) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadEntity(WireInput& input, WireEntity& entity) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::FeedEntity::kIdFieldNumber, kBytes):
-        ok = ReadView(input, entity.id_);
+        ok = ReadView(in, entity.id_);
         return true;
       case MakeTag(pb::FeedEntity::kIsDeletedFieldNumber, kVarint): {
         std::uint64_t value = 0;
-        ok = input.in.ReadVarint64(&value);
+        ok = ReadVarint64(in, value);
         entity.is_deleted_ = value != 0;
         return true;
       }
       case MakeTag(pb::FeedEntity::kVehicleFieldNumber, kBytes):
-        ok = ReadVehicle(input, entity.vehicle_);
+        ok = ReadVehicle(in, entity.vehicle_);
         entity.has_vehicle_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kTripUpdateFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_trip_update_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kAlertFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_alert_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kShapeFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_shape_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kStopFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_stop_ = true;
         return true;
       case MakeTag(pb::FeedEntity::kTripModificationsFieldNumber, kBytes):
-        ok = SkipBytes(input);
+        ok = SkipBytes(in);
         entity.has_trip_modifications_ = true;
         return true;
       default:
@@ -712,10 +836,10 @@ bool ReadEntity(WireInput& input, WireEntity& entity) {
   });
 }
 
-bool ReadHeader(WireInput& input, WireHeader& header) {
-  return ReadMessage(input, [&](std::uint32_t tag, bool& ok) {
+[[gnu::always_inline]] inline bool ReadHeader(WireInput& input, WireHeader& header) {
+  return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     if (tag == MakeTag(pb::FeedHeader::kTimestampFieldNumber, kVarint)) {
-      ok = input.in.ReadVarint64(&header.timestamp_);
+      ok = ReadVarint64(in, header.timestamp_);
       header.has_timestamp_ = true;
       return true;
     }
@@ -723,26 +847,110 @@ bool ReadHeader(WireInput& input, WireHeader& header) {
   });
 }
 
+// Reads the top-level fields before the first entity. True when they parse and hold
+// the header; the entities are then for ForEachEntity, from `feed.entities_at_`.
+bool ReadFeedHead(std::string_view bytes, WireFeed& feed) {
+  feed = WireFeed{};
+  feed.bytes_ = bytes;
+  WireInput input = MakeWireInput(bytes);
+  const auto* const begin = input.p;
+  while (input.p < input.end) {
+    const std::uint8_t* const at = input.p;
+    std::uint32_t tag = 0;
+    if (!ReadTag(input, tag)) {
+      return false;
+    }
+    bool ok = true;
+    if (tag == MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes)) {
+      feed.entities_at_ = static_cast<std::size_t>(at - begin);
+      return feed.has_header_;
+    }
+    if (tag == MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes)) {
+      ok = ReadHeader(input, feed.header_);
+      feed.has_header_ = true;
+    } else {
+      WireInput copy = input;
+      ok = SkipUnknown(copy, tag);
+      input.p = copy.p;
+    }
+    if (!ok) {
+      return false;
+    }
+  }
+  feed.entities_at_ = bytes.size();
+  return feed.has_header_ && input.p == input.end;
+}
+
+// Reads the whole top level: the header in full, each entity only as far as its length
+// (its content is read by ForEachEntity). False when the top level does not parse.
 bool ReadFeed(std::string_view bytes, WireFeed& feed) {
-  feed.header_ = WireHeader{};
-  feed.has_header_ = false;
-  feed.entity_.clear();
-  CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                      static_cast<int>(bytes.size()));
-  WireInput input{in, bytes.data(), static_cast<int>(bytes.size())};
-  return ReadFields(input, [&](std::uint32_t tag, bool& ok) {
+  feed = WireFeed{};
+  feed.bytes_ = bytes;
+  feed.header_complete_ = true;
+  WireInput input = MakeWireInput(bytes);
+  return ReadFields(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
-        ok = ReadHeader(input, feed.header_);
+        ok = ReadHeader(in, feed.header_);
         feed.has_header_ = true;
         return true;
       case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
-        ok = ReadEntity(input, feed.entity_.emplace_back());
+        ok = SkipBytes(in);
         return true;
       default:
         return false;
     }
   });
+}
+
+// Calls `f` on each entity of a feed ReadFeedHead or ReadFeed accepted, in order, each
+// read into the same WireEntity (as fresh as the generated parser's new FeedEntity).
+// Stops at the first entity that does not parse, or at a header field after entities
+// when the header was read by ReadFeedHead, with `feed.failed_` set.
+template <typename F>
+void ForEachEntity(const WireFeed& feed, F&& f) {
+  const std::string_view bytes = feed.bytes_;
+  WireInput input = MakeWireInput(bytes);
+  input.p += feed.entities_at_;
+  WireEntity entity;
+  const bool ok = ReadFields(input, [&](WireInput& in, std::uint32_t tag, bool& field_ok) {
+    switch (tag) {
+      case MakeTag(pb::FeedMessage::kHeaderFieldNumber, kBytes):
+        if (feed.header_complete_) {
+          field_ok = SkipBytes(in);  // read by ReadFeed
+        } else {
+          feed.late_header_ = true;
+          field_ok = false;
+        }
+        return true;
+      case MakeTag(pb::FeedMessage::kEntityFieldNumber, kBytes):
+        entity = WireEntity{};
+        field_ok = ReadEntity(in, entity);
+        if (field_ok) {
+          f(std::as_const(entity));
+        }
+        return true;
+      default:
+        return false;
+    }
+  });
+  if (!ok) {
+    feed.failed_ = true;
+  }
+}
+
+// Whether visiting the entities found one that does not parse (never, for a FeedMessage
+// that the generated parser built).
+bool EntitiesFailed(const pb::FeedMessage& /*feed*/) { return false; }
+bool EntitiesFailed(const WireFeed& feed) { return feed.failed_; }
+
+base::Error NotAFeed(std::size_t size) {
+  return base::InvalidInput(
+      "not a GTFS-Realtime FeedMessage: {} bytes that do not parse as protobuf", size);
+}
+
+base::Error NoHeader() {
+  return base::InvalidInput("not a GTFS-Realtime FeedMessage: no header (field 1)");
 }
 
 // The records of a parsed feed, or the error for a feed that holds none of its kind.
@@ -751,6 +959,10 @@ base::Result<ResponseInfo> DecodeParsedFeed(const Feed& feed, std::string_view b
                                             const DecodeOptions& options, DecodedBatch& out) {
   RecordSink sink(Format::kGtfsRt, options, out);
   const OtherEntities other = DecodeFeed(feed, options, sink);
+  if (EntitiesFailed(feed)) {
+    sink.Rollback();
+    return NotAFeed(bytes.size());
+  }
   if (sink.records() == 0 && other.OfOtherKinds() > 0) {
     sink.Rollback();
     // The error path may parse again: the generated classes can show what is inside.
@@ -773,15 +985,6 @@ base::Result<ResponseInfo> DecodeParsedFeed(const Feed& feed, std::string_view b
   return info;
 }
 
-base::Error NotAFeed(std::size_t size) {
-  return base::InvalidInput(
-      "not a GTFS-Realtime FeedMessage: {} bytes that do not parse as protobuf", size);
-}
-
-base::Error NoHeader() {
-  return base::InvalidInput("not a GTFS-Realtime FeedMessage: no header (field 1)");
-}
-
 }  // namespace
 
 base::Result<ResponseInfo> DecodeGtfsRt(std::string_view bytes, const DecodeOptions& options,
@@ -790,12 +993,22 @@ base::Result<ResponseInfo> DecodeGtfsRt(std::string_view bytes, const DecodeOpti
     return base::InvalidInput("GTFS-Realtime message of {} bytes is larger than protobuf allows",
                               bytes.size());
   }
-  thread_local WireFeed feed;
+  WireFeed feed;
+  if (ReadFeedHead(bytes, feed)) {
+    auto result = DecodeParsedFeed(feed, bytes, options, out);
+    if (!feed.late_header_) {
+      return result;
+    }
+    // A header field after an entity: what was appended is undone; read it all first.
+  }
   if (!ReadFeed(bytes, feed)) {
     return NotAFeed(bytes.size());
   }
   if (!feed.has_header_) {
-    return NoHeader();
+    // Bytes that do not parse are that error rather than this one, as for the generated
+    // parser, which reads every entity before anyone looks for the header.
+    ForEachEntity(feed, [](const WireEntity& /*entity*/) {});
+    return feed.failed_ ? NotAFeed(bytes.size()) : NoHeader();
   }
   return DecodeParsedFeed(feed, bytes, options, out);
 }
