@@ -77,6 +77,9 @@ struct VehicleState {
   std::vector<OpenTrip> trips;
 };
 
+/// The `detail` of a duplicate: "event_time=" and the ISO 8601 time (base::FormatIso8601).
+std::string DuplicateDetail(Timestamp event_time);
+
 /// Orders a key's records: event time, then source name, then offset. The tie-break
 /// never depends on arrival, so the first "in source order" of equal event times is the
 /// same on every run (rule 5).
