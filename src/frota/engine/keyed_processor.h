@@ -187,8 +187,8 @@ class KeyedProcessor {
     // Sorted by Traits::Before from `head` on; elements before `head` were released
     // (moved from) and are dropped in bulk, so releasing never shifts the rest.
     std::vector<Record> pending;
-    std::size_t head = 0;
     Timestamp scheduled = kNever;  // the time of this key's live entry in due_
+    std::uint32_t head = 0;
   };
 
   static void Compact(Entry& entry) {

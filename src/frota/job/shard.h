@@ -46,35 +46,37 @@ struct OpenTrip {
 
 /// Everything the jobs remember about one vehicle (key = feed_id, vehicle_id).
 struct VehicleState {
+  // Laid out largest first, flags together: a million vehicles pay for every padding byte
+  // (BM_EngineMemoryPerVehicle).
   StringId feed_id = 0;
   StringId vehicle_id = 0;
-  // Rule 5: the event time of the last record released for the key.
-  bool has_released = false;
+  // Rule 5: the event time of the last record released for the key (has_released).
   Timestamp last_released;
-  // Rule 6 and speed: the last accepted position.
-  bool has_accepted = false;
+  // Rule 6 and speed: the last accepted position (has_accepted).
   Timestamp last_time;
   double last_lat = 0;
   double last_lon = 0;
   double last_cos_lat = 1;  // cos(last_lat), kept for the next distance (distance.h)
-  // fleet_hours and quality vehicles: the last hour (and mode) counted.
-  bool has_fleet_hour = false;
-  base::LocalHour fleet_hour;
-  model::Mode fleet_mode = model::Mode::kOther;
-  bool has_quality_hour = false;
-  base::LocalHour quality_hour;
-  // stops: the open candidate run.
-  bool run_open = false;
+  // stops: the open candidate run (run_open).
   Timestamp run_start;
   Timestamp run_last;
   double anchor_lat = 0;
   double anchor_lon = 0;
   double anchor_cos_lat = 1;
   std::int64_t run_positions = 0;
-  StringId run_route = 0;
-  model::Mode run_mode = model::Mode::kOther;
   // trips: open trips by (trip_id, trip_start_date).
   std::vector<OpenTrip> trips;
+  // fleet_hours and quality vehicles: the last hour (and mode) counted.
+  base::LocalHour fleet_hour;
+  base::LocalHour quality_hour;
+  StringId run_route = 0;
+  model::Mode fleet_mode = model::Mode::kOther;
+  model::Mode run_mode = model::Mode::kOther;
+  bool has_released = false;
+  bool has_accepted = false;
+  bool has_fleet_hour = false;
+  bool has_quality_hour = false;
+  bool run_open = false;
 };
 
 /// The `detail` of a duplicate: "event_time=" and the ISO 8601 time (base::FormatIso8601).
