@@ -80,8 +80,15 @@ class KeyedProcessor {
   explicit KeyedProcessor(Traits traits = Traits()) : traits_(std::move(traits)) {}
 
   /// Buffers `record` under `key`.
-  void Add(const KeyRef& key, Record&& record) {
-    const std::uint32_t index = IndexOf(key);
+  void Add(const KeyRef& key, Record&& record) { AddAt(KeyIndex(key), std::move(record)); }
+
+  /// The dense index of `key` (0, 1, 2... in order of first appearance), created with an
+  /// empty state if new. Indices stay valid until the processor is replaced (a restore
+  /// builds a new one), so a caller may cache them to skip the key lookup.
+  std::uint32_t KeyIndex(const KeyRef& key) { return IndexOf(key); }
+
+  /// Add() for a key already looked up with KeyIndex().
+  void AddAt(std::uint32_t index, Record&& record) {
     Entry& entry = entries_[index];
     auto& pending = entry.pending;
     const auto head = pending.begin() + static_cast<std::ptrdiff_t>(entry.head);
@@ -139,6 +146,8 @@ class KeyedProcessor {
   /// The state of `key`, created empty if new (for operators that need to touch a key
   /// outside Advance, e.g. to count a rejection).
   State& StateOf(const KeyRef& key) { return entries_[IndexOf(key)].state; }
+  /// The state of the key at `index` (from KeyIndex()).
+  State& StateAt(std::uint32_t index) { return entries_[index].state; }
 
   /// Visits every key (for snapshots): f(key, const State&, std::span<const Record> pending).
   template <typename F>
@@ -178,13 +187,15 @@ class KeyedProcessor {
     // Sorted by Traits::Before from `head` on; elements before `head` were released
     // (moved from) and are dropped in bulk, so releasing never shifts the rest.
     std::vector<Record> pending;
-    std::size_t head = 0;
     Timestamp scheduled = kNever;  // the time of this key's live entry in due_
+    std::uint32_t head = 0;
   };
 
   static void Compact(Entry& entry) {
     if (entry.head == entry.pending.size()) {
-      entry.pending.clear();
+      // Give the buffer back: a key with nothing pending may stay silent for good, and
+      // with many keys the kept capacity would outweigh their state.
+      std::vector<Record>().swap(entry.pending);
       entry.head = 0;
     } else if (entry.head >= 16) {
       entry.pending.erase(entry.pending.begin(),

@@ -95,12 +95,24 @@ model::PositionRecord Pipeline::InternCached(const model::Position& p) {
   r.reported_speed_kmh = p.reported_speed_kmh;
   r.bearing_deg = p.bearing_deg;
   r.altitude_m = p.altitude_m;
-  r.feed_id = feed_cache_.Get(p.feed_id, *strings_);
-  r.vehicle_id = strings_->Intern(p.vehicle_id);
-  r.route_id = route_cache_.Get(p.route_id, *strings_);
-  r.trip_id = trip_cache_.Get(p.trip_id, *strings_);
-  r.trip_start_date = date_cache_.Get(p.trip_start_date, *strings_);
-  r.trip_start_time = time_cache_.Get(p.trip_start_time, *strings_);
+  model::StringDictionary& strings = *strings_;
+  r.feed_id = feed_cache_.Get(p.feed_id, strings);
+  r.vehicle_id = strings.Intern(p.vehicle_id);
+  if (r.vehicle_id >= recent_by_vehicle_.size()) {
+    recent_by_vehicle_.resize(std::max<std::size_t>(r.vehicle_id + 1,
+                                                    recent_by_vehicle_.size() * 3 / 2));
+  }
+  RecentStrings& recent = recent_by_vehicle_[r.vehicle_id];
+  const auto reuse = [&strings](StringId& id, std::string_view text) {
+    if (strings.View(id) != text) {
+      id = strings.Intern(text);
+    }
+    return id;
+  };
+  r.route_id = reuse(recent.route, p.route_id);
+  r.trip_id = reuse(recent.trip, p.trip_id);
+  r.trip_start_date = reuse(recent.date, p.trip_start_date);
+  r.trip_start_time = reuse(recent.time, p.trip_start_time);
   r.direction_id = p.direction_id;
   r.on_ground = p.on_ground;
   r.mode = p.mode;

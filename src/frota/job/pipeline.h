@@ -119,8 +119,11 @@ class Pipeline {
     std::vector<model::PositionRecord> positions;
     std::vector<std::pair<StringId, model::Rejection>> rejections;  // (feed id, rejection)
   };
-  /// InternPosition with a one-entry cache per field: consecutive records mostly share
-  /// their feed, service date and start time, and often their route and trip.
+  /// InternPosition with caches: the vehicle id is interned (one hash lookup per record);
+  /// the feed through a one-entry cache (consecutive records mostly share it); route,
+  /// trip, service date and start time through the ids the same vehicle id had last time
+  /// (a vehicle keeps its trip for many records), compared by text, so a hit costs a
+  /// short memcmp and no hashing.
   model::PositionRecord InternCached(const model::Position& position);
   struct FieldCache {
     std::string text;
@@ -133,7 +136,16 @@ class Pipeline {
       return id;
     }
   };
-  FieldCache feed_cache_, route_cache_, trip_cache_, date_cache_, time_cache_;
+  FieldCache feed_cache_;
+  /// The last route, trip, date and start time ids seen with each vehicle id (indexed by
+  /// the vehicle id's string id).
+  struct RecentStrings {
+    StringId route = 0;
+    StringId trip = 0;
+    StringId date = 0;
+    StringId time = 0;
+  };
+  std::vector<RecentStrings> recent_by_vehicle_;
 
   std::size_t ShardIndexFor(base::PartitionId source_partition, std::uint64_t key_hash);
   [[nodiscard]] std::size_t FindShard(base::PartitionId partition) const;  // size(): absent

@@ -11,6 +11,7 @@
 #include "frota/engine/checkpoint.h"
 #include "frota/geo/grid.h"
 #include "frota/geo/haversine.h"
+#include "frota/job/distance.h"
 #include "frota/job/validation.h"
 
 namespace frota::job {
@@ -37,6 +38,43 @@ int LatencyBucket(std::chrono::microseconds lag_us) {
 
 }  // namespace
 
+std::string DuplicateDetail(Timestamp event_time) {
+  // fmt::format("event_time={}", base::FormatIso8601(t)) without fmt: duplicates are
+  // often most of a Rio archive (the API repeats positions across polls), and formatting
+  // dominated their cost. Years outside 0000-9999 take the general path.
+  using std::chrono::days;
+  const auto day = std::chrono::floor<days>(event_time);
+  const std::chrono::year_month_day ymd(day);
+  const int year = static_cast<int>(ymd.year());
+  if (year < 0 || year > 9999) {
+    return fmt::format("event_time={}", base::FormatIso8601(event_time));
+  }
+  const std::int64_t micros_of_day = (event_time - day).count();
+  const std::int64_t second_of_day = micros_of_day / 1'000'000;
+  const std::int64_t fraction = micros_of_day % 1'000'000;
+  char text[64] = "event_time=YYYY-MM-DDTHH:MM:SS";
+  const auto put = [&text](std::size_t at, std::int64_t value, int digits) {
+    for (int i = digits - 1; i >= 0; --i) {
+      text[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    }
+  };
+  put(11, year, 4);
+  put(16, static_cast<unsigned>(ymd.month()), 2);
+  put(19, static_cast<unsigned>(ymd.day()), 2);
+  put(22, second_of_day / 3600, 2);
+  put(25, (second_of_day / 60) % 60, 2);
+  put(28, second_of_day % 60, 2);
+  std::size_t size = 30;
+  if (fraction != 0) {
+    text[size++] = '.';
+    put(size, fraction, 6);
+    size += 6;
+  }
+  text[size++] = 'Z';
+  return {text, size};
+}
+
 bool PositionOrder::Before(const Record& a, const Record& b) const {
   if (a.event_time != b.event_time) {
     return a.event_time < b.event_time;
@@ -51,13 +89,6 @@ bool PositionOrder::Before(const Record& a, const Record& b) const {
   return a.source.offset < b.source.offset;
 }
 
-std::size_t Shard::CellKeyHash::operator()(const CellKey& k) const noexcept {
-  const auto packed = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.x)) << 32) ^
-                      static_cast<std::uint32_t>(k.y) ^
-                      (static_cast<std::uint64_t>(k.mode) << 61);
-  return std::hash<std::uint64_t>{}(packed * 0x9e3779b97f4a7c15ULL);
-}
-
 Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,
              std::shared_ptr<model::StringDictionary> strings)
     : partition_id_(partition_id),
@@ -67,10 +98,30 @@ Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCa
       vehicles_(PositionOrder(catalog)) {}
 
 void Shard::Add(model::PositionRecord&& position) {
-  const engine::KeyRef key{strings_->View(position.feed_id), strings_->View(position.vehicle_id),
-                           engine::KeyRef::CombineHashes(strings_->Hash(position.feed_id),
-                                                         strings_->Hash(position.vehicle_id))};
-  vehicles_.Add(key, std::move(position));
+  const StringId vehicle = position.vehicle_id;
+  if (vehicle >= entry_by_vehicle_.size()) {
+    entry_by_vehicle_.resize(std::max<std::size_t>(vehicle + 1, entry_by_vehicle_.size() * 3 / 2));
+  }
+  std::uint32_t& cached = entry_by_vehicle_[vehicle];
+  std::uint32_t index = 0;
+  if (cached != 0 && vehicles_.StateAt(cached - 1).feed_id == position.feed_id) {
+    index = cached - 1;
+  } else {
+    // First record of the vehicle id here, or the same vehicle id in another feed.
+    const engine::KeyRef key{strings_->View(position.feed_id), strings_->View(vehicle),
+                             engine::KeyRef::CombineHashes(strings_->Hash(position.feed_id),
+                                                           strings_->Hash(vehicle))};
+    index = vehicles_.KeyIndex(key);
+    VehicleState& state = vehicles_.StateAt(index);
+    if (state.vehicle_id == 0) {
+      state.feed_id = position.feed_id;
+      state.vehicle_id = vehicle;
+    }
+    if (cached == 0) {
+      cached = index + 1;
+    }
+  }
+  vehicles_.AddAt(index, std::move(position));
 }
 
 void Shard::Reject(StringId feed, model::Rejection&& rejection) {
@@ -113,7 +164,9 @@ model::EpochRows Shard::TakeRows() {
   model::EpochRows out = std::move(rows_);
   out.strings = strings_;
   rows_ = model::EpochRows();
-  rows_.positions.reserve(out.positions.size());  // the next batch is likely as big
+  // The next batch is likely as big; but not the burst of an end of input or a long-held
+  // watermark, which would stay reserved.
+  rows_.positions.reserve(std::min<std::size_t>(out.positions.size(), 1 << 16));
   return out;
 }
 
@@ -146,7 +199,7 @@ Shard::HourBucket& Shard::BucketFor(base::LocalHour hour) {
 }
 
 Shard::QualityCounts& Shard::QualityFor(StringId feed_id, Timestamp t) {
-  return BucketFor(LocalHourOf(t)).quality[feed_id];
+  return BucketFor(LocalHourOf(t)).QualityOf(feed_id);
 }
 
 void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
@@ -156,17 +209,17 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
   }
   // Rule 5: the same key and event time as a record already released.
   if (state.has_released && position.event_time == state.last_released) {
-    RejectPosition(position, RejectReason::kDuplicate,
-                   fmt::format("event_time={}", base::FormatIso8601(position.event_time)));
+    RejectPosition(position, RejectReason::kDuplicate, DuplicateDetail(position.event_time));
     return;
   }
   state.has_released = true;
   state.last_released = position.event_time;
 
   // Rule 6: implied speed from the last accepted position.
+  const CosPoint here = MakeCosPoint(position.lat, position.lon);
   double segment_m = 0;
   if (state.has_accepted) {
-    segment_m = geo::HaversineM(state.last_lat, state.last_lon, position.lat, position.lon);
+    segment_m = HaversineM(CosPoint{state.last_lat, state.last_lon, state.last_cos_lat}, here);
     const double elapsed_s =
         std::chrono::duration<double>(position.event_time - state.last_time).count();
     const double limit =
@@ -179,12 +232,12 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
       return;
     }
   }
-  AcceptPosition(state, position, segment_m);
+  AcceptPosition(state, position, here, segment_m);
   rows_.positions.push_back(position);
 }
 
 void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& position,
-                           double segment_m) {
+                           const CosPoint& here, double segment_m) {
   const base::LocalHour hour = LocalHourOf(position.event_time);
   HourBucket& bucket = BucketFor(hour);
 
@@ -207,7 +260,7 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
   }
 
   // fleet_hours and quality.
-  auto& fleet = bucket.fleet[position.mode];
+  auto& fleet = bucket.FleetOf(position.mode);
   if (!state.has_fleet_hour || state.fleet_hour != hour || state.fleet_mode != position.mode) {
     ++fleet.first;
     state.has_fleet_hour = true;
@@ -215,7 +268,7 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
     state.fleet_mode = position.mode;
   }
   ++fleet.second;
-  auto& quality = bucket.quality[position.feed_id];
+  auto& quality = bucket.QualityOf(position.feed_id);
   ++quality.accepted;
   ++quality.latency[static_cast<std::size_t>(LatencyBucket(position.ingest_time - position.event_time))];
   if (!state.has_quality_hour || state.quality_hour != hour) {
@@ -224,21 +277,25 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
     state.quality_hour = hour;
   }
 
-  UpdateStop(state, position);
+  UpdateStop(state, position, here);
   UpdateTrips(state, position, segment_m);
 
   state.has_accepted = true;
   state.last_time = position.event_time;
   state.last_lat = position.lat;
   state.last_lon = position.lon;
+  state.last_cos_lat = here.cos_lat;
 }
 
-void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& position) {
+void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& position,
+                       const CosPoint& here) {
   if (state.run_open) {
-    const double from_anchor =
-        geo::HaversineM(state.anchor_lat, state.anchor_lon, position.lat, position.lon);
+    const CosPoint anchor{state.anchor_lat, state.anchor_lon, state.anchor_cos_lat};
     const auto gap = position.event_time - state.run_last;
-    if (from_anchor <= config_->stop_radius_m && gap <= config_->stop_max_gap) {
+    // The cheap bound settles most moving vehicles; the exact distance decides the rest.
+    if (gap <= config_->stop_max_gap &&
+        !CertainlyFartherThan(anchor, here, config_->stop_radius_m) &&
+        HaversineM(anchor, here) <= config_->stop_radius_m) {
       state.run_last = position.event_time;
       ++state.run_positions;
       return;
@@ -251,6 +308,7 @@ void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& positio
   state.run_last = position.event_time;
   state.anchor_lat = position.lat;
   state.anchor_lon = position.lon;
+  state.anchor_cos_lat = here.cos_lat;
   state.run_positions = 1;
   state.run_route = position.route_id;
   state.run_mode = position.mode;
@@ -607,6 +665,7 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   s.last_time = base::FromUnixMicros(last_us);
   FROTA_ASSIGN_OR_RETURN(s.last_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.last_lon, r.F64());
+  s.last_cos_lat = MakeCosPoint(s.last_lat, s.last_lon).cos_lat;
   FROTA_ASSIGN_OR_RETURN(s.has_fleet_hour, r.Bool());
   FROTA_ASSIGN_OR_RETURN(s.fleet_hour, ReadHour(r));
   FROTA_ASSIGN_OR_RETURN(s.fleet_mode, ReadMode(r));
@@ -619,6 +678,7 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   s.run_last = base::FromUnixMicros(run_last_us);
   FROTA_ASSIGN_OR_RETURN(s.anchor_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.anchor_lon, r.F64());
+  s.anchor_cos_lat = MakeCosPoint(s.anchor_lat, s.anchor_lon).cos_lat;
   FROTA_ASSIGN_OR_RETURN(s.run_positions, r.SignedVarint());
   FROTA_ASSIGN_OR_RETURN(s.run_route, ReadId(r, strings));
   FROTA_ASSIGN_OR_RETURN(s.run_mode, ReadMode(r));
@@ -779,6 +839,7 @@ base::Status Shard::Restore(std::string_view bytes) {
   }
   vehicles.RescheduleAll(*this);
   vehicles_ = std::move(vehicles);
+  entry_by_vehicle_.clear();  // indices of the replaced processor
   hours_ = std::move(hours);
   last_bucket_ = nullptr;
   rows_ = model::EpochRows();

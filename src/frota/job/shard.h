@@ -14,6 +14,8 @@
 #include "frota/base/time_zone.h"
 #include "frota/engine/keyed_processor.h"
 #include "frota/job/config.h"
+#include "frota/job/distance.h"
+#include "frota/job/flat_map.h"
 #include "frota/model/position_record.h"
 #include "frota/model/rows.h"
 #include "frota/model/string_dictionary.h"
@@ -44,34 +46,41 @@ struct OpenTrip {
 
 /// Everything the jobs remember about one vehicle (key = feed_id, vehicle_id).
 struct VehicleState {
+  // Laid out largest first, flags together: a million vehicles pay for every padding byte
+  // (BM_EngineMemoryPerVehicle).
   StringId feed_id = 0;
   StringId vehicle_id = 0;
-  // Rule 5: the event time of the last record released for the key.
-  bool has_released = false;
+  // Rule 5: the event time of the last record released for the key (has_released).
   Timestamp last_released;
-  // Rule 6 and speed: the last accepted position.
-  bool has_accepted = false;
+  // Rule 6 and speed: the last accepted position (has_accepted).
   Timestamp last_time;
   double last_lat = 0;
   double last_lon = 0;
-  // fleet_hours and quality vehicles: the last hour (and mode) counted.
-  bool has_fleet_hour = false;
-  base::LocalHour fleet_hour;
-  model::Mode fleet_mode = model::Mode::kOther;
-  bool has_quality_hour = false;
-  base::LocalHour quality_hour;
-  // stops: the open candidate run.
-  bool run_open = false;
+  double last_cos_lat = 1;  // cos(last_lat), kept for the next distance (distance.h)
+  // stops: the open candidate run (run_open).
   Timestamp run_start;
   Timestamp run_last;
   double anchor_lat = 0;
   double anchor_lon = 0;
+  double anchor_cos_lat = 1;
   std::int64_t run_positions = 0;
-  StringId run_route = 0;
-  model::Mode run_mode = model::Mode::kOther;
   // trips: open trips by (trip_id, trip_start_date).
   std::vector<OpenTrip> trips;
+  // fleet_hours and quality vehicles: the last hour (and mode) counted.
+  base::LocalHour fleet_hour;
+  base::LocalHour quality_hour;
+  StringId run_route = 0;
+  model::Mode fleet_mode = model::Mode::kOther;
+  model::Mode run_mode = model::Mode::kOther;
+  bool has_released = false;
+  bool has_accepted = false;
+  bool has_fleet_hour = false;
+  bool has_quality_hour = false;
+  bool run_open = false;
 };
+
+/// The `detail` of a duplicate: "event_time=" and the ISO 8601 time (base::FormatIso8601).
+std::string DuplicateDetail(Timestamp event_time);
 
 /// Orders a key's records: event time, then source name, then offset. The tie-break
 /// never depends on arrival, so the first "in source order" of equal event times is the
@@ -138,8 +147,13 @@ class Shard {
     std::int32_t y;
     bool operator==(const CellKey&) const = default;
   };
-  struct CellKeyHash {
-    std::size_t operator()(const CellKey& k) const noexcept;
+  struct CellKeyHash {  // multiplicative: FlatMap takes the high bits
+    std::uint64_t operator()(const CellKey& k) const noexcept {
+      const auto packed = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.x)) << 32) ^
+                          static_cast<std::uint32_t>(k.y) ^
+                          (static_cast<std::uint64_t>(k.mode) << 61);
+      return packed * 0x9e3779b97f4a7c15ULL;
+    }
   };
   struct LineKey {
     model::Mode mode;
@@ -147,9 +161,9 @@ class Shard {
     bool operator==(const LineKey&) const = default;
   };
   struct LineKeyHash {
-    std::size_t operator()(const LineKey& k) const noexcept {
-      return (static_cast<std::size_t>(k.route_id) * 0x9e3779b97f4a7c15ULL) ^
-             static_cast<std::size_t>(k.mode);
+    std::uint64_t operator()(const LineKey& k) const noexcept {
+      return ((static_cast<std::uint64_t>(k.route_id) << 3) ^ static_cast<std::uint64_t>(k.mode)) *
+             0x9e3779b97f4a7c15ULL;
     }
   };
   struct QualityCounts {
@@ -161,18 +175,38 @@ class Shard {
   /// The open aggregates of one local hour.
   struct HourBucket {
     base::LocalHour hour;
-    std::unordered_map<CellKey, Sums, CellKeyHash> cells;
-    std::unordered_map<LineKey, Sums, LineKeyHash> lines;
+    FlatMap<CellKey, Sums, CellKeyHash> cells;
+    FlatMap<LineKey, Sums, LineKeyHash> lines;
     std::map<model::Mode, std::pair<std::int64_t, std::int64_t>> fleet;  // vehicles, positions
     std::map<StringId, QualityCounts> quality;                           // by feed_id
+    // The entries the last record used (map nodes never move): most records repeat them.
+    std::pair<std::int64_t, std::int64_t>* last_fleet = nullptr;
+    model::Mode last_fleet_mode = model::Mode::kOther;
+    QualityCounts* last_quality = nullptr;
+    StringId last_quality_feed = 0;
+    std::pair<std::int64_t, std::int64_t>& FleetOf(model::Mode mode) {
+      if (last_fleet == nullptr || last_fleet_mode != mode) {
+        last_fleet = &fleet[mode];
+        last_fleet_mode = mode;
+      }
+      return *last_fleet;
+    }
+    QualityCounts& QualityOf(StringId feed_id) {
+      if (last_quality == nullptr || last_quality_feed != feed_id) {
+        last_quality = &quality[feed_id];
+        last_quality_feed = feed_id;
+      }
+      return *last_quality;
+    }
   };
 
   HourBucket& BucketFor(base::LocalHour hour);
   /// Local hour of `t`, through a cache of the last hour's UTC span.
   base::LocalHour LocalHourOf(Timestamp t);
   void AcceptPosition(VehicleState& state, const model::PositionRecord& position,
-                      double segment_m);
-  void UpdateStop(VehicleState& state, const model::PositionRecord& position);
+                      const CosPoint& here, double segment_m);
+  void UpdateStop(VehicleState& state, const model::PositionRecord& position,
+                  const CosPoint& here);
   void CloseRun(VehicleState& state);
   void UpdateTrips(VehicleState& state, const model::PositionRecord& position, double segment_m);
   void EmitTrip(const VehicleState& state, const OpenTrip& trip);
@@ -188,6 +222,9 @@ class Shard {
   model::SourceCatalog* catalog_;
   std::shared_ptr<model::StringDictionary> strings_;
   engine::KeyedProcessor<PositionOrder> vehicles_;
+  // Key index + 1 in vehicles_ by vehicle string id (0: not looked up yet), for the
+  // vehicle's feed as its state records it: skips the key lookup on every record.
+  std::vector<std::uint32_t> entry_by_vehicle_;
   // Open hours by the instant they end (EndOfLocalHour); flushed when W reaches it.
   std::map<Timestamp, HourBucket> hours_;
   std::map<base::LocalHour, Timestamp> hour_ends_;  // memo of EndOfLocalHour

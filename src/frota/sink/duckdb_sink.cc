@@ -105,6 +105,12 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
   // it from recompressing the same partly filled row groups at every commit. Closing the
   // database checkpoints; a crash replays the log on the next open.
   FROTA_RETURN_IF_ERROR(db->Execute("SET checkpoint_threshold = '1GB'"));
+  // One DuckDB thread: the commit runs on the runner's commit thread while the jobs and
+  // the decoder use the other cores. With DuckDB's default (a thread per core) the
+  // committing thread waits for its workers by polling the task queue, which burned most
+  // of a core during a replay (perf: pthread_mutex_lock/unlock under
+  // PendingQueryResult::ExecuteTask) and starved the pipeline.
+  FROTA_RETURN_IF_ERROR(db->Execute("SET threads = 1"));
   return std::unique_ptr<DuckDbSink>(new DuckDbSink(std::move(db), catalog, std::move(run_id)));
 }
 
