@@ -22,6 +22,7 @@
 #   FROTA_PG_BIN       PostgreSQL binaries (default /usr/lib/postgresql/15/bin)
 #   FROTA_PG_OS_USER   OS user the server runs as when this script runs as root
 #   FROTA_PG_FSYNC     on|off (default on)
+#   FROTA_PG_SHARED_BUFFERS  shared_buffers (default 128MB)
 #   FROTA_PG_TIMEOUT   seconds to wait for start and stop (default 60)
 set -euo pipefail
 
@@ -120,7 +121,11 @@ port = $port
 unix_socket_directories = '$sockdir'
 fsync = ${FROTA_PG_FSYNC:-on}
 max_connections = 100
-shared_buffers = 128MB
+shared_buffers = ${FROTA_PG_SHARED_BUFFERS:-128MB}
+# Bulk epochs: WAL and checkpoints sized so a run of 100 k-row upserts does not
+# checkpoint every few seconds (PostgreSQL's defaults are 1GB and 5min).
+max_wal_size = 4GB
+checkpoint_timeout = 15min
 max_prepared_transactions = 16
 timezone = 'UTC'
 log_timezone = 'UTC'
