@@ -127,7 +127,8 @@ void AddSimulateCommand(CLI::App& app, CommandMain& run) {
       ->required();
   sub->add_option("--truth", flags->truth, "Truth file (default OUT/truth.json)");
   sub->add_flag("--sppo", flags->sppo, "Also write the records as Rio SPPO JSON into OUT/sppo");
-  sub->add_flag("--no-faults", flags->no_faults, "A clean day: delay and GPS noise only");
+  sub->add_flag("--no-faults", flags->no_faults,
+                "A clean day: no feed faults (delivery delay, GPS noise and incidents stay)");
   sub->add_option("--writers", flags->writers, "Archive writers in parallel (default 8)");
   sub->add_option("--gps-noise-m", flags->gps_noise_m, "GPS error, metres per axis (default 3)");
   sub->add_option("--hours", flags->hours,

@@ -94,8 +94,8 @@ City BuildCity(const CityOptions& options);
 /// frequencies, calendar, calendar_dates (and feed_info).
 base::Status WriteCityGtfs(const City& city, const std::filesystem::path& dir);
 
-/// Writes the boundary as a GeoJSON FeatureCollection of one MultiPolygon, and the slow
-/// areas as Point features with their radius and factor.
+/// Writes the boundary as a GeoJSON FeatureCollection of one MultiPolygon feature: the
+/// area file replay and run read. Slow areas live only in the City, not in this file.
 base::Status WriteCityGeoJson(const City& city, const std::filesystem::path& file);
 
 /// The planned running time of a trip: arrival offsets at each stop of `stop_s`, for a
