@@ -175,37 +175,42 @@ SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_
        NULL::BIGINT AS mm_allowance
 FROM batch_duplicate_slots;
 
--- The differences of one table: `missing` (a batch row the stream lacks), `extra` (a
--- stream row the batch does not have), `different` (same key, other values). Keys are
--- unique on the batch side by construction. This macro joins the stream's rows as they
--- are, which is right when the stream's keys are unique too (grouping millions of rows
--- with their values first would cost several times the join); see repeated_key_tables.
+-- How one joined pair of rows differs, NULL when it does not: `missing` (a batch row the
+-- stream lacks), `extra` (a stream row the batch does not have), `different` (same key,
+-- other values; distances may differ by the batch row's allowance in millimetres).
+CREATE OR REPLACE MACRO difference_kind(stream_k, batch_k, stream_v, batch_v, stream_mm,
+                                        batch_mm, mm_allowance) AS
+  CASE WHEN stream_k IS NULL THEN 'missing'
+       WHEN batch_k IS NULL THEN 'extra'
+       WHEN stream_v IS DISTINCT FROM batch_v
+         OR (stream_mm IS DISTINCT FROM batch_mm
+             AND (stream_mm IS NULL OR batch_mm IS NULL
+                  OR abs(stream_mm - batch_mm) > mm_allowance)) THEN 'different'
+  END;
+
+-- A compared row as text for the report, its distance (if any) among its values.
+CREATE OR REPLACE MACRO difference_row(v, mm) AS
+  CASE WHEN v IS NOT NULL THEN
+    CASE WHEN mm IS NULL THEN v::VARCHAR
+         ELSE struct_insert(v, distance_mm := mm)::VARCHAR END END;
+
+-- The differences of one table. Keys are unique on the batch side by construction. This
+-- macro joins the stream's rows as they are, which is right when the stream's keys are
+-- unique too (grouping millions of rows with their values first would cost several times
+-- the join); see repeated_key_tables.
 CREATE OR REPLACE MACRO table_differences(stream_side, batch_side) AS TABLE
 WITH joined AS (
   SELECT s.k AS stream_k, b.k AS batch_k, s.v AS stream_v, b.v AS batch_v,
          s.mm AS stream_mm, b.mm AS batch_mm, b.mm_allowance
   FROM query_table(stream_side) s FULL OUTER JOIN query_table(batch_side) b ON s.k = b.k
 ), classified AS (
-  SELECT *,
-         CASE WHEN stream_k IS NULL THEN 'missing'
-              WHEN batch_k IS NULL THEN 'extra'
-              WHEN stream_v IS DISTINCT FROM batch_v
-                OR (stream_mm IS DISTINCT FROM batch_mm
-                    AND (stream_mm IS NULL OR batch_mm IS NULL
-                         OR abs(stream_mm - batch_mm) > mm_allowance)) THEN 'different'
-         END AS kind
+  SELECT *, difference_kind(stream_k, batch_k, stream_v, batch_v, stream_mm, batch_mm,
+                            mm_allowance) AS kind
   FROM joined
 )
 SELECT kind, coalesce(stream_k, batch_k)::VARCHAR AS key,
-       CASE WHEN stream_v IS NOT NULL THEN
-         CASE WHEN stream_mm IS NULL THEN stream_v::VARCHAR
-              ELSE struct_insert(stream_v, distance_mm := stream_mm)::VARCHAR END END
-         AS stream_row,
-       CASE WHEN batch_v IS NOT NULL THEN
-         CASE WHEN batch_mm IS NULL THEN batch_v::VARCHAR
-              ELSE struct_insert(batch_v, distance_mm := batch_mm)::VARCHAR END END
-         AS batch_row,
-       1::BIGINT AS weight
+       difference_row(stream_v, stream_mm) AS stream_row,
+       difference_row(batch_v, batch_mm) AS batch_row, 1::BIGINT AS weight
 FROM classified WHERE kind IS NOT NULL;
 
 -- The same for a stream table that repeats keys: the stream's rows grouped by key, one
@@ -214,33 +219,18 @@ CREATE OR REPLACE MACRO table_differences_grouped(stream_side, batch_side) AS TA
 WITH s AS (
   SELECT k, any_value(v) AS v, any_value(mm) AS mm, count(*) AS copies
   FROM query_table(stream_side) GROUP BY k
-), b AS (
-  SELECT * FROM query_table(batch_side)
 ), joined AS (
   SELECT s.k AS stream_k, b.k AS batch_k, s.v AS stream_v, b.v AS batch_v,
          s.mm AS stream_mm, b.mm AS batch_mm, b.mm_allowance, s.copies
-  FROM s FULL OUTER JOIN b ON s.k = b.k
+  FROM s FULL OUTER JOIN query_table(batch_side) b ON s.k = b.k
 ), classified AS (
-  SELECT *,
-         CASE WHEN stream_k IS NULL THEN 'missing'
-              WHEN batch_k IS NULL THEN 'extra'
-              WHEN stream_v IS DISTINCT FROM batch_v
-                OR (stream_mm IS DISTINCT FROM batch_mm
-                    AND (stream_mm IS NULL OR batch_mm IS NULL
-                         OR abs(stream_mm - batch_mm) > batch_mm_allowance)) THEN 'different'
-         END AS kind
-  FROM (SELECT *, mm_allowance AS batch_mm_allowance FROM joined)
+  SELECT *, difference_kind(stream_k, batch_k, stream_v, batch_v, stream_mm, batch_mm,
+                            mm_allowance) AS kind
+  FROM joined
 )
 SELECT kind, coalesce(stream_k, batch_k)::VARCHAR AS key,
-       CASE WHEN stream_v IS NOT NULL THEN
-         CASE WHEN stream_mm IS NULL THEN stream_v::VARCHAR
-              ELSE struct_insert(stream_v, distance_mm := stream_mm)::VARCHAR END END
-         AS stream_row,
-       CASE WHEN batch_v IS NOT NULL THEN
-         CASE WHEN batch_mm IS NULL THEN batch_v::VARCHAR
-              ELSE struct_insert(batch_v, distance_mm := batch_mm)::VARCHAR END END
-         AS batch_row,
-       1::BIGINT AS weight
+       difference_row(stream_v, stream_mm) AS stream_row,
+       difference_row(batch_v, batch_mm) AS batch_row, 1::BIGINT AS weight
 FROM classified WHERE kind IS NOT NULL
 UNION ALL
 SELECT 'extra', stream_k::VARCHAR, stream_v::VARCHAR || ' (repeated)', NULL, copies - 1
