@@ -32,7 +32,6 @@ class FlatMap {
         slots_[i] = static_cast<std::uint32_t>(entries_.size());
         if (entries_.size() * 2 > slots_.size()) {
           Grow();
-          return entries_.back().second;
         }
         return entries_.back().second;
       }
