@@ -8,6 +8,7 @@
 
 #include "frota/base/bytes.h"
 #include "frota/base/hash.h"
+#include "frota/base/number_format.h"
 #include "frota/engine/checkpoint.h"
 #include "frota/geo/grid.h"
 #include "frota/geo/haversine.h"
@@ -35,6 +36,19 @@ int LatencyBucket(std::chrono::microseconds lag_us) {
   return static_cast<int>(std::clamp<std::int64_t>(bucket, 0, model::kLatencyBuckets - 1));
 }
 
+
+// "implied_speed_kmh={:.1f} distance_m={:.1f} seconds={:.0f}" (base::AppendFixed).
+std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
+  std::string detail;
+  detail.reserve(64);
+  detail += "implied_speed_kmh=";
+  base::AppendFixed(detail, implied_kmh, 1);
+  detail += " distance_m=";
+  base::AppendFixed(detail, distance_m, 1);
+  detail += " seconds=";
+  base::AppendFixed(detail, seconds, 0);
+  return detail;
+}
 
 }  // namespace
 
@@ -226,9 +240,7 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
         position.mode == Mode::kAircraft ? config_->aircraft_jump_kmh : config_->jump_kmh;
     const double implied_kmh = segment_m / elapsed_s * 3.6;
     if (implied_kmh > limit) {
-      RejectPosition(position, RejectReason::kJump,
-                     fmt::format("implied_speed_kmh={:.1f} distance_m={:.1f} seconds={:.0f}",
-                                 implied_kmh, segment_m, elapsed_s));
+      RejectPosition(position, RejectReason::kJump, JumpDetail(implied_kmh, segment_m, elapsed_s));
       return;
     }
   }

@@ -1,7 +1,6 @@
 #include "frota/job/validation.h"
 
-#include <fmt/format.h>
-
+#include "frota/base/number_format.h"
 #include "frota/geo/area.h"
 
 namespace frota::job {
@@ -27,10 +26,23 @@ std::string DescribeRecordRuleFailure(const model::Position& position,
   switch (reason) {
     case model::RejectReason::kFuture:
     case model::RejectReason::kStale:
-      // event_time and ingest_time have columns of their own in `rejected`.
-      return fmt::format("lag_s={:.3f}", lag_s);
-    case model::RejectReason::kOutOfArea:
-      return fmt::format("lat={:.6f} lon={:.6f}", position.lat, position.lon);
+    {
+      // event_time and ingest_time have columns of their own in `rejected`. The text is
+      // fmt's "lag_s={:.3f}" (base::AppendFixed), without fmt's parsing and big-number
+      // path: the Rio feeds refuse one record in six under rules 2-4.
+      std::string detail = "lag_s=";
+      base::AppendFixed(detail, lag_s, 3);
+      return detail;
+    }
+    case model::RejectReason::kOutOfArea: {
+      std::string detail;
+      detail.reserve(40);
+      detail += "lat=";
+      base::AppendFixed(detail, position.lat, 6);
+      detail += " lon=";
+      base::AppendFixed(detail, position.lon, 6);
+      return detail;
+    }
     default:
       return {};
   }
