@@ -144,7 +144,7 @@ def main():
         fc, sc = compare["frota_counts"], compare["spark_counts"]
         out.append(f"accepted {fc['accepted']:,} / {sc['accepted']:,}; late {fc['late']} / "
                    f"{sc['late']}, duplicate {fc['duplicate']:,} / {sc['duplicate']:,} "
-                   f"(frota / Spark; see bench/peers/README.md on `late`).")
+                   f"(frota / Spark; see bench/compare/README.md on `late`).")
     print("\n".join(out))
 
 

@@ -2,23 +2,23 @@
 # frota against its peers on one simulated day, one after another on this machine:
 # frota replay, the DuckDB batch recomputation (`frota reconcile`'s SQL) and Apache Spark
 # Structured Streaming (PySpark, local[2]) running the same rules and jobs over the same
-# CSV files. Prints the table and writes it to build/peers/results.md (bench/peers/README.md).
+# CSV files. Prints the table and writes it to build/compare/results.md (bench/compare/README.md).
 #
-#   bench/peers/run.sh [--small] [--runs N] [--spark-runs N] [--vehicles N] ...
+#   bench/compare/run.sh [--small] [--runs N] [--spark-runs N] [--vehicles N] ...
 #
-# Options: --runs N, --vehicles N, --files-per-trigger N (bench/peers/README.md).
+# Options: --runs N, --vehicles N, --files-per-trigger N (bench/compare/README.md).
 # --small: a 100-vehicle day and one run (CI: FROTA_PEERS=small .ci/run); default: the
 # Rio-scale day (3,600 vehicles at peak, 12.2 M records) and 3 runs, medians reported.
 # --spark-runs N: time Spark in only the first N runs (its Rio day takes most of an hour).
 # Environment: FROTA_PEERS_TIMEOUT (seconds one system may run, default 3600), FROTA_BIN (default build/release/frota), FROTA_PEERS_CACHE (PySpark's
-# venv, default ~/.cache/frota-peers), FROTA_PEERS_OUT (default build/peers),
+# venv, default ~/.cache/frota-peers), FROTA_PEERS_OUT (default build/compare),
 # JAVA_HOME (default: the java on PATH).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repo=$PWD
-here=$repo/bench/peers
+here=$repo/bench/compare
 
-command="bench/peers/run.sh${*:+ $*}"
+command="bench/compare/run.sh${*:+ $*}"
 vehicles=3600
 runs=3
 spark_runs=
@@ -43,7 +43,7 @@ if [[ ! -x $frota ]]; then
   exit 2
 fi
 cache=${FROTA_PEERS_CACHE:-$HOME/.cache/frota-peers}
-out=${FROTA_PEERS_OUT:-$repo/build/peers}
+out=${FROTA_PEERS_OUT:-$repo/build/compare}
 mkdir -p "$out"
 out=$(realpath "$out")
 note() { echo "peers: $*" >&2; }
