@@ -27,7 +27,6 @@
 #include "frota/model/mode.h"
 #include "frota/runner/replay_runner.h"
 #include "frota/runner/row_counts.h"
-#include "frota/source/input.h"
 #include "frota/source/replay_source.h"
 
 namespace frota::bench {
@@ -55,17 +54,10 @@ using Batches = std::vector<std::vector<source::SourceRecord>>;
 base::Result<Batches> DecodeAll(const runner::ReplayConfig& config,
                                 const runner::ReplayContext& context,
                                 model::SourceCatalog& catalog) {
-  std::vector<source::InputSpec> specs;
-  for (const auto& text : config.inputs) {
-    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
-    specs.push_back(std::move(spec));
-  }
-  FROTA_ASSIGN_OR_RETURN(auto partitions, source::ExpandInputs(specs, config.feed_id));
-  source::ReplayOptions options;
-  options.mode = config.mode;
-  options.time_zone = context.job.time_zone->name();
-  FROTA_ASSIGN_OR_RETURN(auto replay,
-                         source::ReplaySource::Open(std::move(partitions), &catalog, options, {}));
+  FROTA_ASSIGN_OR_RETURN(auto partitions, runner::ReplayPartitions(config));
+  FROTA_ASSIGN_OR_RETURN(
+      auto replay, source::ReplaySource::Open(std::move(partitions), &catalog,
+                                              runner::ReplaySourceOptions(config, context), {}));
   Batches batches;
   while (true) {
     std::vector<source::SourceRecord> batch;
