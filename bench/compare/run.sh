@@ -46,7 +46,7 @@ while (($#)); do
     --no-curve) curve=0 ;;
     --curve-only) table=0 ;;
     --curve-runs) curve_runs=$2; shift ;;
-    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
