@@ -52,6 +52,6 @@ fi
 
 if ((build)); then
   cmake --preset release -S "$root" >/dev/null
-  cmake --build "$root/build/release" --target frota
-  echo "setup: built $root/build/release/frota"
+  cmake --build "$root/build/release" --target frota engine_ceiling
+  echo "setup: built $root/build/release/frota (and bench/engine_ceiling, bench/compare's)"
 fi

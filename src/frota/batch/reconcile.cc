@@ -440,18 +440,12 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
 base::Result<ReconcileReport> Reconcile(const ReconcileConfig& config) {
   const auto started = Clock::now();
   FROTA_ASSIGN_OR_RETURN(const auto context, runner::LoadReplayContext(config.replay));
-  std::vector<source::InputSpec> specs;
-  for (const auto& text : config.replay.inputs) {
-    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
-    specs.push_back(std::move(spec));
-  }
-  FROTA_ASSIGN_OR_RETURN(auto partitions, source::ExpandInputs(specs, config.replay.feed_id));
+  FROTA_ASSIGN_OR_RETURN(auto partitions, runner::ReplayPartitions(config.replay));
   model::SourceCatalog catalog;
-  source::ReplayOptions options;
-  options.mode = config.replay.mode;
-  options.time_zone = context->job.time_zone->name();
-  FROTA_ASSIGN_OR_RETURN(auto replay,
-                         source::ReplaySource::Open(std::move(partitions), &catalog, options, {}));
+  FROTA_ASSIGN_OR_RETURN(
+      auto replay,
+      source::ReplaySource::Open(std::move(partitions), &catalog,
+                                 runner::ReplaySourceOptions(config.replay, *context), {}));
   source::PrefetchingSource source(std::move(replay), config.replay.batch_records);
   FROTA_ASSIGN_OR_RETURN(auto batch,
                          BatchRecomputation::Create(*context, catalog, config.options));

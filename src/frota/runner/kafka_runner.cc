@@ -424,25 +424,13 @@ base::Result<PublishReport> PublishReplay(const PublishConfig& config, const Rep
                                           model::SourceCatalog& catalog) {
   const auto started = std::chrono::steady_clock::now();
   PublishReport report;
-  std::vector<source::InputSpec> specs;
-  for (const auto& text : config.replay.inputs) {
-    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
-    specs.push_back(std::move(spec));
-  }
-  FROTA_ASSIGN_OR_RETURN(auto partitions, source::ExpandInputs(specs, config.replay.feed_id));
-  for (const auto& p : partitions) {
-    for (const auto& f : p.files) {
-      std::error_code ec;
-      report.input_bytes += static_cast<std::int64_t>(std::filesystem::file_size(f, ec));
-    }
-  }
+  FROTA_ASSIGN_OR_RETURN(auto partitions, ReplayPartitions(config.replay));
+  report.input_bytes = InputBytes(partitions);
   FROTA_ASSIGN_OR_RETURN(auto producer, transport::Producer::Create(config.producer));
   report.partitions = producer->partition_count();
-  source::ReplayOptions options;
-  options.mode = config.replay.mode;
-  options.time_zone = context.job.time_zone->name();
-  FROTA_ASSIGN_OR_RETURN(auto replay,
-                         source::ReplaySource::Open(std::move(partitions), &catalog, options, {}));
+  FROTA_ASSIGN_OR_RETURN(
+      auto replay, source::ReplaySource::Open(std::move(partitions), &catalog,
+                                              ReplaySourceOptions(config.replay, context), {}));
   source::PrefetchingSource source(std::move(replay), config.replay.batch_records);
   std::vector<source::SourceRecord> batch;
   // Source names, looked up once per id (the catalog locks on every lookup).

@@ -99,6 +99,35 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
   return context;
 }
 
+base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayConfig& config) {
+  std::vector<source::InputSpec> specs;
+  for (const auto& text : config.inputs) {
+    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
+    specs.push_back(std::move(spec));
+  }
+  return source::ExpandInputs(specs, config.feed_id);
+}
+
+source::ReplayOptions ReplaySourceOptions(const ReplayConfig& config,
+                                          const ReplayContext& context) {
+  source::ReplayOptions options;
+  options.mode = config.mode;
+  options.time_zone = context.job.time_zone->name();
+  return options;
+}
+
+std::int64_t InputBytes(const std::vector<source::PartitionInput>& partitions) {
+  std::int64_t bytes = 0;
+  for (const auto& p : partitions) {
+    for (const auto& f : p.files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      bytes += ec ? 0 : static_cast<std::int64_t>(size);
+    }
+  }
+  return bytes;
+}
+
 base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayContext& context,
                                      model::SourceCatalog& catalog,
                                      engine::TransactionalSink<model::EpochRows>& sink) {
@@ -107,18 +136,8 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   report.inputs = config.inputs;
   report.partitions = config.partitions;
 
-  std::vector<source::InputSpec> specs;
-  for (const auto& text : config.inputs) {
-    FROTA_ASSIGN_OR_RETURN(auto spec, source::ParseInputSpec(text));
-    specs.push_back(std::move(spec));
-  }
-  FROTA_ASSIGN_OR_RETURN(auto partitions, source::ExpandInputs(specs, config.feed_id));
-  for (const auto& p : partitions) {
-    for (const auto& f : p.files) {
-      std::error_code ec;
-      report.input_bytes += static_cast<std::int64_t>(std::filesystem::file_size(f, ec));
-    }
-  }
+  FROTA_ASSIGN_OR_RETURN(auto partitions, ReplayPartitions(config));
+  report.input_bytes = InputBytes(partitions);
 
   FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
@@ -132,11 +151,10 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
                  WatermarkText(pipeline.watermark()));
   }
 
-  source::ReplayOptions options;
-  options.mode = config.mode;
-  options.time_zone = context.job.time_zone->name();
-  FROTA_ASSIGN_OR_RETURN(auto replay, source::ReplaySource::Open(std::move(partitions), &catalog,
-                                                                 options, recovered.progress));
+  FROTA_ASSIGN_OR_RETURN(
+      auto replay,
+      source::ReplaySource::Open(std::move(partitions), &catalog,
+                                 ReplaySourceOptions(config, context), recovered.progress));
   source::PrefetchingSource source(std::move(replay), config.batch_records);
 
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);

@@ -19,6 +19,8 @@
 #include "frota/job/config.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
+#include "frota/source/input.h"
+#include "frota/source/replay_source.h"
 
 namespace frota::runner {
 
@@ -52,6 +54,16 @@ struct ReplayContext {
 /// Loads the GTFS, area and zone a replay (or a reconcile) needs; errors name the file.
 base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfig& config);
 
+/// The source partitions of `config.inputs`: each input parsed ("FORMAT:PATH", "archive:ROOT"
+/// or PATH) and expanded as source::ExpandInputs does. Every command that replays recorded
+/// input (replay, publish, reconcile, bench/engine_ceiling) reads it through this and
+/// ReplaySourceOptions, so they all see the same records.
+base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayConfig& config);
+/// How every partition of a replay is read: the mode asked for, the context's zone.
+source::ReplayOptions ReplaySourceOptions(const ReplayConfig& config, const ReplayContext& context);
+/// The size of the partitions' files in bytes (a file that cannot be read counts 0).
+std::int64_t InputBytes(const std::vector<source::PartitionInput>& partitions);
+
 /// The run report (`--report`): what went in, what came out, how long it took.
 struct ReplayReport {
   std::vector<std::string> inputs;
@@ -66,7 +78,7 @@ struct ReplayReport {
   std::int64_t peak_rss_bytes = 0;
   std::int64_t input_bytes = 0;
   std::int32_t partitions = 0;
-  std::string watermark;  // after the run
+  std::string watermark;                    // after the run
   std::vector<std::string> unknown_routes;  // seen in the feed, not in the GTFS
   bool resumed = false;
 };

@@ -2,7 +2,7 @@
 
 usage: spark_job.py INPUT_DIR OUT_DIR CHECKPOINT_DIR [FILES_PER_TRIGGER]
 
-Reads the Rio archive CSV files of bench/peers/to_csv.py with the file source
+Reads the Rio archive CSV files of bench/compare/to_csv.py with the file source
 (maxFilesPerTrigger), event time `timestamp_gps`, a 6-minute watermark, and runs, per
 vehicle in `applyInPandasWithState` (event-time timeouts), what semantics.md asks of
 frota without geometry:
