@@ -4,6 +4,7 @@
 
 #include "frota/base/bytes.h"
 #include "frota/base/hash.h"
+#include "frota/base/vector_growth.h"
 #include "frota/engine/checkpoint.h"
 #include "frota/job/validation.h"
 
@@ -98,11 +99,7 @@ model::PositionRecord Pipeline::InternCached(const model::Position& p) {
   model::StringDictionary& strings = *strings_;
   r.feed_id = feed_cache_.Get(p.feed_id, strings);
   r.vehicle_id = strings.Intern(p.vehicle_id);
-  if (r.vehicle_id >= recent_by_vehicle_.size()) {
-    recent_by_vehicle_.resize(std::max<std::size_t>(r.vehicle_id + 1,
-                                                    recent_by_vehicle_.size() * 3 / 2));
-  }
-  RecentStrings& recent = recent_by_vehicle_[r.vehicle_id];
+  RecentStrings& recent = base::GrowingAt(recent_by_vehicle_, r.vehicle_id);
   const auto reuse = [&strings](StringId& id, std::string_view text) {
     if (strings.View(id) != text) {
       id = strings.Intern(text);

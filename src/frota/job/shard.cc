@@ -9,6 +9,7 @@
 #include "frota/base/bytes.h"
 #include "frota/base/hash.h"
 #include "frota/base/number_format.h"
+#include "frota/base/vector_growth.h"
 #include "frota/engine/checkpoint.h"
 #include "frota/geo/grid.h"
 #include "frota/geo/haversine.h"
@@ -113,10 +114,7 @@ Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCa
 
 void Shard::Add(model::PositionRecord&& position) {
   const StringId vehicle = position.vehicle_id;
-  if (vehicle >= entry_by_vehicle_.size()) {
-    entry_by_vehicle_.resize(std::max<std::size_t>(vehicle + 1, entry_by_vehicle_.size() * 3 / 2));
-  }
-  std::uint32_t& cached = entry_by_vehicle_[vehicle];
+  std::uint32_t& cached = base::GrowingAt(entry_by_vehicle_, vehicle);
   std::uint32_t index = 0;
   if (cached != 0 && vehicles_.StateAt(cached - 1).feed_id == position.feed_id) {
     index = cached - 1;
