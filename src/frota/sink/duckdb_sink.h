@@ -34,6 +34,12 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   base::Status Commit(const model::EpochRows& rows,
                       const engine::EpochCheckpoint& checkpoint) override;
 
+  /// Moves everything committed from DuckDB's write-ahead log into the database file,
+  /// with a DuckDB thread per core: for the end of a replay, when the pipeline no longer
+  /// needs them (epochs commit with one thread, see Open). Closing would do the same
+  /// work on one thread.
+  base::Status CheckpointWithAllCores();
+
   DuckDbConnection& connection() { return *connection_; }
 
  private:

@@ -90,6 +90,25 @@ TEST_F(DuckDbSinkTest, ACommittedEpochIsRecoveredWithItsOffsetsAndState) {
   EXPECT_EQ(count->Int64(0, 1), 4);
 }
 
+TEST_F(DuckDbSinkTest, TheFinalCheckpointEmptiesTheLogAndLeavesOneThreadForEpochs) {
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+  ASSERT_TRUE(sink.ok());
+  ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  const fs::path wal = dir_ / "t.duckdb.wal";
+  ASSERT_TRUE(fs::exists(wal) && fs::file_size(wal) > 0);  // epochs stay in the log
+  ASSERT_TRUE((*sink)->CheckpointWithAllCores().ok());
+  EXPECT_TRUE(!fs::exists(wal) || fs::file_size(wal) == 0);
+  auto setting = (*sink)->connection().Query(
+      "SELECT current_setting('threads')::BIGINT, current_setting('disabled_compression_methods')");
+  ASSERT_TRUE(setting.ok());
+  EXPECT_EQ(setting->Int64(0, 0), 1);
+  EXPECT_EQ(setting->String(0, 1), "FSST");
+  // Still a working sink afterwards.
+  ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(2, 16)).ok());
+  auto count = (*sink)->connection().Query("SELECT count(*) FROM positions");
+  EXPECT_EQ(count->Int64(0, 0), 2);
+}
+
 TEST_F(DuckDbSinkTest, AFailedCommitLeavesThePreviousEpoch) {
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
   ASSERT_TRUE(sink.ok());
