@@ -25,6 +25,8 @@ namespace {
 
 using model::Mode;
 
+constexpr std::string_view kUniqueViolation = "23505";
+
 // Any constant: serialises schema creation and migration between processes.
 constexpr std::int64_t kSchemaLock = 0x66726f7461;  // "frota"
 
@@ -549,10 +551,11 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
       }
     }
     // Step 2.
-    FROTA_RETURN_IF_ERROR(CopyRows(rows));
+    bool merge_positions = false;
+    FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions));
     // Step 3.
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
-    const bool has[] = {!rows.positions.empty(), !rows.speed_cells.empty(),
+    const bool has[] = {merge_positions,           !rows.speed_cells.empty(),
                         !rows.speed_lines.empty(), !rows.fleet_hours.empty(),
                         !rows.stops.empty(),     !rows.trips.empty(),
                         !rows.quality.empty(),   !rows.quality.empty()};
@@ -626,7 +629,7 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
   return outcome;
 }
 
-base::Status PostgresSink::CopyRows(const model::EpochRows& rows) {
+base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_positions) {
   // Source names, looked up once per id per commit (the catalog locks on every lookup).
   std::vector<std::string_view> names;
   const auto source_name = [&](model::SourceId id) -> std::string_view {
@@ -673,7 +676,24 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows) {
       w.Text(source_name(p.source.source));
       w.Int64(p.source.offset);
     }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", w.Finish()));
+    const std::string data = w.Finish();
+    // Straight into the table: no temp table, no INSERT ... SELECT, and no per-row probe
+    // for a conflict (ON CONFLICT searches the index before inserting, then inserts; the
+    // plain insert's uniqueness check is part of its one descent). A key already present
+    // is a unique violation; the savepoint takes back what the COPY wrote, and the rows
+    // take the upsert path.
+    FROTA_RETURN_IF_ERROR(db_->Execute("SAVEPOINT copy_positions"));
+    const auto direct = db_->CopyIn("COPY positions FROM STDIN (FORMAT binary)", data);
+    if (direct.ok()) {
+      FROTA_RETURN_IF_ERROR(db_->Execute("RELEASE SAVEPOINT copy_positions"));
+    } else if (db_->last_sqlstate() == kUniqueViolation) {
+      spdlog::debug("positions already present, upserting rows={}", rows.positions.size());
+      FROTA_RETURN_IF_ERROR(db_->Execute("ROLLBACK TO SAVEPOINT copy_positions"));
+      FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", data));
+      merge_positions = true;
+    } else {
+      return direct;
+    }
   }
   if (!rows.rejected.empty()) {
     PgCopyWriter w;
