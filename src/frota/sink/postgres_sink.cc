@@ -16,6 +16,7 @@
 
 namespace frota::sink::sql {
 extern const std::string_view kPostgresSchemaV1Sql;
+extern const std::string_view kPostgresSchemaV2Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -195,7 +196,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
         db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
-    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}};
+    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
+                                    {2, sql::kPostgresSchemaV2Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {

@@ -283,6 +283,36 @@ TEST_F(PostgresSinkTest, ASecondWriterOfAPartitionIsFencedAndWritesNothing) {
   EXPECT_EQ(summary.rows_per_table[0], (std::pair<std::string, std::int64_t>("positions", 100)));
 }
 
+TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex) {
+  model::SourceCatalog catalog;
+  {
+    auto pg = PostgresSink::Open(Options("run"), &catalog);
+    ASSERT_TRUE(pg.ok());
+    ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 1), Checkpoint(1, "a.csv", 10)).ok());
+  }
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  // Back to what version 1 left.
+  ASSERT_TRUE((*admin)
+                  ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
+                            "rejected_feed_reason ON rejected (feed_id, reason); DELETE FROM "
+                            "frota_schema WHERE version = 2")
+                  .ok());
+  {
+    auto pg = PostgresSink::Open(Options("run-2"), &catalog);
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+  }
+  auto found = (*admin)->Query(
+      "SELECT (SELECT max(version) FROM frota_schema), (SELECT string_agg(indexdef, '; ') "
+      "FROM pg_indexes WHERE tablename = 'rejected'), (SELECT count(*) FROM rejected)");
+  ASSERT_TRUE(found.ok()) << found.error().message();
+  EXPECT_EQ(found->Int(0, 0), kPostgresSchemaVersion);
+  EXPECT_EQ(found->Value(0, 1),
+            "CREATE INDEX rejected_feed_reason_rare ON public.rejected USING btree (feed_id, "
+            "reason) WHERE (reason <> 'duplicate'::text)");
+  EXPECT_EQ(found->Int(0, 2), 2);
+}
+
 TEST_F(PostgresSinkTest, ADatabaseWithANewerSchemaIsRefused) {
   model::SourceCatalog catalog;
   {
