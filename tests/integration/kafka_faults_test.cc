@@ -2,6 +2,7 @@
 // its offset recorded, processing goes on), a schema newer than the binary (refused),
 // brokers unreachable at start (retried with backoff, said so), PostgreSQL down for 30 s
 // in the middle of a run (waited out; the tables are the same as without the outage).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -118,7 +119,10 @@ TEST_F(ScaleOutFaults, ADatabaseWithANewerSchemaIsRefusedByEveryCommand) {
   }
   auto pg = sink::PgConnection::Open(db.dsn());
   ASSERT_TRUE(pg.ok());
-  ASSERT_TRUE((*pg)->Execute("INSERT INTO frota_schema VALUES (2, now(), 'a newer frota')").ok());
+  const int newer = sink::kPostgresSchemaVersion + 1;
+  const auto insert =
+      fmt::format("INSERT INTO frota_schema VALUES ({}, now(), 'a newer frota')", newer);
+  ASSERT_TRUE((*pg)->Execute(insert).ok());
   const std::string topic = NewTopic("newer", 1);
   for (const auto& argv : std::vector<std::vector<std::string>>{
            {FrotaBinary().string(), "run", "--kafka", env_.brokers, "--topic", topic, "--group",
@@ -127,7 +131,9 @@ TEST_F(ScaleOutFaults, ADatabaseWithANewerSchemaIsRefusedByEveryCommand) {
             (tmp_.path() / "newer-export").string()}}) {
     const auto r = RunProcess(argv);
     EXPECT_EQ(r.exit_code, 2) << argv[1] << ": " << r.err;
-    EXPECT_NE(r.err.find("schema version 2, newer than this frota understands (1); refusing"),
+    EXPECT_NE(r.err.find(fmt::format("schema version {}, newer than this frota understands ({}); "
+                                     "refusing",
+                                     newer, sink::kPostgresSchemaVersion)),
               std::string::npos)
         << argv[1] << ": " << r.err;
   }

@@ -127,12 +127,14 @@ bool PgConnection::broken() const { return PQstatus(conn_) != CONNECTION_OK; }
 int PgConnection::server_version() const { return PQserverVersion(conn_); }
 
 base::Error PgConnection::ConnectionError(std::string_view what) const {
+  last_sqlstate_.clear();
   return base::Unavailable("PostgreSQL ({}) connection lost during {}: {}", description_, what,
                            Trim(PQerrorMessage(conn_)));
 }
 
 base::Error PgConnection::ErrorFrom(PGresult* result, std::string_view what) const {
   const char* state = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  last_sqlstate_ = state != nullptr ? state : "";
   const std::string message =
       Trim(result != nullptr ? PQresultErrorMessage(result) : PQerrorMessage(conn_));
   if (broken() || state == nullptr || RetryableState(state)) {

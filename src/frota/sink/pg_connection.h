@@ -90,6 +90,9 @@ class PgConnection {
   base::Status Pipeline(const std::vector<std::pair<std::string, std::vector<PgParam>>>& statements);
 
   [[nodiscard]] bool broken() const;
+  /// The SQLSTATE of the last statement that failed on the server ("" if none had one),
+  /// e.g. "23505" (unique_violation) for a caller that handles that case itself.
+  [[nodiscard]] const std::string& last_sqlstate() const { return last_sqlstate_; }
   [[nodiscard]] int server_version() const;
   [[nodiscard]] const std::string& description() const { return description_; }
 
@@ -101,6 +104,7 @@ class PgConnection {
 
   pg_conn* conn_;
   std::string description_;
+  mutable std::string last_sqlstate_;  // set by ErrorFrom
 };
 
 }  // namespace frota::sink

@@ -16,6 +16,7 @@
 
 namespace frota::sink::sql {
 extern const std::string_view kPostgresSchemaV1Sql;
+extern const std::string_view kPostgresSchemaV2Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -24,6 +25,8 @@ namespace frota::sink {
 namespace {
 
 using model::Mode;
+
+constexpr std::string_view kUniqueViolation = "23505";
 
 // Any constant: serialises schema creation and migration between processes.
 constexpr std::int64_t kSchemaLock = 0x66726f7461;  // "frota"
@@ -193,7 +196,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
         db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
-    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}};
+    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
+                                    {2, sql::kPostgresSchemaV2Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -549,10 +553,11 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
       }
     }
     // Step 2.
-    FROTA_RETURN_IF_ERROR(CopyRows(rows));
+    bool merge_positions = false;
+    FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions));
     // Step 3.
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
-    const bool has[] = {!rows.positions.empty(), !rows.speed_cells.empty(),
+    const bool has[] = {merge_positions,           !rows.speed_cells.empty(),
                         !rows.speed_lines.empty(), !rows.fleet_hours.empty(),
                         !rows.stops.empty(),     !rows.trips.empty(),
                         !rows.quality.empty(),   !rows.quality.empty()};
@@ -626,7 +631,7 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
   return outcome;
 }
 
-base::Status PostgresSink::CopyRows(const model::EpochRows& rows) {
+base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_positions) {
   // Source names, looked up once per id per commit (the catalog locks on every lookup).
   std::vector<std::string_view> names;
   const auto source_name = [&](model::SourceId id) -> std::string_view {
@@ -650,8 +655,27 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows) {
       return base::Internal("epoch rows carry positions without their string dictionary");
     }
     const model::StringDictionary& strings = *rows.strings;
+    // In key order: consecutive rows land on the same primary-key leaf, so the index
+    // descents of the COPY find their pages in cache. Bytewise string order, the order
+    // of the key under the C collation; any order is correct, this one is faster.
+    std::vector<std::uint32_t> order(rows.positions.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+    }
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto& x = rows.positions[a];
+      const auto& y = rows.positions[b];
+      if (x.feed_id != y.feed_id) {
+        return strings.View(x.feed_id) < strings.View(y.feed_id);
+      }
+      if (x.vehicle_id != y.vehicle_id) {
+        return strings.View(x.vehicle_id) < strings.View(y.vehicle_id);
+      }
+      return x.event_time < y.event_time;
+    });
     PgCopyWriter w;
-    for (const auto& p : rows.positions) {
+    for (const std::uint32_t i : order) {
+      const auto& p = rows.positions[i];
       w.Row(19);
       w.Text(strings.View(p.feed_id));
       w.Text(strings.View(p.vehicle_id));
@@ -673,7 +697,24 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows) {
       w.Text(source_name(p.source.source));
       w.Int64(p.source.offset);
     }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", w.Finish()));
+    const std::string data = w.Finish();
+    // Straight into the table: no temp table, no INSERT ... SELECT, and no per-row probe
+    // for a conflict (ON CONFLICT searches the index before inserting, then inserts; the
+    // plain insert's uniqueness check is part of its one descent). A key already present
+    // is a unique violation; the savepoint takes back what the COPY wrote, and the rows
+    // take the upsert path.
+    FROTA_RETURN_IF_ERROR(db_->Execute("SAVEPOINT copy_positions"));
+    const auto direct = db_->CopyIn("COPY positions FROM STDIN (FORMAT binary)", data);
+    if (direct.ok()) {
+      FROTA_RETURN_IF_ERROR(db_->Execute("RELEASE SAVEPOINT copy_positions"));
+    } else if (db_->last_sqlstate() == kUniqueViolation) {
+      spdlog::debug("positions already present, upserting rows={}", rows.positions.size());
+      FROTA_RETURN_IF_ERROR(db_->Execute("ROLLBACK TO SAVEPOINT copy_positions"));
+      FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", data));
+      merge_positions = true;
+    } else {
+      return direct;
+    }
   }
   if (!rows.rejected.empty()) {
     PgCopyWriter w;

@@ -17,7 +17,7 @@
 namespace frota::sink {
 
 /// The PostgreSQL schema version this binary writes; older databases are migrated.
-inline constexpr int kPostgresSchemaVersion = 1;
+inline constexpr int kPostgresSchemaVersion = 2;
 
 /// Creates the schema in an empty database, migrates an older one, recreates missing
 /// views, and refuses a database whose schema is newer than this binary or that holds
@@ -45,7 +45,13 @@ struct PostgresSinkOptions {
 ///      ROLLBACK, kFenced (the embedded replay reports it as an error: another process
 ///      wrote to this database);
 ///   2. COPY (binary) the epoch's rows into session temp tables (ON COMMIT DELETE ROWS)
-///      and `rejected` (append-only, no natural key);
+///      and `rejected` (append-only, no natural key). Positions, the bulk of every epoch,
+///      are new rows in all but unusual runs (rule 5 keeps one per key and event time,
+///      and the fence keeps an epoch from landing twice), so they are copied straight
+///      into `positions` under a savepoint; only if a key is already there (unique
+///      violation) is the savepoint rolled back and the rows copied into their temp
+///      table, to be upserted in step 3 like the others. Either way `positions` ends as
+///      the upsert would leave it;
 ///   3. in one pipeline: INSERT ... SELECT ... ON CONFLICT (natural key) DO UPDATE from
 ///      each temp table (positions, stops, trips overwrite; aggregates ADD, grouped first
 ///      so one statement never touches a key twice), the progress rows with generation +
@@ -104,7 +110,9 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
                                                  const Transaction& tx);
   base::Result<engine::CommitOutcome> CommitWithRetry(const model::EpochRows& rows,
                                                       const Transaction& tx);
-  base::Status CopyRows(const model::EpochRows& rows);
+  // Step 2; sets `merge_positions` when the positions went to their temp table (some
+  // were already in `positions`) and need the upsert of step 3.
+  base::Status CopyRows(const model::EpochRows& rows, bool& merge_positions);
 
   PostgresSinkOptions options_;
   const model::SourceCatalog* catalog_;

@@ -204,6 +204,41 @@ TEST_F(PostgresSinkTest, RecoverReturnsTheLastCommittedEpoch) {
   EXPECT_TRUE((*pg)->Commit(SampleRows(catalog, 3), Checkpoint(3, "a.csv", 30)).ok());
 }
 
+TEST_F(PostgresSinkTest, PositionsAlreadyPresentAreRewrittenAndTheEpochStillCommits) {
+  model::SourceCatalog catalog;
+  auto pg = PostgresSink::Open(Options("run-a"), &catalog);
+  ASSERT_TRUE(pg.ok()) << pg.error().message();
+  ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 1), Checkpoint(1, "a.csv", 10)).ok());
+  // The same 50 keys again with other values, and one new key: the direct COPY meets a
+  // unique violation, rolls back to its savepoint and takes the upsert path.
+  auto rows = SampleRows(catalog, 1);
+  for (auto& p : rows.positions) {
+    p.lat = 10.5;
+  }
+  auto extra = rows.positions.back();
+  extra.event_time += std::chrono::hours(1);
+  rows.positions.push_back(extra);
+  const auto committed = (*pg)->Commit(rows, Checkpoint(2, "a.csv", 20));
+  ASSERT_TRUE(committed.ok()) << committed.error().message();
+  auto db = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  auto found = (*db)->Query(
+      "SELECT (SELECT count(*) FROM positions), (SELECT count(*) FROM positions WHERE lat = "
+      "10.5), (SELECT count(*) FROM batches), (SELECT next_offset FROM source_progress), "
+      "(SELECT count(*) FROM rejected)");
+  ASSERT_TRUE(found.ok()) << found.error().message();
+  EXPECT_EQ(found->Int(0, 0), 51);
+  EXPECT_EQ(found->Int(0, 1), 51);
+  EXPECT_EQ(found->Int(0, 2), 2);
+  EXPECT_EQ(found->Int(0, 3), 20);
+  EXPECT_EQ(found->Int(0, 4), 4);  // refusals append: two per epoch
+  // The next epoch takes the direct path again.
+  ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 3), Checkpoint(3, "a.csv", 30)).ok());
+  auto total = (*db)->Query("SELECT count(*) FROM positions");
+  ASSERT_TRUE(total.ok());
+  EXPECT_EQ(total->Int(0, 0), 101);
+}
+
 TEST_F(PostgresSinkTest, ASecondWriterOfAPartitionIsFencedAndWritesNothing) {
   model::SourceCatalog catalog;
   auto a = PostgresSink::Open(Options("consumer-a"), &catalog);
@@ -246,6 +281,36 @@ TEST_F(PostgresSinkTest, ASecondWriterOfAPartitionIsFencedAndWritesNothing) {
   PostgresCopySummary summary;
   ASSERT_TRUE(CopyPostgresToDuckDb(db_->dsn(), {}, &summary).ok());
   EXPECT_EQ(summary.rows_per_table[0], (std::pair<std::string, std::int64_t>("positions", 100)));
+}
+
+TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex) {
+  model::SourceCatalog catalog;
+  {
+    auto pg = PostgresSink::Open(Options("run"), &catalog);
+    ASSERT_TRUE(pg.ok());
+    ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 1), Checkpoint(1, "a.csv", 10)).ok());
+  }
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  // Back to what version 1 left.
+  ASSERT_TRUE((*admin)
+                  ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
+                            "rejected_feed_reason ON rejected (feed_id, reason); DELETE FROM "
+                            "frota_schema WHERE version = 2")
+                  .ok());
+  {
+    auto pg = PostgresSink::Open(Options("run-2"), &catalog);
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+  }
+  auto found = (*admin)->Query(
+      "SELECT (SELECT max(version) FROM frota_schema), (SELECT string_agg(indexdef, '; ') "
+      "FROM pg_indexes WHERE tablename = 'rejected'), (SELECT count(*) FROM rejected)");
+  ASSERT_TRUE(found.ok()) << found.error().message();
+  EXPECT_EQ(found->Int(0, 0), kPostgresSchemaVersion);
+  EXPECT_EQ(found->Value(0, 1),
+            "CREATE INDEX rejected_feed_reason_rare ON public.rejected USING btree (feed_id, "
+            "reason) WHERE (reason <> 'duplicate'::text)");
+  EXPECT_EQ(found->Int(0, 2), 2);
 }
 
 TEST_F(PostgresSinkTest, ADatabaseWithANewerSchemaIsRefused) {
