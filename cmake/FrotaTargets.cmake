@@ -15,6 +15,27 @@ function(frota_cc_library)
   endif()
 endfunction()
 
+# frota_discovered_test_properties(TARGET LABELS a b [RESOURCE_LOCK r] [TIMEOUT s])
+#   Sets properties on every test gtest_discover_tests found in TARGET, once ctest has
+#   read them. gtest_discover_tests's own PROPERTIES writes its values out flattened: a
+#   list of labels kept only its first ("integration"), the next label became a property
+#   name, and the properties after it shifted, so `ctest -L needs-postgres` selected none
+#   of these tests and the scale-out tests lost their RESOURCE_LOCK and TIMEOUT.
+function(frota_discovered_test_properties TARGET)
+  cmake_parse_arguments(ARG "" "RESOURCE_LOCK;TIMEOUT" "LABELS" ${ARGN})
+  set(properties "LABELS [==[${ARG_LABELS}]==]")
+  if(ARG_RESOURCE_LOCK)
+    string(APPEND properties " RESOURCE_LOCK ${ARG_RESOURCE_LOCK}")
+  endif()
+  if(ARG_TIMEOUT)
+    string(APPEND properties " TIMEOUT ${ARG_TIMEOUT}")
+  endif()
+  set(file "${CMAKE_CURRENT_BINARY_DIR}/${TARGET}_properties.cmake")
+  # ${TARGET}_TESTS: the list gtest_discover_tests's own include file fills (TEST_LIST).
+  file(WRITE "${file}" "if(${TARGET}_TESTS)\n  set_tests_properties(\${${TARGET}_TESTS} PROPERTIES ${properties})\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${file}")
+endfunction()
+
 # frota_cc_test(NAME engine SRCS watermark_test.cc DEPS frota::engine [LABELS unit])
 #   -> gtest binary NAME_test, each TEST() registered with ctest as NAME.Suite.Case.
 function(frota_cc_test)
@@ -26,8 +47,8 @@ function(frota_cc_test)
   target_link_libraries(${ARG_NAME}_test PRIVATE ${ARG_DEPS} frota::options frota::testing GTest::gtest GTest::gmock GTest::gtest_main)
   # Where tests find data and the frota binary is compiled into frota::testing
   # (src/frota/testing/CMakeLists.txt); environment variables override it.
-  gtest_discover_tests(${ARG_NAME}_test TEST_PREFIX "${ARG_NAME}." DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "${ARG_LABELS}")
+  gtest_discover_tests(${ARG_NAME}_test TEST_PREFIX "${ARG_NAME}." DISCOVERY_TIMEOUT 60)
+  frota_discovered_test_properties(${ARG_NAME}_test LABELS ${ARG_LABELS})
 endfunction()
 
 # frota_cc_benchmark(NAME codec_gtfs_rt SRCS gtfs_rt_benchmark.cc DEPS frota::codec)
