@@ -19,7 +19,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "frota/base/file.h"
@@ -171,8 +170,7 @@ int main(int argc, char** argv) {
   }
   if (threads->count() == 0) {
     // As `frota replay` chooses.
-    config.threads = std::min<std::size_t>(static_cast<std::size_t>(config.partitions),
-                                           std::max(1U, std::thread::hardware_concurrency()));
+    config.threads = frota::base::ThreadsFor(static_cast<std::size_t>(config.partitions));
   }
   return frota::bench::Run(config);
 }

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace frota::base {
 
@@ -90,5 +92,11 @@ std::int64_t ReadStatusKb(std::string_view field) {
 
 std::int64_t PeakRssBytes() { return ReadStatusKb("VmHWM:"); }
 std::int64_t CurrentRssBytes() { return ReadStatusKb("VmRSS:"); }
+
+unsigned CoreCount() { return std::max(1U, std::thread::hardware_concurrency()); }
+
+std::size_t ThreadsFor(std::size_t units) {
+  return std::min<std::size_t>(units, CoreCount());
+}
 
 }  // namespace frota::base

@@ -22,4 +22,9 @@ std::int64_t PeakRssBytes();
 /// Current resident set size in bytes (VmRSS), 0 if unknown.
 std::int64_t CurrentRssBytes();
 
+/// The cores this process may use (std::thread::hardware_concurrency), at least 1.
+unsigned CoreCount();
+/// Threads for `units` independent pieces of work: one each, at most one per core.
+std::size_t ThreadsFor(std::size_t units);
+
 }  // namespace frota::base

@@ -38,20 +38,51 @@ std::optional<LocalDate> MakeDate(int y, int m, int d) {
 
 }  // namespace
 
-std::string FormatIso8601(Timestamp t) {
+void AppendIso8601(std::string& out, Timestamp t) {
   const auto day = std::chrono::floor<days>(t);
   const year_month_day ymd(day);
+  const int year = static_cast<int>(ymd.year());
   const std::int64_t micros_of_day = (t - day).count();
   const std::int64_t seconds = micros_of_day / 1'000'000;
   const std::int64_t fraction = micros_of_day % 1'000'000;
-  std::string out =
-      fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}", static_cast<int>(ymd.year()),
-                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                  seconds / 3600, (seconds / 60) % 60, seconds % 60);
-  if (fraction != 0) {
-    out += fmt::format(".{:06d}", fraction);
+  if (year < 0 || year > 9999) {  // fmt's widths and signs, beyond four digits
+    fmt::format_to(std::back_inserter(out), "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}", year,
+                   static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                   seconds / 3600, (seconds / 60) % 60, seconds % 60);
+    if (fraction != 0) {
+      fmt::format_to(std::back_inserter(out), ".{:06d}", fraction);
+    }
+    out += 'Z';
+    return;
   }
-  out += 'Z';
+  // Digits in place, without fmt's format parsing: rejection details write one of these
+  // per duplicate, and duplicates are often most of a Rio archive.
+  char text[32] = "YYYY-MM-DDTHH:MM:SS";
+  const auto put = [&text](std::size_t at, std::int64_t value, int digits) {
+    for (int i = digits - 1; i >= 0; --i) {
+      text[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    }
+  };
+  put(0, year, 4);
+  put(5, static_cast<unsigned>(ymd.month()), 2);
+  put(8, static_cast<unsigned>(ymd.day()), 2);
+  put(11, seconds / 3600, 2);
+  put(14, (seconds / 60) % 60, 2);
+  put(17, seconds % 60, 2);
+  std::size_t size = 19;
+  if (fraction != 0) {
+    text[size++] = '.';
+    put(size, fraction, 6);
+    size += 6;
+  }
+  text[size++] = 'Z';
+  out.append(text, size);
+}
+
+std::string FormatIso8601(Timestamp t) {
+  std::string out;
+  AppendIso8601(out, t);
   return out;
 }
 

@@ -27,6 +27,8 @@ constexpr std::int64_t ToUnixMicros(Timestamp t) { return t.time_since_epoch().c
 
 /// "2022-06-30T06:34:51Z", with ".123456" only when the instant has a fraction.
 std::string FormatIso8601(Timestamp t);
+/// FormatIso8601 appended to `out`.
+void AppendIso8601(std::string& out, Timestamp t);
 /// Parses "YYYY-MM-DDTHH:MM:SS[.ffffff][Z|±HH:MM]" (a space may replace 'T'); no zone = UTC.
 std::optional<Timestamp> ParseIso8601(std::string_view text);
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <thread>
 
+#include "frota/base/file.h"
 #include "frota/base/log.h"
 #include "frota/cli/commands.h"
 #include "frota/cli/run_kafka.h"
@@ -225,8 +226,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   runner::LiveConfig live;
   live.archive = config->archive;
   live.partitions = config->partitions;
-  live.threads = std::min<std::size_t>(static_cast<std::size_t>(config->partitions),
-                                       std::max(1U, std::thread::hardware_concurrency()));
+  live.threads = base::ThreadsFor(static_cast<std::size_t>(config->partitions));
   live.epoch_interval = config->epoch_interval;
   live.waker = &waker;
   live.stopping = [&] { return collector_done.load(); };

@@ -2,7 +2,6 @@
 #include <spdlog/spdlog.h>
 
 #include <random>
-#include <thread>
 
 #include "frota/base/file.h"
 #include "frota/cli/commands.h"
@@ -201,9 +200,7 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
       throw CLI::RequiredError("--topic (with --to-kafka)");
     }
     if (sub->count("--threads") == 0) {
-      flags->config.threads = std::min<std::size_t>(
-          static_cast<std::size_t>(flags->config.partitions),
-          std::max(1U, std::thread::hardware_concurrency()));
+      flags->config.threads = base::ThreadsFor(static_cast<std::size_t>(flags->config.partitions));
     }
     flags->config.progress = true;
     run = [flags] { return RunReplayCommand(*flags); };

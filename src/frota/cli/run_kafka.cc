@@ -116,8 +116,7 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
     config.epoch_interval =
         std::chrono::milliseconds(static_cast<std::int64_t>(source.epoch_seconds * 1000));
   }
-  config.threads = flags.threads > 0 ? flags.threads
-                                     : std::max(1U, std::thread::hardware_concurrency());
+  config.threads = flags.threads > 0 ? flags.threads : base::CoreCount();
   config.until_end = flags.until_end;
   config.progress = true;
 

@@ -1,7 +1,5 @@
 #include "frota/job/shard.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -54,40 +52,11 @@ std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
 }  // namespace
 
 std::string DuplicateDetail(Timestamp event_time) {
-  // fmt::format("event_time={}", base::FormatIso8601(t)) without fmt: duplicates are
-  // often most of a Rio archive (the API repeats positions across polls), and formatting
-  // dominated their cost. Years outside 0000-9999 take the general path.
-  using std::chrono::days;
-  const auto day = std::chrono::floor<days>(event_time);
-  const std::chrono::year_month_day ymd(day);
-  const int year = static_cast<int>(ymd.year());
-  if (year < 0 || year > 9999) {
-    return fmt::format("event_time={}", base::FormatIso8601(event_time));
-  }
-  const std::int64_t micros_of_day = (event_time - day).count();
-  const std::int64_t second_of_day = micros_of_day / 1'000'000;
-  const std::int64_t fraction = micros_of_day % 1'000'000;
-  char text[64] = "event_time=YYYY-MM-DDTHH:MM:SS";
-  const auto put = [&text](std::size_t at, std::int64_t value, int digits) {
-    for (int i = digits - 1; i >= 0; --i) {
-      text[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    }
-  };
-  put(11, year, 4);
-  put(16, static_cast<unsigned>(ymd.month()), 2);
-  put(19, static_cast<unsigned>(ymd.day()), 2);
-  put(22, second_of_day / 3600, 2);
-  put(25, (second_of_day / 60) % 60, 2);
-  put(28, second_of_day % 60, 2);
-  std::size_t size = 30;
-  if (fraction != 0) {
-    text[size++] = '.';
-    put(size, fraction, 6);
-    size += 6;
-  }
-  text[size++] = 'Z';
-  return {text, size};
+  std::string detail;
+  detail.reserve(40);
+  detail += "event_time=";
+  base::AppendIso8601(detail, event_time);
+  return detail;
 }
 
 bool PositionOrder::Before(const Record& a, const Record& b) const {
@@ -215,10 +184,6 @@ Shard::QualityCounts& Shard::QualityFor(StringId feed_id, Timestamp t) {
 }
 
 void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
-  if (state.vehicle_id == 0 && state.feed_id == 0) {
-    state.feed_id = position.feed_id;
-    state.vehicle_id = position.vehicle_id;
-  }
   // Rule 5: the same key and event time as a record already released.
   if (state.has_released && position.event_time == state.last_released) {
     RejectPosition(position, RejectReason::kDuplicate, DuplicateDetail(position.event_time));

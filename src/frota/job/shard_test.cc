@@ -239,19 +239,9 @@ namespace frota::job {
 namespace {
 
 TEST(DuplicateDetail, IsTheIsoTextOfTheEventTime) {
-  std::mt19937_64 rng(11);
-  // Whole seconds and µs fractions, before and after 1970, and the general path's years.
-  std::uniform_int_distribution<std::int64_t> micros(-5'000'000'000'000'000, 5'000'000'000'000'000);
-  std::vector<std::int64_t> cases = {0, 1, -1, 999'999, 1'000'000, 1'717'600'000'000'000,
-                                     1'717'600'000'123'456, -62'167'219'200'000'000,
-                                     -62'167'219'200'000'001, 253'402'300'799'999'999,
-                                     253'402'300'800'000'000};
-  for (int i = 0; i < 100'000; ++i) {
-    const auto t = micros(rng);
-    cases.push_back(t);
-    cases.push_back(t / 1'000'000 * 1'000'000);
-  }
-  for (const auto us : cases) {
+  // base::FormatIso8601 is held to fmt's text on 200 k instants (time_test.cc).
+  for (const std::int64_t us : {std::int64_t{0}, std::int64_t{1'717'600'000'123'456},
+                                std::int64_t{-62'167'219'200'000'001}}) {
     const auto t = base::FromUnixMicros(us);
     ASSERT_EQ(DuplicateDetail(t), fmt::format("event_time={}", base::FormatIso8601(t))) << us;
   }

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
+#include "frota/base/file.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
@@ -114,16 +114,19 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
   FROTA_RETURN_IF_ERROR(db->Execute("SET threads = 1"));
   // No FSST string compression: its analysis (symbol tables over every string column of
   // every row group) cost a sixth of a replay's CPU, and on the simulated Rio day the
-  // file came out smaller without it (dictionary and plain storage: 449 vs 496-517 MB).
+  // file came out smaller without it (dictionary and plain storage: 449 vs 496-517 MB in
+  // the same runs, on a loaded machine).
   FROTA_RETURN_IF_ERROR(db->Execute("SET disabled_compression_methods = 'fsst'"));
   return std::unique_ptr<DuckDbSink>(new DuckDbSink(std::move(db), catalog, std::move(run_id)));
 }
 
 base::Status DuckDbSink::CheckpointWithAllCores() {
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  FROTA_RETURN_IF_ERROR(connection_->Execute(fmt::format("SET threads = {}", cores)));
-  FROTA_RETURN_IF_ERROR(connection_->Execute("CHECKPOINT"));
-  return connection_->Execute("SET threads = 1");
+  FROTA_RETURN_IF_ERROR(
+      connection_->Execute(fmt::format("SET threads = {}", base::CoreCount())));
+  const base::Status checkpointed = connection_->Execute("CHECKPOINT");
+  // Back to one thread for epochs whether or not the checkpoint went through.
+  FROTA_RETURN_IF_ERROR(connection_->Execute("SET threads = 1"));
+  return checkpointed;
 }
 
 base::Result<engine::RecoveredCheckpoint> DuckDbSink::Recover() {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -659,9 +660,7 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     // descents of the COPY find their pages in cache. Bytewise string order, the order
     // of the key under the C collation; any order is correct, this one is faster.
     std::vector<std::uint32_t> order(rows.positions.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) {
-      order[i] = i;
-    }
+    std::iota(order.begin(), order.end(), 0U);
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       const auto& x = rows.positions[a];
       const auto& y = rows.positions[b];
