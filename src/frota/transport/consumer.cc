@@ -3,7 +3,6 @@
 #include <librdkafka/rdkafka.h>
 #include <spdlog/spdlog.h>
 
-#include <cstring>
 
 namespace frota::transport {
 
@@ -15,6 +14,21 @@ std::vector<base::PartitionId> Ids(const rd_kafka_topic_partition_list_t* list) 
     out.emplace_back(list->elems[i].partition);
   }
   return out;
+}
+
+// Whether the group uses the cooperative (incremental) rebalance protocol. librdkafka
+// requires every configured assignor to share one protocol, so the configuration decides
+// it. Asking the client instead (rd_kafka_rebalance_protocol) is a round trip to its group
+// thread that answers NULL once the group is shutting down: in the revocation that
+// rd_kafka_consumer_close() delivers after an incremental rebalance, for one.
+bool CooperativeProtocol(const KafkaProperties& properties) {
+  std::string strategy;
+  for (const auto& [key, value] : properties) {
+    if (key == "partition.assignment.strategy") {
+      strategy = value;  // the last one set wins, as in librdkafka
+    }
+  }
+  return strategy.find("cooperative-sticky") != std::string::npos;
 }
 
 std::string Text(const std::vector<base::PartitionId>& ids) {
@@ -63,6 +77,7 @@ base::Result<std::unique_ptr<Consumer>> Consumer::Create(const ConsumerOptions& 
   std::unique_ptr<Consumer> consumer(new Consumer());
   consumer->options_ = options;
   consumer->listener_ = listener;
+  consumer->cooperative_ = CooperativeProtocol(properties);
   rd_kafka_conf_set_opaque(conf, consumer.get());
   char error[512];
   consumer->rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, error, sizeof error);
@@ -94,16 +109,45 @@ Consumer::~Consumer() {
       // Without Close() (an error path): leave without callbacks into a listener that
       // may be gone.
       listener_ = nullptr;
+      FinishJoinBeforeLeaving();
       rd_kafka_consumer_close(rk_);
     }
     rd_kafka_destroy(rk_);
   }
 }
 
+void Consumer::FinishJoinBeforeLeaving() {
+  // librdkafka before 2.3.0 aborts in rd_kafka_destroy() (an assertion in the
+  // cooperative-sticky assignor, librdkafka issue #4312) when a member that has joined
+  // the group is destroyed before its first assignment arrived. A member leaving that
+  // early (it found the topic finished, or was told to stop, while its join was in
+  // flight) therefore lets the join finish first. The listener is not told: the member
+  // never owned anything, and what arrives now is revoked again by the close.
+  constexpr int kFixedVersion = 0x020300ff;
+  if (assigned_once_ || !cooperative_ || rd_kafka_version() >= kFixedVersion) {
+    return;
+  }
+  RebalanceListener* listener = listener_;
+  listener_ = nullptr;
+  const auto wait = std::max<std::chrono::milliseconds>(options_.session_timeout,
+                                                        std::chrono::seconds(10));
+  spdlog::info("kafka consumer leaving before its first assignment: finishing the join "
+               "first (at most {} s)",
+               std::chrono::duration_cast<std::chrono::seconds>(wait).count());
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (!assigned_once_ && std::chrono::steady_clock::now() < deadline) {
+    if (rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 100)) {
+      rd_kafka_message_destroy(m);
+    }
+  }
+  listener_ = listener;
+}
+
 void Consumer::OnRebalance(int error, rd_kafka_topic_partition_list_t* partitions) {
-  const bool cooperative = std::strcmp(rd_kafka_rebalance_protocol(rk_), "COOPERATIVE") == 0;
+  const bool cooperative = cooperative_;
   const auto ids = Ids(partitions);
   if (error == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    assigned_once_ = true;
     spdlog::info("kafka rebalance: assigned partitions={}", Text(ids));
     if (listener_ != nullptr && !ids.empty()) {
       auto offsets = listener_->OnAssigned(ids);
@@ -147,7 +191,10 @@ void Consumer::OnRebalance(int error, rd_kafka_topic_partition_list_t* partition
   }
   spdlog::warn("kafka rebalance error: {}", rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(error)));
   if (cooperative) {
-    rd_kafka_incremental_unassign(rk_, partitions);
+    if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_, partitions)) {
+      spdlog::warn("kafka incremental unassign failed: {}", rd_kafka_error_string(e));
+      rd_kafka_error_destroy(e);
+    }
   } else {
     rd_kafka_assign(rk_, nullptr);
   }
@@ -266,6 +313,7 @@ base::Status Consumer::Close() {
   }
   ReleaseMessages();
   closed_ = true;
+  FinishJoinBeforeLeaving();
   const auto error = rd_kafka_consumer_close(rk_);
   if (callback_error_) {
     auto e = *callback_error_;

@@ -89,11 +89,14 @@ class Consumer {
   friend struct ConsumerCallbacks;
   void OnRebalance(int error, rd_kafka_topic_partition_list_s* partitions);
   void ReleaseMessages();
+  void FinishJoinBeforeLeaving();
 
   rd_kafka_s* rk_ = nullptr;
   ConsumerOptions options_;
   RebalanceListener* listener_ = nullptr;
   std::int32_t partitions_ = 0;
+  bool cooperative_ = true;  // the rebalance protocol the configured assignors use
+  bool assigned_once_ = false;  // an assignment (possibly empty) arrived
   std::vector<rd_kafka_message_s*> held_;
   std::optional<base::Error> callback_error_;
   bool closed_ = false;

@@ -5,6 +5,8 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -270,6 +272,51 @@ TEST(KafkaMock, ASecondMemberTakesOverHalfThePartitionsIncrementally) {
   EXPECT_TRUE((*second)->Close().ok());
   poll_until([&] { return a.owned.size() == 6; });
   EXPECT_EQ(a.owned.size(), 6U);
+}
+
+// A member that leaves while a second one joins, without polling in between, and the
+// second leaving right after, before its own join completed (as a `frota run` that finds
+// the topic finished does). Every partition must go back through the first member's
+// listener, both must close cleanly, and neither may abort: librdkafka before 2.3.0
+// asserts when a cooperative-sticky member is destroyed between joining and its first
+// assignment (librdkafka #4312), which the 2,000 ms case reached before Consumer waited
+// for that assignment.
+TEST(KafkaMock, AMemberThatLeavesWhileAnotherJoinsRevokesEverythingCleanly) {
+  MockCluster cluster;
+  for (const int delay_ms : {0, 2000}) {
+    SCOPED_TRACE(::testing::Message() << "closing " << delay_ms << " ms after the join");
+    RecordingListener a;
+    RecordingListener b;
+    ConsumerOptions c;
+    c.brokers = cluster.bootstraps();
+    c.topic = "positions";
+    c.group = "leave-" + std::to_string(delay_ms);
+    c.session_timeout = milliseconds(6000);
+    auto first = Consumer::Create(c, &a);
+    ASSERT_TRUE(first.ok()) << first.error().message();
+    std::vector<Message> batch;
+    const auto deadline = std::chrono::steady_clock::now() + seconds(60);
+    while (a.owned.size() != 6 && std::chrono::steady_clock::now() < deadline) {
+      ASSERT_TRUE((*first)->Poll(batch, 100, milliseconds(5)).ok());
+    }
+    ASSERT_EQ(a.owned.size(), 6U);
+    auto second = Consumer::Create(c, &b);
+    ASSERT_TRUE(second.ok()) << second.error().message();
+    std::atomic<bool> done{false};
+    std::thread joiner([&] {
+      std::vector<Message> other;
+      while (!done.load()) {
+        (void)(*second)->Poll(other, 100, milliseconds(5));
+      }
+    });
+    std::this_thread::sleep_for(milliseconds(delay_ms));
+    const auto closed = (*first)->Close();
+    EXPECT_TRUE(closed.ok()) << closed.error().message();
+    EXPECT_TRUE(a.owned.empty()) << a.owned.size() << " partitions never revoked";
+    done.store(true);
+    joiner.join();
+    EXPECT_TRUE((*second)->Close().ok());
+  }
 }
 
 }  // namespace
