@@ -73,7 +73,15 @@ void Pipeline::Offer(base::PartitionId source_partition, model::Position&& posit
                          base::FormatIso8601(watermark.Current()));
   }
   if (reason) {
-    Offer(source_partition, MakeRejection(position, *reason, std::move(detail)));
+    model::RejectionRecord rejection;
+    rejection.reason = *reason;
+    rejection.feed_id = feed_cache_.Get(position.feed_id, *strings_);
+    rejection.vehicle_id = strings_->Intern(position.vehicle_id);
+    rejection.event_time = position.event_time;
+    rejection.ingest_time = position.ingest_time;
+    rejection.source = position.source;
+    rejection.detail = std::move(detail);
+    OfferRejection(source_partition, std::move(rejection));
     return;
   }
   watermark.Observe(source_partition, position.event_time, position.ingest_time);
@@ -118,12 +126,22 @@ model::PositionRecord Pipeline::InternCached(const model::Position& p) {
 }
 
 void Pipeline::Offer(base::PartitionId source_partition, model::Rejection&& rejection) {
-  const StringId feed = strings_->Intern(rejection.feed_id);
-  const StringId vehicle = strings_->Intern(rejection.vehicle_id);
-  const std::uint64_t key_hash =
-      engine::KeyRef::CombineHashes(strings_->Hash(feed), strings_->Hash(vehicle));
-  inboxes_[ShardIndexFor(source_partition, key_hash)].rejections.emplace_back(
-      feed, std::move(rejection));
+  model::RejectionRecord record;
+  record.reason = rejection.reason;
+  record.feed_id = feed_cache_.Get(rejection.feed_id, *strings_);
+  record.vehicle_id = strings_->Intern(rejection.vehicle_id);
+  record.event_time = rejection.event_time;
+  record.ingest_time = rejection.ingest_time;
+  record.source = rejection.source;
+  record.detail = std::move(rejection.detail);
+  OfferRejection(source_partition, std::move(record));
+}
+
+void Pipeline::OfferRejection(base::PartitionId source_partition,
+                              model::RejectionRecord&& rejection) {
+  const std::uint64_t key_hash = engine::KeyRef::CombineHashes(
+      strings_->Hash(rejection.feed_id), strings_->Hash(rejection.vehicle_id));
+  inboxes_[ShardIndexFor(source_partition, key_hash)].rejections.push_back(std::move(rejection));
 }
 
 void Pipeline::Advance() {
@@ -134,8 +152,8 @@ void Pipeline::Advance() {
                                           : global_watermark;
     Shard& shard = *shards_[i];
     Inbox& inbox = inboxes_[i];
-    for (auto& [feed, rejection] : inbox.rejections) {
-      shard.Reject(feed, std::move(rejection));
+    for (auto& rejection : inbox.rejections) {
+      shard.Reject(std::move(rejection));
     }
     inbox.rejections.clear();
     for (auto& position : inbox.positions) {

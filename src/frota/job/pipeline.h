@@ -117,8 +117,10 @@ class Pipeline {
  private:
   struct Inbox {
     std::vector<model::PositionRecord> positions;
-    std::vector<std::pair<StringId, model::Rejection>> rejections;  // (feed id, rejection)
+    std::vector<model::RejectionRecord> rejections;
   };
+  /// Queues an interned rejection for the shard of its key.
+  void OfferRejection(base::PartitionId source_partition, model::RejectionRecord&& rejection);
   /// InternPosition with caches: the vehicle id is interned (one hash lookup per record);
   /// the feed through a one-entry cache (consecutive records mostly share it); route,
   /// trip, service date and start time through the ids the same vehicle id had last time

@@ -51,14 +51,6 @@ std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
 
 }  // namespace
 
-std::string DuplicateDetail(Timestamp event_time) {
-  std::string detail;
-  detail.reserve(40);
-  detail += "event_time=";
-  base::AppendIso8601(detail, event_time);
-  return detail;
-}
-
 bool PositionOrder::Before(const Record& a, const Record& b) const {
   if (a.event_time != b.event_time) {
     return a.event_time < b.event_time;
@@ -105,7 +97,7 @@ void Shard::Add(model::PositionRecord&& position) {
   vehicles_.AddAt(index, std::move(position));
 }
 
-void Shard::Reject(StringId feed, model::Rejection&& rejection) {
+void Shard::Reject(model::RejectionRecord&& rejection) {
   // A trustworthy event time (rules 1-3 passed) dates the rejection; else the ingest time.
   const bool event_time_trusted =
       rejection.event_time && (rejection.reason == RejectReason::kOutOfArea ||
@@ -116,7 +108,7 @@ void Shard::Reject(StringId feed, model::Rejection&& rejection) {
                          : rejection.ingest_time     ? *rejection.ingest_time
                          : rejection.event_time      ? *rejection.event_time
                                                      : Timestamp{};
-  auto& counts = QualityFor(feed, when);
+  auto& counts = QualityFor(rejection.feed_id, when);
   ++counts.rejected[static_cast<std::size_t>(rejection.reason)];
   rows_.rejected.push_back(std::move(rejection));
 }
@@ -125,15 +117,14 @@ void Shard::RejectPosition(const model::PositionRecord& position, model::RejectR
                            std::string detail) {
   auto& counts = QualityFor(position.feed_id, position.event_time);
   ++counts.rejected[static_cast<std::size_t>(reason)];
-  model::Rejection rejection;
+  model::RejectionRecord& rejection = rows_.rejected.emplace_back();
   rejection.reason = reason;
-  rejection.feed_id = Text(position.feed_id);
-  rejection.vehicle_id = Text(position.vehicle_id);
+  rejection.feed_id = position.feed_id;
+  rejection.vehicle_id = position.vehicle_id;
   rejection.event_time = position.event_time;
   rejection.ingest_time = position.ingest_time;
   rejection.source = position.source;
   rejection.detail = std::move(detail);
-  rows_.rejected.push_back(std::move(rejection));
 }
 
 void Shard::Advance(Timestamp watermark) {
@@ -184,9 +175,10 @@ Shard::QualityCounts& Shard::QualityFor(StringId feed_id, Timestamp t) {
 }
 
 void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
-  // Rule 5: the same key and event time as a record already released.
+  // Rule 5: the same key and event time as a record already released. Its detail, the
+  // event time, is derived where it is written (model::DuplicateDetail).
   if (state.has_released && position.event_time == state.last_released) {
-    RejectPosition(position, RejectReason::kDuplicate, DuplicateDetail(position.event_time));
+    RejectPosition(position, RejectReason::kDuplicate);
     return;
   }
   state.has_released = true;

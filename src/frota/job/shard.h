@@ -79,9 +79,6 @@ struct VehicleState {
   bool run_open = false;
 };
 
-/// The `detail` of a duplicate: "event_time=" and the ISO 8601 time (base::FormatIso8601).
-std::string DuplicateDetail(Timestamp event_time);
-
 /// Orders a key's records: event time, then source name, then offset. The tie-break
 /// never depends on arrival, so the first "in source order" of equal event times is the
 /// same on every run (rule 5).
@@ -114,8 +111,8 @@ class Shard {
 
   /// A record that passed rules 1-4 and is not late: buffer it until W passes it.
   void Add(model::PositionRecord&& position);
-  /// A refused record: keep it and count it. `feed` is its feed_id's id.
-  void Reject(StringId feed, model::Rejection&& rejection);
+  /// A refused record: keep it and count it.
+  void Reject(model::RejectionRecord&& rejection);
   /// Releases everything up to `watermark` and emits what became final.
   void Advance(Timestamp watermark);
   /// The rows emitted since the last call.
@@ -211,7 +208,7 @@ class Shard {
   void UpdateTrips(VehicleState& state, const model::PositionRecord& position, double segment_m);
   void EmitTrip(const VehicleState& state, const OpenTrip& trip);
   void RejectPosition(const model::PositionRecord& position, model::RejectReason reason,
-                      std::string detail);
+                      std::string detail = {});
   [[nodiscard]] std::string Text(StringId id) const { return std::string(strings_->View(id)); }
   void FlushHours(Timestamp watermark);
   void EmitBucket(HourBucket&& bucket);

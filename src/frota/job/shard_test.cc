@@ -234,18 +234,3 @@ TEST(ShardState, ACorruptSnapshotIsAClearError) {
 
 }  // namespace
 }  // namespace frota::job
-
-namespace frota::job {
-namespace {
-
-TEST(DuplicateDetail, IsTheIsoTextOfTheEventTime) {
-  // base::FormatIso8601 is held to fmt's text on 200 k instants (time_test.cc).
-  for (const std::int64_t us : {std::int64_t{0}, std::int64_t{1'717'600'000'123'456},
-                                std::int64_t{-62'167'219'200'000'001}}) {
-    const auto t = base::FromUnixMicros(us);
-    ASSERT_EQ(DuplicateDetail(t), fmt::format("event_time={}", base::FormatIso8601(t))) << us;
-  }
-}
-
-}  // namespace
-}  // namespace frota::job

@@ -2,8 +2,10 @@
 #include <cassert>
 #include <iterator>
 
+#include "frota/base/time.h"
 #include "frota/model/mode.h"
 #include "frota/model/position_record.h"
+#include "frota/model/rejection_record.h"
 #include "frota/model/rejection.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
@@ -155,8 +157,8 @@ void EpochRows::Append(EpochRows&& other) {
   if (!strings) {
     strings = other.strings;
   }
-  // Position ids only mean something with the dictionary that issued them.
-  assert(other.positions.empty() || other.strings == strings);
+  // Ids only mean something with the dictionary that issued them.
+  assert((other.positions.empty() && other.rejected.empty()) || other.strings == strings);
   MoveAppend(positions, std::move(other.positions));
   MoveAppend(rejected, std::move(other.rejected));
   MoveAppend(speed_cells, std::move(other.speed_cells));
@@ -220,6 +222,46 @@ Position MaterializePosition(const PositionRecord& r, const StringDictionary& st
   p.ingest_time = r.ingest_time;
   p.source = r.source;
   return p;
+}
+
+}  // namespace frota::model
+
+namespace frota::model {
+
+std::string DuplicateDetail(base::Timestamp event_time) {
+  std::string detail;
+  detail.reserve(40);
+  detail += "event_time=";
+  base::AppendIso8601(detail, event_time);
+  return detail;
+}
+
+std::string DetailOf(const RejectionRecord& r) {
+  return HasDerivedDetail(r) ? DuplicateDetail(*r.event_time) : r.detail;
+}
+
+RejectionRecord InternRejection(Rejection&& rejection, StringDictionary& strings) {
+  RejectionRecord r;
+  r.event_time = rejection.event_time;
+  r.ingest_time = rejection.ingest_time;
+  r.source = rejection.source;
+  r.feed_id = strings.Intern(rejection.feed_id);
+  r.vehicle_id = strings.Intern(rejection.vehicle_id);
+  r.reason = rejection.reason;
+  r.detail = std::move(rejection.detail);
+  return r;
+}
+
+Rejection MaterializeRejection(const RejectionRecord& r, const StringDictionary& strings) {
+  Rejection out;
+  out.reason = r.reason;
+  out.feed_id = strings.View(r.feed_id);
+  out.vehicle_id = strings.View(r.vehicle_id);
+  out.event_time = r.event_time;
+  out.ingest_time = r.ingest_time;
+  out.source = r.source;
+  out.detail = DetailOf(r);
+  return out;
 }
 
 }  // namespace frota::model

@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <set>
 
 #include "frota/model/mode.h"
 #include "frota/model/rejection.h"
+#include "frota/model/rejection_record.h"
+#include "frota/model/string_dictionary.h"
 #include "frota/model/source.h"
 
 namespace frota::model {
@@ -36,6 +40,44 @@ TEST(SourceCatalog, InterningTheSameNameGivesTheSameId) {
   EXPECT_NE(a, b);
   EXPECT_EQ(catalog.Intern("13.csv.gz"), a);
   EXPECT_EQ(catalog.Name(b), "18.csv.gz");
+}
+
+TEST(DuplicateDetail, IsTheIsoTextOfTheEventTime) {
+  // base::FormatIso8601 is held to fmt's text on 200 k instants (time_test.cc).
+  for (const std::int64_t us : {std::int64_t{0}, std::int64_t{1'717'600'000'123'456},
+                                std::int64_t{-62'167'219'200'000'001}}) {
+    const auto t = base::FromUnixMicros(us);
+    ASSERT_EQ(DuplicateDetail(t), fmt::format("event_time={}", base::FormatIso8601(t))) << us;
+  }
+}
+
+TEST(RejectionRecord, ADuplicateDerivesItsDetailAndRoundTrips) {
+  StringDictionary strings;
+  Rejection duplicate;
+  duplicate.reason = RejectReason::kDuplicate;
+  duplicate.feed_id = "rio-brt";
+  duplicate.vehicle_id = "B-1";
+  duplicate.event_time = base::FromUnixMicros(1'717'600'000'000'000);
+  duplicate.ingest_time = base::FromUnixMicros(1'717'600'005'000'000);
+  duplicate.source = {3, 17};
+  const RejectionRecord record = InternRejection(Rejection(duplicate), strings);
+  EXPECT_TRUE(HasDerivedDetail(record));
+  EXPECT_EQ(DetailOf(record), DuplicateDetail(*duplicate.event_time));
+  const Rejection back = MaterializeRejection(record, strings);
+  EXPECT_EQ(back.feed_id, "rio-brt");
+  EXPECT_EQ(back.vehicle_id, "B-1");
+  EXPECT_EQ(back.detail, DuplicateDetail(*duplicate.event_time));
+  EXPECT_EQ(back.source.offset, 17);
+
+  // Any other reason keeps its own text, even an empty one.
+  Rejection jump = duplicate;
+  jump.reason = RejectReason::kJump;
+  jump.detail = "implied_speed_kmh=300.0";
+  const RejectionRecord jump_record = InternRejection(Rejection(jump), strings);
+  EXPECT_FALSE(HasDerivedDetail(jump_record));
+  EXPECT_EQ(DetailOf(jump_record), "implied_speed_kmh=300.0");
+  jump.detail.clear();
+  EXPECT_EQ(DetailOf(InternRejection(Rejection(jump), strings)), "");
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "frota/model/position_record.h"
 #include "frota/model/string_dictionary.h"
 #include "frota/model/rejection.h"
+#include "frota/model/rejection_record.h"
 
 namespace frota::model {
 
@@ -115,10 +116,10 @@ struct QualityRow {
 
 /// Everything one epoch produced, in no particular order.
 struct EpochRows {
-  /// Accepted positions (silver); their strings are in `strings`.
+  /// Accepted positions (silver) and refused records; their ids are `strings`'s.
   std::vector<PositionRecord> positions;
   std::shared_ptr<const StringDictionary> strings;
-  std::vector<Rejection> rejected;
+  std::vector<RejectionRecord> rejected;
   std::vector<SpeedCellRow> speed_cells;
   std::vector<SpeedLineRow> speed_lines;
   std::vector<FleetHourRow> fleet_hours;

@@ -10,6 +10,7 @@
 #include "frota/engine/epoch.h"
 #include "frota/job/pipeline.h"
 #include "frota/runner/async_committer.h"
+#include "frota/runner/row_counts.h"
 
 namespace frota::runner {
 
@@ -143,18 +144,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     checkpoint.progress = follower->Progress();
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
-    report.accepted += static_cast<std::int64_t>(pending.positions.size());
-    for (const auto& r : pending.rejected) {
-      ++report.rejected[std::string(model::RejectReasonName(r.reason))];
-    }
-    report.rows["positions"] += static_cast<std::int64_t>(pending.positions.size());
-    report.rows["rejected"] += static_cast<std::int64_t>(pending.rejected.size());
-    report.rows["speed_cells"] += static_cast<std::int64_t>(pending.speed_cells.size());
-    report.rows["speed_lines"] += static_cast<std::int64_t>(pending.speed_lines.size());
-    report.rows["fleet_hours"] += static_cast<std::int64_t>(pending.fleet_hours.size());
-    report.rows["stops"] += static_cast<std::int64_t>(pending.stops.size());
-    report.rows["trips"] += static_cast<std::int64_t>(pending.trips.size());
-    report.rows["quality"] += static_cast<std::int64_t>(pending.quality.size());
+    CountEpochRows(pending, report);
     spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
                   policy.records(), pending.RowCount(), WatermarkText(checkpoint.watermark));
     committed_watermark = checkpoint.watermark;

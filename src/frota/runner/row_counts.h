@@ -1,6 +1,7 @@
 // The per-table row counts every runner's report carries, added up epoch by epoch.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -15,8 +16,14 @@ template <typename Report>
 void CountEpochRows(const model::EpochRows& rows, Report& report) {
   const auto n = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
   report.accepted += n(rows.positions);
+  std::array<std::int64_t, model::kRejectReasonCount> by_reason{};
   for (const auto& r : rows.rejected) {
-    ++report.rejected[std::string(model::RejectReasonName(r.reason))];
+    ++by_reason[static_cast<std::size_t>(r.reason)];
+  }
+  for (const auto reason : model::kAllRejectReasons) {
+    if (const auto count = by_reason[static_cast<std::size_t>(reason)]; count > 0) {
+      report.rejected[std::string(model::RejectReasonName(reason))] += count;
+    }
   }
   report.rows["positions"] += n(rows.positions);
   report.rows["rejected"] += n(rows.rejected);

@@ -232,16 +232,26 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
         auto a, ChunkAppender::Create(*connection_, "rejected",
                                       {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp,
                                        CT::kTimestamp, CT::kVarchar, CT::kBigint, CT::kVarchar}));
+    if (!rows.strings) {
+      return base::Internal("epoch rows carry rejections without their string dictionary");
+    }
+    const model::StringDictionary& strings = *rows.strings;
+    std::string derived;
     for (const auto& r : rows.rejected) {
-      a->SetString(0, r.feed_id);
-      a->SetString(1, r.vehicle_id);
+      a->SetString(0, strings.View(r.feed_id));
+      a->SetString(1, strings.View(r.vehicle_id));
       a->SetString(2, model::RejectReasonName(r.reason));
       r.event_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time)) : a->SetNull(3);
       r.ingest_time ? a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time))
                     : a->SetNull(4);
       a->SetString(5, source_name(r.source.source));
       a->SetInt64(6, r.source.offset);
-      a->SetString(7, r.detail);
+      if (model::HasDerivedDetail(r)) {
+        derived = model::DuplicateDetail(*r.event_time);
+        a->SetString(7, derived);
+      } else {
+        a->SetString(7, r.detail);
+      }
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
     FROTA_RETURN_IF_ERROR(a->Close());

@@ -716,17 +716,27 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     }
   }
   if (!rows.rejected.empty()) {
+    if (!rows.strings) {
+      return base::Internal("epoch rows carry rejections without their string dictionary");
+    }
+    const model::StringDictionary& strings = *rows.strings;
     PgCopyWriter w;
+    std::string derived;
     for (const auto& r : rows.rejected) {
       w.Row(8);
-      w.Text(r.feed_id);
-      w.Text(r.vehicle_id);
+      w.Text(strings.View(r.feed_id));
+      w.Text(strings.View(r.vehicle_id));
       w.Text(model::RejectReasonName(r.reason));
       r.event_time ? w.TimestampMicros(base::ToUnixMicros(*r.event_time)) : w.Null();
       r.ingest_time ? w.TimestampMicros(base::ToUnixMicros(*r.ingest_time)) : w.Null();
       w.Text(source_name(r.source.source));
       w.Int64(r.source.offset);
-      w.Text(r.detail);
+      if (model::HasDerivedDetail(r)) {
+        derived = model::DuplicateDetail(*r.event_time);
+        w.Text(derived);
+      } else {
+        w.Text(r.detail);
+      }
     }
     FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY rejected FROM STDIN (FORMAT binary)", w.Finish()));
   }

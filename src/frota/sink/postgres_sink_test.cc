@@ -56,8 +56,17 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt) {
   r.ingest_time = base::FromUnixMicros(1'656'570'000'123'456);
   r.source = {source, 999};
   r.detail = "latitude=\"-122,5\"\nnewline";
-  rows.rejected.push_back(r);
-  rows.rejected.push_back(r);  // the same refusal twice (an input holding it twice)
+  rows.rejected.push_back(model::InternRejection(model::Rejection(r), *strings));
+  // the same refusal twice (an input holding it twice)
+  rows.rejected.push_back(model::InternRejection(std::move(r), *strings));
+  // A duplicate: its detail is derived from its event time where it is written.
+  model::RejectionRecord duplicate = rows.rejected.back();
+  duplicate.reason = model::RejectReason::kDuplicate;
+  duplicate.vehicle_id = strings->Intern("v3");
+  duplicate.event_time = base::FromUnixMicros(1'656'570'000'000'001 + salt);
+  duplicate.source.offset = 998;
+  duplicate.detail.clear();
+  rows.rejected.push_back(duplicate);
   const auto day = base::LocalDateFromDays(19173);
   rows.speed_cells.push_back({0, model::Mode::kBrt, day, 6, -8665, -4581, 3, 1234, 5'000'000});
   rows.speed_cells.push_back({1, model::Mode::kBrt, day, 6, -8665, -4581, 2, 1000, 1'000'000});
