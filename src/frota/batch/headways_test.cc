@@ -59,11 +59,16 @@ class HeadwaysTest : public ::testing::Test {
           "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0;\n",
           hour);
     }
-    sql += "INSERT INTO positions SELECT 'feed', 'bus-0', 'bus', '53B', 'B53I', '20220803', '', "
-           "0, -22.9, -43.4, NULL, NULL, NULL, NULL, TIMESTAMP '2022-08-03 09:00:00', "
-           "TIMESTAMP '2022-08-03 09:00:20', false, 'x', 0;\n";
     const auto status = (*sink)->connection().Execute(sql);
     ASSERT_TRUE(status.ok()) << status.error().message();
+    auto& db = (*sink)->connection();
+    const auto silver = sink::AddSilverText(db, [&] {
+      return db.Execute(
+          "INSERT INTO positions_text SELECT 'feed', 'bus-0', 'bus', '53B', 'B53I', '20220803', "
+          "'', 0, -22.9, -43.4, NULL, NULL, NULL, NULL, TIMESTAMP '2022-08-03 09:00:00', "
+          "TIMESTAMP '2022-08-03 09:00:20', false, 'x', 0");
+    });
+    ASSERT_TRUE(silver.ok()) << silver.error().message();
   }
 
   HeadwayReport Compute() {

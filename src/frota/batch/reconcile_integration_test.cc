@@ -87,7 +87,7 @@ TEST(ReconcileRealData, TheRioBrtArchiveHasNoDifference) {
     auto conn = sink::DuckDbConnection::Open(copy);
     ASSERT_TRUE(conn.ok());
     const auto planted = (*conn)->Execute(R"sql(
-      DELETE FROM positions WHERE rowid = (SELECT min(rowid) FROM positions);
+      DELETE FROM positions_data WHERE rowid = (SELECT min(rowid) FROM positions_data);
       UPDATE stops SET end_time = end_time + INTERVAL 1 MINUTE
         WHERE rowid = (SELECT max(rowid) FROM stops);
       INSERT INTO trips SELECT * REPLACE (first_time - INTERVAL 1 DAY AS first_time)

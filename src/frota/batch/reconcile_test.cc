@@ -186,16 +186,18 @@ TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
     // Per table: change a value of the last row (different), copy that row under a new
     // key (extra), delete every row of the first row's key (missing).
     const char* plant = R"sql(
-      UPDATE positions SET lat = lat + 0.000001 WHERE rowid = (SELECT max(rowid) FROM positions);
-      INSERT INTO positions SELECT * REPLACE (source_offset + 1000000 AS source_offset)
-        FROM positions WHERE rowid = (SELECT max(rowid) FROM positions);
-      DELETE FROM positions WHERE rowid = (SELECT min(rowid) FROM positions);
+      UPDATE positions_data SET lat = lat + 0.000001
+        WHERE rowid = (SELECT max(rowid) FROM positions_data);
+      INSERT INTO positions_data SELECT * REPLACE (source_offset + 1000000 AS source_offset)
+        FROM positions_data WHERE rowid = (SELECT max(rowid) FROM positions_data);
+      DELETE FROM positions_data WHERE rowid = (SELECT min(rowid) FROM positions_data);
 
-      UPDATE rejected SET detail = detail || ' (edited)'
-        WHERE rowid = (SELECT max(rowid) FROM rejected);
-      INSERT INTO rejected SELECT * REPLACE (source_offset + 1000000 AS source_offset)
-        FROM rejected WHERE rowid = (SELECT max(rowid) FROM rejected);
-      DELETE FROM rejected WHERE rowid = (SELECT min(rowid) FROM rejected);
+      -- A derived detail is NULL in the table (a duplicate's): the edit writes one.
+      UPDATE rejected_data SET detail = coalesce(detail, 'derived') || ' (edited)'
+        WHERE rowid = (SELECT max(rowid) FROM rejected_data);
+      INSERT INTO rejected_data SELECT * REPLACE (source_offset + 1000000 AS source_offset)
+        FROM rejected_data WHERE rowid = (SELECT max(rowid) FROM rejected_data);
+      DELETE FROM rejected_data WHERE rowid = (SELECT min(rowid) FROM rejected_data);
 
       UPDATE speed_cells SET duration_us = duration_us + 1
         WHERE rowid = (SELECT max(rowid) FROM speed_cells);
@@ -273,7 +275,8 @@ TEST(ReconcilePlanted, ARepeatedStreamRowIsExtra) {
   {
     auto conn = sink::DuckDbConnection::Open(db);
     ASSERT_TRUE(conn.ok());
-    ASSERT_TRUE((*conn)->Execute("INSERT INTO positions SELECT * FROM positions LIMIT 2").ok());
+    ASSERT_TRUE(
+        (*conn)->Execute("INSERT INTO positions_data SELECT * FROM positions_data LIMIT 2").ok());
   }
   auto batch = Recompute(records, *context, catalog, false);
   const auto report = batch->CompareWith(db);

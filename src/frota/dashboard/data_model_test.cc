@@ -85,10 +85,13 @@ class DataModelTest : public ::testing::Test {
   // UTC instants; America/Sao_Paulo is UTC-3, so 10:00Z is 07h local on 2024-06-05.
   void Position(const std::string& feed, const std::string& vehicle, const std::string& mode,
                 const std::string& route, const std::string& utc, double lat, double lon) {
-    Exec("INSERT INTO positions VALUES (" + Q(feed) + ", " + Q(vehicle) + ", " + Q(mode) + ", " +
-         Q(route) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
-         ", NULL, NULL, NULL, NULL, TIMESTAMP '" + utc + "', TIMESTAMP '" + utc +
-         "' + INTERVAL 20 SECOND, false, 'fixture', " + std::to_string(offset_++) + ")");
+    const std::string sql =
+        "INSERT INTO positions_text VALUES (" + Q(feed) + ", " + Q(vehicle) + ", " + Q(mode) +
+        ", " + Q(route) + ", '', '', '', NULL, " + std::to_string(lat) + ", " +
+        std::to_string(lon) + ", NULL, NULL, NULL, NULL, TIMESTAMP '" + utc + "', TIMESTAMP '" +
+        utc + "' + INTERVAL 20 SECOND, false, 'fixture', " + std::to_string(offset_++) + ")";
+    const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
+    ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
   }
 
   void FillCoreTables() {

@@ -187,6 +187,8 @@ duckdb_type ToDuckDbType(ColumnType type) {
       return DUCKDB_TYPE_TIMESTAMP;
     case ColumnType::kDate:
       return DUCKDB_TYPE_DATE;
+    case ColumnType::kUtinyint:
+      return DUCKDB_TYPE_UTINYINT;
   }
   return DUCKDB_TYPE_VARCHAR;
 }
@@ -244,6 +246,9 @@ void ChunkAppender::SetInt16(std::size_t column, std::int16_t value) {
 }
 void ChunkAppender::SetInt8(std::size_t column, std::int8_t value) {
   Data<std::int8_t>(column)[row_] = value;
+}
+void ChunkAppender::SetUInt8(std::size_t column, std::uint8_t value) {
+  Data<std::uint8_t>(column)[row_] = value;
 }
 void ChunkAppender::SetDouble(std::size_t column, double value) {
   Data<double>(column)[row_] = value;

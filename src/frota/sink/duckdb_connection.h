@@ -89,7 +89,7 @@ class DuckDbConnection {
 
 /// Column types a ChunkAppender writes.
 enum class ColumnType { kVarchar, kBigint, kInteger, kTinyint, kDouble, kFloat, kBoolean,
-                        kTimestamp, kDate, kSmallint };
+                        kTimestamp, kDate, kSmallint, kUtinyint };
 
 /// Appends rows to a table through DuckDB's data-chunk appender (the bulk path): values
 /// go straight into column vectors, 2048 rows per chunk.
@@ -110,6 +110,7 @@ class ChunkAppender {
   void SetInt32(std::size_t column, std::int32_t value);
   void SetInt16(std::size_t column, std::int16_t value);
   void SetInt8(std::size_t column, std::int8_t value);
+  void SetUInt8(std::size_t column, std::uint8_t value);
   void SetDouble(std::size_t column, double value);
   void SetFloat(std::size_t column, float value);
   void SetBool(std::size_t column, bool value);

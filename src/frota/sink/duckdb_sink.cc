@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 
 #include "frota/base/file.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
 extern const std::string_view kSchemaV1Sql;
+extern const std::string_view kSchemaV2Sql;
+extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -22,8 +26,59 @@ using model::Mode;
 // Migrations from version N-1 to N, applied in order; index 0 creates version 1.
 struct Migration {
   int to_version;
-  std::string_view sql;
+  std::vector<std::string_view> sql;  // run in this order, in one transaction
 };
+
+// `table` (id UTINYINT, name) against the names this binary gives `values`: an id with
+// another name, or a name under another id, is a database this frota cannot read; names
+// a newer frota added to the enum are inserted.
+template <typename Enum, std::size_t N, typename NameOf>
+base::Status CheckNumbering(DuckDbConnection& db, std::string_view table,
+                            const Enum (&values)[N], NameOf name_of) {
+  FROTA_ASSIGN_OR_RETURN(auto stored,
+                         db.Query(fmt::format("SELECT id, name FROM {} ORDER BY id", table)));
+  std::map<std::int64_t, std::string> by_id;
+  for (std::size_t i = 0; i < stored.rows(); ++i) {
+    by_id.emplace(stored.Int64(i, 0), stored.String(i, 1));
+  }
+  std::string missing;
+  for (const Enum value : values) {
+    const auto id = static_cast<std::int64_t>(value);
+    const std::string_view name = name_of(value);
+    const auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      for (const auto& [other_id, other_name] : by_id) {
+        if (other_name == name) {
+          return base::InvalidInput(
+              "{}: table {} numbers '{}' {}, this frota {}: not a database it can read",
+              db.path(), table, name, other_id, id);
+        }
+      }
+      missing += fmt::format("{}({}, '{}')", missing.empty() ? "" : ", ", id, name);
+    } else if (it->second != name) {
+      return base::InvalidInput(
+          "{}: table {} names number {} '{}', this frota '{}': not a database it can read",
+          db.path(), table, id, it->second, name);
+    }
+  }
+  if (missing.empty()) {
+    return base::Status::Ok();
+  }
+  return db.Execute(fmt::format("INSERT INTO {} VALUES {}", table, missing));
+}
+
+// std::array/initializer views of the model enums for CheckNumbering.
+constexpr model::RejectReason kReasons[] = {
+    model::RejectReason::kMissingVehicleId,    model::RejectReason::kMissingCoordinates,
+    model::RejectReason::kLatitudeOutOfRange,  model::RejectReason::kLongitudeOutOfRange,
+    model::RejectReason::kNullIsland,          model::RejectReason::kMissingTimestamp,
+    model::RejectReason::kTimestampInMilliseconds, model::RejectReason::kStateVectorTooShort,
+    model::RejectReason::kMalformedRecord,     model::RejectReason::kBadPayload,
+    model::RejectReason::kFuture,              model::RejectReason::kStale,
+    model::RejectReason::kOutOfArea,           model::RejectReason::kDuplicate,
+    model::RejectReason::kJump,                model::RejectReason::kLate,
+};
+static_assert(std::size(kReasons) == model::kRejectReasonCount);
 
 base::Status EnsureSchema(DuckDbConnection& db) {
   FROTA_ASSIGN_OR_RETURN(
@@ -48,7 +103,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
         "refusing to touch it: use a newer frota",
         db.path(), version, kDuckDbSchemaVersion);
   }
-  const Migration migrations[] = {{1, sql::kSchemaV1Sql}};
+  const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
+                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextSql}}};
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
       continue;
@@ -57,8 +113,10 @@ base::Status EnsureSchema(DuckDbConnection& db) {
     auto status = db.Execute(
         "CREATE TABLE IF NOT EXISTS frota_schema (version INTEGER NOT NULL, applied_at "
         "TIMESTAMP NOT NULL, frota_version VARCHAR NOT NULL)");
-    if (status.ok()) {
-      status = db.Execute(migration.sql);
+    for (const auto sql_text : migration.sql) {
+      if (status.ok()) {
+        status = db.Execute(sql_text);
+      }
     }
     if (status.ok()) {
       status = db.Execute(fmt::format(
@@ -72,6 +130,9 @@ base::Status EnsureSchema(DuckDbConnection& db) {
     }
     FROTA_RETURN_IF_ERROR(db.Execute("COMMIT"));
   }
+  FROTA_RETURN_IF_ERROR(CheckNumbering(db, "modes", model::kAllModes, model::ModeName));
+  FROTA_RETURN_IF_ERROR(
+      CheckNumbering(db, "reject_reasons", kReasons, model::RejectReasonName));
   return db.Execute(sql::kViewsV1Sql);
 }
 
@@ -117,7 +178,77 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
   // file came out smaller without it (dictionary and plain storage: 449 vs 496-517 MB in
   // the same runs, on a loaded machine).
   FROTA_RETURN_IF_ERROR(db->Execute("SET disabled_compression_methods = 'fsst'"));
-  return std::unique_ptr<DuckDbSink>(new DuckDbSink(std::move(db), catalog, std::move(run_id)));
+  std::unique_ptr<DuckDbSink> sink(new DuckDbSink(std::move(db), catalog, std::move(run_id)));
+  FROTA_RETURN_IF_ERROR(sink->stored_.Load(*sink->connection_));
+  return sink;
+}
+
+base::Status StoredStrings::Load(DuckDbConnection& db) {
+  ids_.clear();
+  added_.clear();
+  flushed_ = 0;
+  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT id, text FROM strings"));
+  std::int64_t largest = 0;
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    const std::int64_t id = rows.Int64(i, 0);
+    largest = std::max(largest, id);
+    ids_.emplace(rows.String(i, 1), static_cast<std::int32_t>(id));
+  }
+  if (largest >= std::numeric_limits<std::int32_t>::max()) {
+    return base::InvalidInput("{}: the strings table is full", db.path());
+  }
+  next_ = static_cast<std::int32_t>(largest + 1);
+  return base::Status::Ok();
+}
+
+std::int32_t StoredStrings::IdOf(std::string_view text) {
+  if (const auto it = ids_.find(text); it != ids_.end()) {
+    return it->second;
+  }
+  const std::int32_t id = next_++;
+  ids_.emplace(std::string(text), id);
+  added_.emplace_back(text);
+  return id;
+}
+
+base::Status StoredStrings::Flush(DuckDbConnection& db) {
+  if (flushed_ == added_.size()) {
+    return base::Status::Ok();
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      auto a, ChunkAppender::Create(db, "strings", {ColumnType::kInteger, ColumnType::kVarchar}));
+  const auto first = next_ - static_cast<std::int32_t>(added_.size());
+  for (std::size_t i = flushed_; i < added_.size(); ++i) {
+    a->SetInt32(0, first + static_cast<std::int32_t>(i));
+    a->SetString(1, added_[i]);
+    FROTA_RETURN_IF_ERROR(a->EndRow());
+  }
+  FROTA_RETURN_IF_ERROR(a->Close());
+  flushed_ = added_.size();
+  return base::Status::Ok();
+}
+
+void StoredStrings::Rollback() {
+  for (const auto& text : added_) {
+    ids_.erase(ids_.find(text));
+  }
+  next_ -= static_cast<std::int32_t>(added_.size());
+  added_.clear();
+  flushed_ = 0;
+}
+
+base::Status AddSilverText(DuckDbConnection& db, const std::function<base::Status()>& fill) {
+  FROTA_RETURN_IF_ERROR(
+      db.Execute("CREATE TABLE positions_text AS SELECT * FROM positions LIMIT 0; "
+                 "CREATE TABLE rejected_text AS SELECT * FROM rejected LIMIT 0"));
+  auto status = fill();
+  if (status.ok()) {
+    status = db.Execute(sql::kSilverFromTextSql);
+  }
+  if (!status.ok()) {
+    (void)db.Execute("DROP TABLE IF EXISTS positions_text; DROP TABLE IF EXISTS rejected_text");
+  }
+  return status;
 }
 
 base::Status DuckDbSink::CheckpointWithAllCores() {
@@ -161,6 +292,9 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   FROTA_RETURN_IF_ERROR(connection_->Execute("BEGIN TRANSACTION"));
   auto status = WriteRows(rows);
   if (status.ok()) {
+    status = stored_.Flush(*connection_);
+  }
+  if (status.ok()) {
     status = WriteCheckpoint(rows, checkpoint);
   }
   if (status.ok()) {
@@ -168,49 +302,72 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   }
   if (!status.ok()) {
     (void)connection_->Execute("ROLLBACK");
+    // The strings this epoch numbered are not in the table: forget them, and every id
+    // looked up with them.
+    stored_.Rollback();
+    by_dictionary_id_.clear();
+    by_source_id_.clear();
     return status.error().WithContext(
         fmt::format("committing epoch {}", checkpoint.epoch.value()));
   }
+  stored_.Commit();
   return base::Status::Ok();
 }
 
-base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
+std::int32_t DuckDbSink::StringId(const model::StringDictionary& strings, std::uint32_t id) {
+  if (&strings != dictionary_) {
+    dictionary_ = &strings;
+    by_dictionary_id_.clear();
+  }
+  if (id == model::StringDictionary::kEmpty) {
+    return 0;  // '' is id 0 in every database (schema_v2.sql)
+  }
+  if (id >= by_dictionary_id_.size()) {
+    by_dictionary_id_.resize(std::max<std::size_t>(id + 1, by_dictionary_id_.size() * 2), 0);
+  }
+  std::int32_t& slot = by_dictionary_id_[id];
+  if (slot == 0) {
+    slot = stored_.IdOf(strings.View(id)) + 1;
+  }
+  return slot - 1;
+}
+
+std::int32_t DuckDbSink::SourceStringId(model::SourceId id) {
+  if (catalog_ == nullptr) {
+    return 0;
+  }
+  if (id >= by_source_id_.size()) {
+    by_source_id_.resize(std::max<std::size_t>(id + 1, by_source_id_.size() * 2), 0);
+  }
+  std::int32_t& slot = by_source_id_[id];
+  if (slot == 0) {
+    slot = stored_.IdOf(catalog_->Name(id)) + 1;
+  }
+  return slot - 1;
+}
+
+base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
   using CT = ColumnType;
-  // Source names, looked up once per id per commit (the catalog locks on every lookup).
-  std::vector<std::string_view> names;
-  const auto source_name = [&](model::SourceId id) -> std::string_view {
-    if (catalog_ == nullptr) {
-      return {};
-    }
-    if (id >= names.size()) {
-      const std::size_t old = names.size();
-      names.resize(id + 1);
-      for (std::size_t i = old; i <= id; ++i) {
-        names[i] = catalog_->Name(static_cast<model::SourceId>(i));
-      }
-    }
-    return names[id];
-  };
+  if ((!rows.positions.empty() || !rows.rejected.empty()) && !rows.strings) {
+    return base::Internal("epoch rows carry records without their string dictionary");
+  }
   if (!rows.positions.empty()) {
     FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "positions",
-                                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
-                                       CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint,
+        auto a, ChunkAppender::Create(*connection_, "positions_data",
+                                      {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kInteger,
+                                       CT::kInteger, CT::kInteger, CT::kInteger, CT::kTinyint,
                                        CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat,
                                        CT::kFloat, CT::kBoolean, CT::kTimestamp, CT::kTimestamp,
-                                       CT::kBoolean, CT::kVarchar, CT::kBigint}));
-    if (!rows.strings) {
-      return base::Internal("epoch rows carry positions without their string dictionary");
-    }
+                                       CT::kBoolean, CT::kInteger, CT::kBigint}));
     const model::StringDictionary& strings = *rows.strings;
     for (const auto& p : rows.positions) {
-      a->SetString(0, strings.View(p.feed_id));
-      a->SetString(1, strings.View(p.vehicle_id));
-      a->SetString(2, Name(p.mode));
-      a->SetString(3, strings.View(p.route_id));
-      a->SetString(4, strings.View(p.trip_id));
-      a->SetString(5, strings.View(p.trip_start_date));
-      a->SetString(6, strings.View(p.trip_start_time));
+      a->SetInt32(0, StringId(strings, p.feed_id));
+      a->SetInt32(1, StringId(strings, p.vehicle_id));
+      a->SetUInt8(2, static_cast<std::uint8_t>(p.mode));
+      a->SetInt32(3, StringId(strings, p.route_id));
+      a->SetInt32(4, StringId(strings, p.trip_id));
+      a->SetInt32(5, StringId(strings, p.trip_start_date));
+      a->SetInt32(6, StringId(strings, p.trip_start_time));
       p.direction_id >= 0 ? a->SetInt8(7, p.direction_id) : a->SetNull(7);
       a->SetDouble(8, p.lat);
       a->SetDouble(9, p.lon);
@@ -221,7 +378,7 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       a->SetTimestampMicros(14, base::ToUnixMicros(p.event_time));
       a->SetTimestampMicros(15, base::ToUnixMicros(p.ingest_time));
       a->SetBool(16, p.event_time_from_header);
-      a->SetString(17, source_name(p.source.source));
+      a->SetInt32(17, SourceStringId(p.source.source));
       a->SetInt64(18, p.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
@@ -229,33 +386,31 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
   }
   if (!rows.rejected.empty()) {
     FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "rejected",
-                                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp,
-                                       CT::kTimestamp, CT::kVarchar, CT::kBigint, CT::kVarchar}));
-    if (!rows.strings) {
-      return base::Internal("epoch rows carry rejections without their string dictionary");
-    }
+        auto a, ChunkAppender::Create(*connection_, "rejected_data",
+                                      {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kTimestamp,
+                                       CT::kTimestamp, CT::kInteger, CT::kBigint, CT::kVarchar}));
     const model::StringDictionary& strings = *rows.strings;
-    std::string derived;
     for (const auto& r : rows.rejected) {
-      a->SetString(0, strings.View(r.feed_id));
-      a->SetString(1, strings.View(r.vehicle_id));
-      a->SetString(2, model::RejectReasonName(r.reason));
+      a->SetInt32(0, StringId(strings, r.feed_id));
+      a->SetInt32(1, StringId(strings, r.vehicle_id));
+      a->SetUInt8(2, static_cast<std::uint8_t>(r.reason));
       r.event_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time)) : a->SetNull(3);
       r.ingest_time ? a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time))
                     : a->SetNull(4);
-      a->SetString(5, source_name(r.source.source));
+      a->SetInt32(5, SourceStringId(r.source.source));
       a->SetInt64(6, r.source.offset);
-      if (model::HasDerivedDetail(r)) {
-        derived = model::DuplicateDetail(*r.event_time);
-        a->SetString(7, derived);
-      } else {
-        a->SetString(7, r.detail);
-      }
+      // NULL: the `rejected` view derives it (model::DuplicateDetail).
+      model::HasDerivedDetail(r) ? a->SetNull(7) : a->SetString(7, r.detail);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
     FROTA_RETURN_IF_ERROR(a->Close());
   }
+  return base::Status::Ok();
+}
+
+base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
+  using CT = ColumnType;
+  FROTA_RETURN_IF_ERROR(WriteSilver(rows));
   if (!rows.speed_cells.empty()) {
     FROTA_ASSIGN_OR_RETURN(
         auto a, ChunkAppender::Create(*connection_, "speed_cells",

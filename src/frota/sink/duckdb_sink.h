@@ -1,9 +1,14 @@
 // The embedded sink: one DuckDB file holding every table, each epoch one transaction.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "frota/base/status.h"
 #include "frota/engine/transactional_sink.h"
@@ -14,7 +19,38 @@
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 1;
+inline constexpr int kDuckDbSchemaVersion = 2;
+
+/// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
+/// handed out in a transaction are forgotten again if it rolls back.
+class StoredStrings {
+ public:
+  /// Reads the table.
+  base::Status Load(DuckDbConnection& db);
+  /// The id of `text`, new ones numbered after the largest stored (written by Flush).
+  std::int32_t IdOf(std::string_view text);
+  /// Appends the texts numbered since the last Flush, Commit or Rollback to `strings`,
+  /// in the connection's open transaction.
+  base::Status Flush(DuckDbConnection& db);
+  /// The transaction committed: what it added is stored.
+  void Commit() {
+    added_.clear();
+    flushed_ = 0;
+  }
+  /// The transaction rolled back: forget what it added.
+  void Rollback();
+  [[nodiscard]] std::size_t size() const { return ids_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> ids_;
+  std::vector<std::string> added_;  // ids next_ - added_.size() ... next_ - 1, in order
+  std::size_t flushed_ = 0;         // of added_, already appended to the table
+  std::int32_t next_ = 1;
+};
 
 /// Writes epochs into a DuckDB database file (semantics.md section 6).
 ///
@@ -47,13 +83,30 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
              std::string run_id)
       : connection_(std::move(connection)), catalog_(catalog), run_id_(std::move(run_id)) {}
   base::Status WriteRows(const model::EpochRows& rows);
+  base::Status WriteSilver(const model::EpochRows& rows);
   base::Status WriteCheckpoint(const model::EpochRows& rows,
                                const engine::EpochCheckpoint& checkpoint);
+  /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
+  std::int32_t StringId(const model::StringDictionary& strings, std::uint32_t id);
+  std::int32_t SourceStringId(model::SourceId id);
 
   std::unique_ptr<DuckDbConnection> connection_;
   const model::SourceCatalog* catalog_;
   std::string run_id_;
+  StoredStrings stored_;
+  // Stored id + 1 by dictionary id (0: not looked up yet), for `dictionary_`; and by
+  // source id. Cleared when a commit rolls back, as the ids it added are forgotten.
+  const model::StringDictionary* dictionary_ = nullptr;
+  std::vector<std::int32_t> by_dictionary_id_;
+  std::vector<std::int32_t> by_source_id_;
 };
+
+/// Adds silver rows given as text, in the connection's open transaction (or its own):
+/// `fill` inserts them into positions_text and rejected_text, created empty with the
+/// columns of the views `positions` and `rejected`; their strings are then numbered and
+/// the rows moved into positions_data and rejected_data (silver_from_text.sql). For
+/// tests and tools that have rows as text; the sink writes ids directly.
+base::Status AddSilverText(DuckDbConnection& db, const std::function<base::Status()>& fill);
 
 /// Opens (creating or migrating) a frota DuckDB database without a sink around it: for
 /// commands that only read (export, reconcile, headways, dashboard).

@@ -6,7 +6,12 @@
 #include <fstream>
 
 #include "frota/engine/checkpoint.h"
+#include "frota/model/rejection_record.h"
 #include "frota/sink/export.h"
+
+namespace frota::sink::sql {
+extern const std::string_view kSchemaV1Sql;
+}  // namespace frota::sink::sql
 
 namespace frota::sink {
 namespace {
@@ -164,6 +169,162 @@ TEST_F(DuckDbSinkTest, ExportWritesSortedCsvWithQuotingAndSummedAggregates) {
   std::getline(cells, row);
   EXPECT_EQ(header, "mode,local_date,hour,cell_x,cell_y,segments,distance_m,duration_s,mean_speed_kmh");
   EXPECT_EQ(row, "brt,2022-06-30,3,0,0,4,2,120,0.06");
+}
+
+TEST_F(DuckDbSinkTest, AFailedCommitForgetsTheStringsItNumbered) {
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+  ASSERT_TRUE(sink.ok());
+  ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  // New strings in an epoch that fails (epoch 1 again): their ids go with it...
+  auto rows = SomeRows();
+  auto strings = std::make_shared<model::StringDictionary>();
+  model::Position p = model::MaterializePosition(rows.positions[0], *rows.strings);
+  p.vehicle_id = "only-in-the-failed-epoch";
+  p.trip_id = "trip-of-the-failed-epoch";
+  p.source = {catalog_.Intern("b.csv"), 3};
+  rows.positions = {model::InternPosition(p, *strings)};
+  rows.strings = strings;
+  EXPECT_FALSE((*sink)->Commit(rows, Checkpoint(1, 99)).ok());
+  // ...and the same rows in the next epoch store them again: no row refers to an id that
+  // is not in `strings`.
+  ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(2, 9)).ok());
+  auto found = (*sink)->connection().Query(
+      "SELECT vehicle_id, trip_id, source FROM positions WHERE source_offset = 3");
+  ASSERT_TRUE(found.ok()) << found.error().message();
+  ASSERT_EQ(found->rows(), 1U);
+  EXPECT_EQ(found->String(0, 0), "only-in-the-failed-epoch");
+  EXPECT_EQ(found->String(0, 1), "trip-of-the-failed-epoch");
+  EXPECT_EQ(found->String(0, 2), "b.csv");
+  auto dangling = (*sink)->connection().Query(
+      "SELECT count(*) FROM positions WHERE feed_id IS NULL OR vehicle_id IS NULL OR "
+      "trip_id IS NULL OR source IS NULL OR mode IS NULL");
+  EXPECT_EQ(dangling->Int64(0, 0), 0);
+  auto distinct = (*sink)->connection().Query(
+      "SELECT count(*), count(DISTINCT text), count(DISTINCT id) FROM strings");
+  EXPECT_EQ(distinct->Int64(0, 0), distinct->Int64(0, 1));
+  EXPECT_EQ(distinct->Int64(0, 0), distinct->Int64(0, 2));
+}
+
+TEST_F(DuckDbSinkTest, ADuplicatesDetailIsDerivedAndOtherDetailsAreKept) {
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+  ASSERT_TRUE(sink.ok());
+  auto rows = SomeRows();
+  model::RejectionRecord duplicate;
+  duplicate.reason = model::RejectReason::kDuplicate;
+  duplicate.feed_id = rows.positions[0].feed_id;
+  duplicate.vehicle_id = rows.positions[0].vehicle_id;
+  duplicate.event_time = base::FromUnixMicros(1'656'570'891'000'250);
+  duplicate.ingest_time = base::FromUnixSeconds(1'656'570'920);
+  duplicate.source = {catalog_.Intern("a.csv"), 8};
+  rows.rejected.push_back(duplicate);
+  model::RejectionRecord malformed;
+  malformed.reason = model::RejectReason::kMalformedRecord;
+  malformed.source = {catalog_.Intern("a.csv"), 9};
+  malformed.detail = "line 10: 3 fields, expected 10";
+  rows.rejected.push_back(malformed);
+  ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 10)).ok());
+  auto stored = (*sink)->connection().Query(
+      "SELECT source_offset, detail IS NULL FROM rejected_data ORDER BY source_offset");
+  ASSERT_EQ(stored->rows(), 2U);
+  EXPECT_TRUE(stored->Bool(0, 1));   // the duplicate's is derived...
+  EXPECT_FALSE(stored->Bool(1, 1));  // ...any other kept
+  auto shown = (*sink)->connection().Query(
+      "SELECT reason, vehicle_id, detail FROM rejected ORDER BY source_offset");
+  ASSERT_TRUE(shown.ok()) << shown.error().message();
+  EXPECT_EQ(shown->String(0, 0), "duplicate");
+  EXPECT_EQ(shown->String(0, 1), "v, \"quoted\"");
+  EXPECT_EQ(shown->String(0, 2), model::DuplicateDetail(*duplicate.event_time));
+  EXPECT_EQ(shown->String(0, 2), "event_time=2022-06-30T06:34:51.000250Z");
+  EXPECT_EQ(shown->String(1, 0), "malformed_record");
+  EXPECT_EQ(shown->String(1, 1), "");
+  EXPECT_EQ(shown->String(1, 2), "line 10: 3 fields, expected 10");
+}
+
+TEST_F(DuckDbSinkTest, AVersion1DatabaseIsMigratedWithEveryRow) {
+  const auto path = dir_ / "v1.duckdb";
+  {
+    auto db = DuckDbConnection::Open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Execute(
+        "CREATE TABLE frota_schema (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL, "
+        "frota_version VARCHAR NOT NULL); INSERT INTO frota_schema VALUES (1, now()::TIMESTAMP, "
+        "'0.1.0')").ok());
+    ASSERT_TRUE((*db)->Execute(sql::kSchemaV1Sql).ok());
+    const auto inserted = (*db)->Execute(R"sql(
+      INSERT INTO positions VALUES
+        ('rio-brt', 'B1', 'brt', '13', 't-1', '20220630', '', 0, -22.9, -43.3, 41.5, NULL, NULL,
+         NULL, TIMESTAMP '2022-06-30 06:34:51', TIMESTAMP '2022-06-30 06:35:20', false, 'a.csv', 1),
+        ('rio-brt', 'B2', 'bus', '', '', '', '', NULL, -22.8, -43.2, NULL, NULL, NULL, NULL,
+         TIMESTAMP '2022-06-30 06:34:52', TIMESTAMP '2022-06-30 06:35:21', true, 'b.csv', 2);
+      INSERT INTO rejected VALUES
+        ('rio-brt', 'B1', 'duplicate', TIMESTAMP '2022-06-30 06:34:51',
+         TIMESTAMP '2022-06-30 06:35:20', 'a.csv', 3, 'event_time=2022-06-30T06:34:51Z'),
+        ('rio-brt', '', 'missing_vehicle_id', NULL, TIMESTAMP '2022-06-30 06:35:20', 'c.csv', 4,
+         'id_veiculo=""');
+    )sql");
+    ASSERT_TRUE(inserted.ok()) << inserted.error().message();
+  }
+  auto db = OpenFrotaDuckDb(path, /*must_exist=*/true);
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  auto version = (*db)->Query("SELECT max(version) FROM frota_schema");
+  EXPECT_EQ(version->Int64(0, 0), kDuckDbSchemaVersion);
+  auto positions = (*db)->Query(
+      "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, direction_id, "
+      "reported_speed_kmh, event_time_from_header, source, source_offset FROM positions "
+      "ORDER BY source_offset");
+  ASSERT_TRUE(positions.ok()) << positions.error().message();
+  ASSERT_EQ(positions->rows(), 2U);
+  EXPECT_EQ(positions->String(0, 1), "B1");
+  EXPECT_EQ(positions->String(0, 2), "brt");
+  EXPECT_EQ(positions->String(0, 4), "t-1");
+  EXPECT_EQ(positions->String(0, 5), "20220630");
+  EXPECT_EQ(positions->Int64(0, 6), 0);
+  EXPECT_DOUBLE_EQ(positions->Double(0, 7), 41.5);
+  EXPECT_EQ(positions->String(0, 9), "a.csv");
+  EXPECT_EQ(positions->String(1, 2), "bus");
+  EXPECT_EQ(positions->String(1, 3), "");
+  EXPECT_TRUE(positions->IsNull(1, 6));
+  EXPECT_TRUE(positions->Bool(1, 8));
+  EXPECT_EQ(positions->String(1, 9), "b.csv");
+  auto rejected = (*db)->Query(
+      "SELECT reason, vehicle_id, event_time IS NULL, source, detail FROM rejected "
+      "ORDER BY source_offset");
+  ASSERT_TRUE(rejected.ok()) << rejected.error().message();
+  ASSERT_EQ(rejected->rows(), 2U);
+  EXPECT_EQ(rejected->String(0, 0), "duplicate");
+  EXPECT_EQ(rejected->String(0, 4), "event_time=2022-06-30T06:34:51Z");
+  EXPECT_EQ(rejected->String(1, 0), "missing_vehicle_id");
+  EXPECT_EQ(rejected->String(1, 1), "");
+  EXPECT_TRUE(rejected->Bool(1, 2));
+  EXPECT_EQ(rejected->String(1, 3), "c.csv");
+  EXPECT_EQ(rejected->String(1, 4), "id_veiculo=\"\"");
+  auto leftovers = (*db)->Query(
+      "SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('positions_text', "
+      "'rejected_text')");
+  EXPECT_EQ(leftovers->Int64(0, 0), 0);
+  // A sink on the migrated file numbers new strings after the migrated ones.
+  db->reset();
+  auto sink = DuckDbSink::Open(path, &catalog_, "run1");
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  auto all = (*sink)->connection().Query(
+      "SELECT count(*), count(DISTINCT vehicle_id) FROM positions WHERE vehicle_id IS NOT NULL");
+  EXPECT_EQ(all->Int64(0, 0), 3);
+  EXPECT_EQ(all->Int64(0, 1), 3);
+}
+
+TEST_F(DuckDbSinkTest, ADatabaseThatNumbersReasonsDifferentlyIsRefused) {
+  {
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+    ASSERT_TRUE(sink.ok());
+    ASSERT_TRUE(
+        (*sink)->connection().Execute("UPDATE reject_reasons SET name = 'renamed' WHERE id = 13").ok());
+  }
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2");
+  ASSERT_FALSE(sink.ok());
+  EXPECT_NE(sink.error().message().find("reject_reasons names number 13 'renamed'"),
+            std::string::npos)
+      << sink.error().message();
 }
 
 }  // namespace

@@ -18,9 +18,13 @@ namespace {
 using CT = ColumnType;
 
 struct CopiedTable {
-  std::string_view name;
+  std::string_view name;            // in PostgreSQL
   std::vector<ColumnType> columns;  // DuckDB's types, in the tables' shared column order
+  std::string_view target = name;   // in DuckDB
 };
+
+// The silver tables arrive as text in positions_text and rejected_text (AddSilverText),
+// whose columns are PostgreSQL's.
 
 const std::vector<CopiedTable>& CopiedTables() {
   static const std::vector<CopiedTable> kTables = [] {
@@ -31,10 +35,12 @@ const std::vector<CopiedTable>& CopiedTables() {
         {"positions",
          {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
           CT::kVarchar, CT::kTinyint, CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat, CT::kFloat,
-          CT::kBoolean, CT::kTimestamp, CT::kTimestamp, CT::kBoolean, CT::kVarchar, CT::kBigint}},
+          CT::kBoolean, CT::kTimestamp, CT::kTimestamp, CT::kBoolean, CT::kVarchar, CT::kBigint},
+         "positions_text"},
         {"rejected",
          {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kTimestamp, CT::kVarchar,
-          CT::kBigint, CT::kVarchar}},
+          CT::kBigint, CT::kVarchar},
+         "rejected_text"},
         {"speed_cells",
          {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kInteger, CT::kInteger,
           CT::kBigint, CT::kBigint, CT::kBigint}},
@@ -117,6 +123,8 @@ base::Status SetField(ChunkAppender& a, std::size_t column, ColumnType type,
       a.SetDateDays(column,
                     static_cast<std::int32_t>(static_cast<std::uint32_t>(be)) + kPgEpochDays);
       break;
+    case CT::kUtinyint:  // no PostgreSQL column maps to it
+      return base::Internal("copy: column {} has no PostgreSQL counterpart", column);
   }
   return base::Status::Ok();
 }
@@ -223,9 +231,9 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
   FROTA_ASSIGN_OR_RETURN(auto duck, OpenFrotaDuckDb(scratch, /*must_exist=*/false));
   FROTA_RETURN_IF_ERROR(pg->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
   FROTA_RETURN_IF_ERROR(duck->Execute("BEGIN TRANSACTION"));
-  for (const auto& table : CopiedTables()) {
+  const auto copy_table = [&](const CopiedTable& table) -> base::Status {
     FROTA_ASSIGN_OR_RETURN(auto appender,
-                           ChunkAppender::Create(*duck, table.name, table.columns));
+                           ChunkAppender::Create(*duck, table.target, table.columns));
     StreamingCopy copy(*appender, table);
     const auto status = pg->CopyOut(
         fmt::format("COPY {} TO STDOUT (FORMAT binary)", table.name),
@@ -240,6 +248,16 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     if (summary != nullptr) {
       summary->rows_per_table.emplace_back(table.name, copy.rows());
     }
+    return base::Status::Ok();
+  };
+  const auto& tables = CopiedTables();
+  const auto silver = AddSilverText(*duck, [&]() -> base::Status {
+    const auto positions = copy_table(tables[0]);
+    return positions.ok() ? copy_table(tables[1]) : positions;  // then rejected
+  });
+  FROTA_RETURN_IF_ERROR(silver);
+  for (std::size_t i = 2; i < tables.size(); ++i) {
+    FROTA_RETURN_IF_ERROR(copy_table(tables[i]));
   }
   FROTA_RETURN_IF_ERROR(duck->Execute("COMMIT"));
   FROTA_RETURN_IF_ERROR(pg->Execute("COMMIT"));

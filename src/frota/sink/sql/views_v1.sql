@@ -1,6 +1,39 @@
--- What users read: aggregates summed over partitions (semantics.md section 5), with the
--- means derived from the integer sums. Recreated on every open, so they always match the
--- binary.
+-- What users read: the silver tables with their texts (schema_v2.sql keeps ids), and
+-- aggregates summed over partitions (semantics.md section 5), with the means derived from
+-- the integer sums. Recreated on every open, so they always match the binary.
+
+-- base::FormatIso8601's text of a UTC instant in microseconds: a duplicate's detail.
+CREATE OR REPLACE MACRO frota_iso8601(us) AS
+  strftime(make_timestamp(us), '%Y-%m-%dT%H:%M:%S')
+  || CASE WHEN ((us % 1000000) + 1000000) % 1000000 <> 0
+          THEN printf('.%06d', ((us % 1000000) + 1000000) % 1000000) ELSE '' END
+  || 'Z';
+
+CREATE OR REPLACE VIEW positions AS
+SELECT f.text AS feed_id, v.text AS vehicle_id, m.name AS mode, r.text AS route_id,
+       t.text AS trip_id, d.text AS trip_start_date, st.text AS trip_start_time,
+       p.direction_id, p.lat, p.lon, p.reported_speed_kmh, p.bearing_deg, p.altitude_m,
+       p.on_ground, p.event_time, p.ingest_time, p.event_time_from_header,
+       src.text AS source, p.source_offset
+FROM positions_data p
+LEFT JOIN strings f ON f.id = p.feed_id
+LEFT JOIN strings v ON v.id = p.vehicle_id
+LEFT JOIN modes m ON m.id = p.mode
+LEFT JOIN strings r ON r.id = p.route_id
+LEFT JOIN strings t ON t.id = p.trip_id
+LEFT JOIN strings d ON d.id = p.trip_start_date
+LEFT JOIN strings st ON st.id = p.trip_start_time
+LEFT JOIN strings src ON src.id = p.source;
+
+CREATE OR REPLACE VIEW rejected AS
+SELECT f.text AS feed_id, v.text AS vehicle_id, x.name AS reason, j.event_time,
+       j.ingest_time, src.text AS source, j.source_offset,
+       coalesce(j.detail, 'event_time=' || frota_iso8601(epoch_us(j.event_time))) AS detail
+FROM rejected_data j
+LEFT JOIN strings f ON f.id = j.feed_id
+LEFT JOIN strings v ON v.id = j.vehicle_id
+LEFT JOIN reject_reasons x ON x.id = j.reason
+LEFT JOIN strings src ON src.id = j.source;
 
 CREATE OR REPLACE VIEW speed_cell_totals AS
 SELECT mode, local_date, hour, cell_x, cell_y,
