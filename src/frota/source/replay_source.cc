@@ -10,8 +10,9 @@
 
 namespace frota::source {
 
-// One partition's reader: decodes a chunk at a time into a queue of records in offset
-// order, dropping records before `skip_to_`.
+// One partition's reader: decodes a chunk at a time and hands its records out in offset
+// order (positions and rejections come in separate vectors: they are merged here, each
+// record moved once, into the caller's batch), dropping records before `skip_to_`.
 class ReplaySource::Partition {
  public:
   Partition(const PartitionInput& input, base::PartitionId id, model::SourceCatalog* catalog,
@@ -19,21 +20,40 @@ class ReplaySource::Partition {
       : input_(input), id_(id), catalog_(catalog), options_(options), skip_to_(skip_to),
         next_offset_(skip_to) {}
 
-  // Ensures the queue holds a record unless the partition is exhausted.
+  // Ensures a record is ready unless the partition is exhausted.
   base::Status Fill() {
-    while (queue_.empty() && !exhausted_) {
+    while (true) {
+      while (!Drained() && NextOffset() < skip_to_) {
+        Skip();
+      }
+      if (!Drained() || exhausted_) {
+        return base::Status::Ok();
+      }
       FROTA_RETURN_IF_ERROR(DecodeChunk());
     }
-    return base::Status::Ok();
   }
 
-  [[nodiscard]] bool empty() const { return queue_.empty(); }
-  SourceRecord& front() { return queue_.front(); }
-  SourceRecord Pop() {
-    SourceRecord r = std::move(queue_.front());
-    queue_.pop_front();
-    next_offset_ = r.offset + 1;
-    return r;
+  [[nodiscard]] bool empty() const { return Drained(); }
+  // The ingest time that orders the next record in the merge.
+  [[nodiscard]] base::Timestamp front_time() const {
+    return NextIsPosition() ? batch_.positions[p_].ingest_time
+                            : batch_.rejections[r_].ingest_time.value_or(last_ingest_);
+  }
+  void PopInto(std::vector<SourceRecord>& out) {
+    SourceRecord& record = out.emplace_back();
+    record.partition = id_;
+    record.order_time = front_time();
+    if (NextIsPosition()) {
+      model::Position& position = batch_.positions[p_++];
+      record.offset = position.source.offset;
+      last_ingest_ = position.ingest_time;
+      record.record = std::move(position);
+    } else {
+      model::Rejection& rejection = batch_.rejections[r_++];
+      record.offset = rejection.source.offset;
+      record.record = std::move(rejection);
+    }
+    next_offset_ = record.offset + 1;
   }
 
   [[nodiscard]] base::PartitionId id() const { return id_; }
@@ -42,6 +62,27 @@ class ReplaySource::Partition {
   [[nodiscard]] std::int64_t bytes() const { return bytes_; }
 
  private:
+  [[nodiscard]] bool Drained() const {
+    return p_ >= batch_.positions.size() && r_ >= batch_.rejections.size();
+  }
+  [[nodiscard]] bool NextIsPosition() const {
+    return r_ >= batch_.rejections.size() ||
+           (p_ < batch_.positions.size() &&
+            batch_.positions[p_].source.offset < batch_.rejections[r_].source.offset);
+  }
+  [[nodiscard]] std::int64_t NextOffset() const {
+    return NextIsPosition() ? batch_.positions[p_].source.offset
+                            : batch_.rejections[r_].source.offset;
+  }
+  void Skip() {
+    if (NextIsPosition()) {
+      last_ingest_ = batch_.positions[p_++].ingest_time;
+    } else {
+      ++r_;
+    }
+    ++skipped_;
+  }
+
   codec::DecodeOptions OptionsFor(const std::filesystem::path& file) const {
     codec::DecodeOptions o;
     o.feed_id = input_.feed_id.empty() ? std::string(codec::FormatName(input_.format))
@@ -58,6 +99,8 @@ class ReplaySource::Partition {
 
   base::Status DecodeChunk() {
     batch_.clear();
+    p_ = 0;
+    r_ = 0;
     if (csv_) {
       FROTA_ASSIGN_OR_RETURN(const bool more, csv_->Next(batch_, options_.chunk_records));
       if (!more) {
@@ -91,39 +134,8 @@ class ReplaySource::Partition {
       }
       ++file_index_;
     }
-    Enqueue();
+    decoded_ += static_cast<std::int64_t>(batch_.size());
     return base::Status::Ok();
-  }
-
-  // Merges the batch's positions and rejections back into offset order.
-  void Enqueue() {
-    auto& positions = batch_.positions;
-    auto& rejections = batch_.rejections;
-    std::size_t p = 0;
-    std::size_t r = 0;
-    while (p < positions.size() || r < rejections.size()) {
-      const bool take_position =
-          r >= rejections.size() ||
-          (p < positions.size() && positions[p].source.offset < rejections[r].source.offset);
-      SourceRecord record;
-      record.partition = id_;
-      if (take_position) {
-        record.offset = positions[p].source.offset;
-        record.order_time = positions[p].ingest_time;
-        last_ingest_ = record.order_time;
-        record.record = std::move(positions[p++]);
-      } else {
-        record.offset = rejections[r].source.offset;
-        record.order_time = rejections[r].ingest_time.value_or(last_ingest_);
-        record.record = std::move(rejections[r++]);
-      }
-      ++decoded_;
-      if (record.offset < skip_to_) {
-        ++skipped_;
-        continue;
-      }
-      queue_.push_back(std::move(record));
-    }
   }
 
   const PartitionInput& input_;
@@ -140,7 +152,8 @@ class ReplaySource::Partition {
   base::Timestamp last_ingest_ = base::Timestamp::min();
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
   codec::DecodedBatch batch_;
-  std::deque<SourceRecord> queue_;
+  std::size_t p_ = 0;  // the next position and rejection of batch_ to hand out
+  std::size_t r_ = 0;
 };
 
 ReplaySource::~ReplaySource() = default;
@@ -179,33 +192,34 @@ base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
 
 base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_t max_records) {
   out.clear();
-  for (auto& partition : partitions_) {
-    const auto status = partition->Fill();
-    if (!status.ok()) {
-      return status.error();
+  // A min-heap of the partitions with a record ready, by (ingest time of that record,
+  // partition id): a day of 15-minute files is a hundred partitions, and scanning them
+  // all for every record cost more than decoding it.
+  const auto later = [this](std::size_t a, std::size_t b) {
+    const auto ta = partitions_[a]->front_time();
+    const auto tb = partitions_[b]->front_time();
+    return ta != tb ? ta > tb : partitions_[a]->id() > partitions_[b]->id();
+  };
+  if (!merging_) {
+    for (std::size_t i = 0; i < partitions_.size(); ++i) {
+      FROTA_RETURN_IF_ERROR(partitions_[i]->Fill());
+      if (!partitions_[i]->empty()) {
+        ready_.push_back(i);
+      }
     }
+    std::make_heap(ready_.begin(), ready_.end(), later);
+    merging_ = true;
   }
-  while (out.size() < max_records) {
-    Partition* best = nullptr;
-    for (auto& partition : partitions_) {
-      if (partition->empty()) {
-        continue;
-      }
-      if (best == nullptr || partition->front().order_time < best->front().order_time ||
-          (partition->front().order_time == best->front().order_time &&
-           partition->id() < best->id())) {
-        best = partition.get();
-      }
-    }
-    if (best == nullptr) {
-      break;
-    }
-    out.push_back(best->Pop());
-    if (best->empty()) {
-      const auto status = best->Fill();
-      if (!status.ok()) {
-        return status.error();
-      }
+  while (out.size() < max_records && !ready_.empty()) {
+    std::pop_heap(ready_.begin(), ready_.end(), later);
+    const std::size_t best = ready_.back();
+    Partition& partition = *partitions_[best];
+    partition.PopInto(out);
+    FROTA_RETURN_IF_ERROR(partition.Fill());
+    if (partition.empty()) {
+      ready_.pop_back();
+    } else {
+      std::push_heap(ready_.begin(), ready_.end(), later);
     }
   }
   return !out.empty();

@@ -72,6 +72,8 @@ class ReplaySource {
   ReplaySource() = default;
   std::vector<PartitionInput> inputs_;
   std::vector<std::unique_ptr<Partition>> partitions_;
+  std::vector<std::size_t> ready_;  // heap of partitions with a record ready (Next)
+  bool merging_ = false;
 };
 
 /// Runs a ReplaySource on a background thread, a few batches ahead of the consumer, so
