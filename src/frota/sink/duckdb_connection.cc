@@ -284,6 +284,15 @@ base::Status ChunkAppender::AppendChunk() {
   if (duckdb_append_data_chunk(appender_, chunk_) == DuckDBError) {
     return base::Internal("appending to {} failed: {}", table_, duckdb_appender_error(appender_));
   }
+  // DuckDB's appender gathers chunks in a collection of its own until it is flushed:
+  // flush every row group's worth (DuckDB's 122,880 rows), so an epoch of a million rows
+  // is not held twice in memory, and each flush is a whole row group for the table.
+  if (++chunks_since_flush_ == kChunksPerFlush) {
+    chunks_since_flush_ = 0;
+    if (duckdb_appender_flush(appender_) == DuckDBError) {
+      return base::Internal("flushing {} failed: {}", table_, duckdb_appender_error(appender_));
+    }
+  }
   duckdb_data_chunk_reset(chunk_);
   // Reset invalidates validity masks and may move data buffers: refetch them.
   for (std::size_t i = 0; i < vectors_.size(); ++i) {

@@ -136,8 +136,10 @@ class ChunkAppender {
   duckdb_data_chunk chunk_ = nullptr;
   std::vector<duckdb_vector> vectors_;
   std::vector<void*> data_;
+  static constexpr std::size_t kChunksPerFlush = 60;  // x 2,048 rows: a row group
   std::size_t row_ = 0;
   std::size_t capacity_ = 0;
+  std::size_t chunks_since_flush_ = 0;
   bool closed_ = false;
 };
 

@@ -102,7 +102,12 @@ class ReplaySource::Partition {
     p_ = 0;
     r_ = 0;
     if (csv_) {
-      FROTA_ASSIGN_OR_RETURN(const bool more, csv_->Next(batch_, options_.chunk_records));
+      // The first chunk of a partition is small: a replay fills every partition before the
+      // merge starts, and most of them (a day of 15-minute files) wait hours for their turn.
+      const std::size_t chunk = chunks_ == 0 ? std::min<std::size_t>(options_.chunk_records, 64)
+                                             : options_.chunk_records;
+      ++chunks_;
+      FROTA_ASSIGN_OR_RETURN(const bool more, csv_->Next(batch_, chunk));
       if (!more) {
         csv_.reset();
         ++file_index_;
@@ -152,6 +157,7 @@ class ReplaySource::Partition {
   base::Timestamp last_ingest_ = base::Timestamp::min();
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
   codec::DecodedBatch batch_;
+  std::size_t chunks_ = 0;  // decoded from CSV files so far
   std::size_t p_ = 0;  // the next position and rejection of batch_ to hand out
   std::size_t r_ = 0;
 };
