@@ -53,12 +53,23 @@ struct RecoveredCheckpoint {
 ///    determine them), so nothing is lost and nothing is written twice.
 ///  - A Commit that fails returns an error and leaves the sink as it was; the runner may
 ///    retry the same epoch.
+///  - Streaming, for a sink whose StreamsRows() is true: Write(rows) any number of times
+///    before a Commit hands it rows of the epoch that Commit ends, which the sink writes
+///    into that epoch's open transaction at once, so that no epoch is held in memory
+///    whole. The epoch is everything written plus Commit's rows. A Write that fails rolls
+///    the epoch back and returns the error; so does every later Write of the epoch and
+///    its Commit (retrying means writing the epoch again). Runners hand rows to sinks
+///    that do not stream in one Commit (runner::AsyncCommitter does both).
 template <typename Rows>
 class TransactionalSink {
  public:
   virtual ~TransactionalSink() = default;
   virtual base::Result<RecoveredCheckpoint> Recover() = 0;
   virtual base::Status Commit(const Rows& rows, const EpochCheckpoint& checkpoint) = 0;
+  [[nodiscard]] virtual bool StreamsRows() const { return false; }
+  virtual base::Status Write(const Rows& /*rows*/) {
+    return base::Internal("this sink takes an epoch's rows in its Commit only");
+  }
 };
 
 }  // namespace frota::engine

@@ -3,7 +3,7 @@
 namespace frota::runner {
 
 AsyncCommitter::AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit)
-    : sink_(sink), after_commit_(std::move(after_commit)) {
+    : sink_(sink), streams_(sink.StreamsRows()), after_commit_(std::move(after_commit)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -16,23 +16,53 @@ AsyncCommitter::~AsyncCommitter() {
   thread_.join();
 }
 
-base::Status AsyncCommitter::Submit(model::EpochRows rows, engine::EpochCheckpoint checkpoint) {
+base::Status AsyncCommitter::Enqueue(Work work) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return !busy_ && !pending_; });
+  changed_.wait(lock, [&] { return error_.has_value() || queue_.size() < kMaxQueued; });
   if (error_) {
     return *error_;
   }
-  pending_.emplace(std::move(rows), std::move(checkpoint));
-  busy_ = true;
+  queue_.push_back(std::move(work));
   changed_.notify_all();
   return base::Status::Ok();
 }
 
+base::Status AsyncCommitter::Write(model::EpochRows rows) {
+  if (rows.RowCount() == 0) {
+    return base::Status::Ok();
+  }
+  return Enqueue(Work{std::move(rows), std::nullopt});
+}
+
+base::Status AsyncCommitter::Submit(model::EpochRows rows, engine::EpochCheckpoint checkpoint) {
+  return Enqueue(Work{std::move(rows), std::move(checkpoint)});
+}
+
 base::Status AsyncCommitter::Drain() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return !busy_ && !pending_; });
+  changed_.wait(lock, [&] { return error_.has_value() || (queue_.empty() && !busy_); });
   if (error_) {
     return *error_;
+  }
+  return base::Status::Ok();
+}
+
+base::Status AsyncCommitter::Perform(Work& work) {
+  if (!work.checkpoint) {
+    if (streams_) {
+      return sink_.Write(work.rows);
+    }
+    gathered_.Append(std::move(work.rows));
+    return base::Status::Ok();
+  }
+  if (!streams_ && gathered_.RowCount() > 0) {
+    gathered_.Append(std::move(work.rows));
+    work.rows = std::move(gathered_);
+    gathered_ = model::EpochRows();
+  }
+  FROTA_RETURN_IF_ERROR(sink_.Commit(work.rows, *work.checkpoint));
+  if (after_commit_) {
+    after_commit_(work.checkpoint->epoch.value());
   }
   return base::Status::Ok();
 }
@@ -40,19 +70,19 @@ base::Status AsyncCommitter::Drain() {
 void AsyncCommitter::Run() {
   std::unique_lock lock(mutex_);
   while (true) {
-    changed_.wait(lock, [&] { return stop_ || pending_.has_value(); });
-    if (!pending_) {
+    changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) {
       return;  // stopping with nothing left
     }
-    auto work = std::move(*pending_);
-    pending_.reset();
+    Work work = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    changed_.notify_all();  // room in the queue
     lock.unlock();
-    const auto status = sink_.Commit(work.first, work.second);
-    if (status.ok() && after_commit_) {
-      after_commit_(work.second.epoch.value());
-    }
+    const auto status = error_ ? base::Status::Ok() : Perform(work);
+    work = Work{};  // the rows are freed here, off the submitting thread
     lock.lock();
-    if (!status.ok()) {
+    if (!status.ok() && !error_) {
       error_ = status.error();
     }
     busy_ = false;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -16,32 +18,51 @@ namespace frota::runner {
 /// Hands epochs to a TransactionalSink on its own thread, so the sink's work (DuckDB
 /// compression, PostgreSQL round trips) overlaps decoding and the jobs of the next epoch.
 ///
-/// At most one epoch is in flight: Submit() first waits for the previous commit and
-/// returns its error, if any, without submitting. Commits therefore happen in epoch order
-/// and a failure stops the run with the previous epoch as the last durable one, as a
-/// synchronous commit would. Drain() waits for the last commit. Not thread-safe: one
-/// thread submits.
+/// Rows reach the sink in two ways. Write(rows) hands over rows of the open epoch as the
+/// pipeline emits them: a sink that streams (StreamsRows) writes them at once into the
+/// epoch's transaction, so an epoch never sits whole in memory; for any other sink the
+/// commit thread gathers them until the epoch's Submit. Submit(rows, checkpoint) ends the
+/// epoch. Writes and commits run in the order they were made; at most kMaxQueued of them
+/// wait, so Write and Submit block while the sink is behind (back pressure, and a bound
+/// on memory).
+///
+/// A failure stops everything: Write, Submit and Drain return the first error, and no
+/// later epoch is committed, so the previous epoch stays the last durable one, as a
+/// synchronous commit would leave it. Drain() waits for everything handed over. Not
+/// thread-safe: one thread writes and submits.
 class AsyncCommitter {
  public:
   using Sink = engine::TransactionalSink<model::EpochRows>;
+  static constexpr std::size_t kMaxQueued = 32;
   /// `after_commit` (optional) runs on the commit thread after each successful commit.
   explicit AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit = {});
   ~AsyncCommitter();
   AsyncCommitter(const AsyncCommitter&) = delete;
   AsyncCommitter& operator=(const AsyncCommitter&) = delete;
 
+  /// Rows of the open epoch (the one the next Submit ends).
+  base::Status Write(model::EpochRows rows);
+  /// Ends the epoch: its last rows and its checkpoint.
   base::Status Submit(model::EpochRows rows, engine::EpochCheckpoint checkpoint);
   base::Status Drain();
 
  private:
+  struct Work {
+    model::EpochRows rows;
+    std::optional<engine::EpochCheckpoint> checkpoint;  // none: a Write
+  };
+  base::Status Enqueue(Work work);
   void Run();
+  base::Status Perform(Work& work);
 
   Sink& sink_;
+  const bool streams_;
   std::function<void(std::int64_t)> after_commit_;
+  model::EpochRows gathered_;  // commit thread only: Writes for a sink that does not stream
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::optional<std::pair<model::EpochRows, engine::EpochCheckpoint>> pending_;
-  bool busy_ = false;
+  std::deque<Work> queue_;
+  bool busy_ = false;  // the commit thread is performing a piece of work
   bool stop_ = false;
   std::optional<base::Error> error_;
   std::thread thread_;

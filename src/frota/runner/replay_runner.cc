@@ -158,7 +158,6 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   source::PrefetchingSource source(std::move(replay), config.batch_records);
 
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
-  model::EpochRows pending;
   std::unordered_set<model::StringDictionary::Id> route_ids;  // of accepted positions
   ProgressLine progress(config.progress);
   // Offsets after the last record offered, per partition: an epoch may end mid-batch,
@@ -170,14 +169,23 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   }
 
   AsyncCommitter committer(sink, config.after_commit);
-  auto commit = [&]() -> base::Status {
-    pipeline.Advance();
-    pending.Append(pipeline.TakeRows());
+  // What the pipeline emitted goes to the sink as it comes (the epoch's transaction takes
+  // it; an epoch is never held whole), counted on the way.
+  std::int64_t epoch_rows = 0;
+  auto hand_over = [&]() -> base::Status {
+    model::EpochRows rows = pipeline.TakeRows();
     if (context.routes) {
-      for (const auto& p : pending.positions) {
+      for (const auto& p : rows.positions) {
         route_ids.insert(p.route_id);
       }
     }
+    CountEpochRows(rows, report);
+    epoch_rows += static_cast<std::int64_t>(rows.RowCount());
+    return committer.Write(std::move(rows));
+  };
+  auto commit = [&]() -> base::Status {
+    pipeline.Advance();
+    FROTA_RETURN_IF_ERROR(hand_over());
     engine::EpochCheckpoint checkpoint;
     checkpoint.epoch = base::EpochId(++epoch);
     checkpoint.watermark = pipeline.watermark();
@@ -185,12 +193,10 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     checkpoint.progress = offered;
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
-    CountEpochRows(pending, report);
-    spdlog::debug("epoch submitted epoch={} rows={} positions={} watermark={}", epoch,
-                  pending.RowCount(), pending.positions.size(),
+    spdlog::debug("epoch submitted epoch={} rows={} watermark={}", epoch, epoch_rows,
                   WatermarkText(checkpoint.watermark));
-    FROTA_RETURN_IF_ERROR(committer.Submit(std::move(pending), std::move(checkpoint)));
-    pending = model::EpochRows();
+    FROTA_RETURN_IF_ERROR(committer.Submit(model::EpochRows(), std::move(checkpoint)));
+    epoch_rows = 0;
     ++report.epochs;
     policy.Reset();
     return base::Status::Ok();
@@ -217,7 +223,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       }
     }
     pipeline.Advance();
-    pending.Append(pipeline.TakeRows());
+    FROTA_RETURN_IF_ERROR(hand_over());
     if (policy.Due()) {
       FROTA_RETURN_IF_ERROR(commit());
     }

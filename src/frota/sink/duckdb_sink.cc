@@ -287,29 +287,99 @@ base::Result<engine::RecoveredCheckpoint> DuckDbSink::Recover() {
   return out;
 }
 
+base::Status DuckDbSink::BeginEpoch() {
+  if (!in_epoch_) {
+    FROTA_RETURN_IF_ERROR(connection_->Execute("BEGIN TRANSACTION"));
+    in_epoch_ = true;
+    epoch_counts_ = EpochCounts{};
+  }
+  return base::Status::Ok();
+}
+
+base::Status DuckDbSink::CloseAppenders() {
+  base::Status status;
+  for (auto& [table, appender] : appenders_) {
+    if (const auto closed = appender->Close(); !closed.ok() && status.ok()) {
+      status = closed;
+    }
+  }
+  appenders_.clear();
+  return status;
+}
+
+base::Result<ChunkAppender*> DuckDbSink::EpochAppender(std::string_view table,
+                                                      std::vector<ColumnType> columns) {
+  for (auto& [name, appender] : appenders_) {
+    if (name == table) {
+      return appender.get();
+    }
+  }
+  FROTA_ASSIGN_OR_RETURN(auto appender,
+                         ChunkAppender::Create(*connection_, table, std::move(columns)));
+  appenders_.emplace_back(std::string(table), std::move(appender));
+  return appenders_.back().second.get();
+}
+
+base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
+  (void)CloseAppenders();  // what they hold goes with the transaction
+  if (in_epoch_) {
+    (void)connection_->Execute("ROLLBACK");
+    in_epoch_ = false;
+  }
+  // The strings this epoch numbered are not in the table: forget them, and every id
+  // looked up with them.
+  stored_.Rollback();
+  by_dictionary_id_.clear();
+  by_source_id_.clear();
+  return error;
+}
+
+base::Status DuckDbSink::WriteInEpoch(const model::EpochRows& rows) {
+  FROTA_RETURN_IF_ERROR(BeginEpoch());
+  FROTA_RETURN_IF_ERROR(WriteRows(rows));
+  epoch_counts_.positions += static_cast<std::int64_t>(rows.positions.size());
+  epoch_counts_.rejected += static_cast<std::int64_t>(rows.rejected.size());
+  epoch_counts_.rows += static_cast<std::int64_t>(rows.RowCount());
+  return base::Status::Ok();
+}
+
+base::Status DuckDbSink::Write(const model::EpochRows& rows) {
+  if (failed_epoch_) {
+    return *failed_epoch_;
+  }
+  if (const auto status = WriteInEpoch(rows); !status.ok()) {
+    failed_epoch_ = AbortEpoch(status.error().WithContext("writing rows of an open epoch"));
+    return *failed_epoch_;
+  }
+  return base::Status::Ok();
+}
+
 base::Status DuckDbSink::Commit(const model::EpochRows& rows,
                                 const engine::EpochCheckpoint& checkpoint) {
-  FROTA_RETURN_IF_ERROR(connection_->Execute("BEGIN TRANSACTION"));
-  auto status = WriteRows(rows);
+  if (failed_epoch_) {
+    // The epoch was rolled back when one of its writes failed; a retry starts afresh.
+    auto error = std::move(*failed_epoch_);
+    failed_epoch_.reset();
+    return error.WithContext(fmt::format("committing epoch {}", checkpoint.epoch.value()));
+  }
+  auto status = WriteInEpoch(rows);
+  if (status.ok()) {
+    status = CloseAppenders();
+  }
   if (status.ok()) {
     status = stored_.Flush(*connection_);
   }
   if (status.ok()) {
-    status = WriteCheckpoint(rows, checkpoint);
+    status = WriteCheckpoint(checkpoint);
   }
   if (status.ok()) {
     status = connection_->Execute("COMMIT");
   }
   if (!status.ok()) {
-    (void)connection_->Execute("ROLLBACK");
-    // The strings this epoch numbered are not in the table: forget them, and every id
-    // looked up with them.
-    stored_.Rollback();
-    by_dictionary_id_.clear();
-    by_source_id_.clear();
-    return status.error().WithContext(
-        fmt::format("committing epoch {}", checkpoint.epoch.value()));
+    return AbortEpoch(status.error())
+        .WithContext(fmt::format("committing epoch {}", checkpoint.epoch.value()));
   }
+  in_epoch_ = false;
   stored_.Commit();
   return base::Status::Ok();
 }
@@ -352,8 +422,7 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
     return base::Internal("epoch rows carry records without their string dictionary");
   }
   if (!rows.positions.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "positions_data",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("positions_data",
                                       {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kInteger,
                                        CT::kInteger, CT::kInteger, CT::kInteger, CT::kTinyint,
                                        CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat,
@@ -382,11 +451,9 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       a->SetInt64(18, p.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   if (!rows.rejected.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "rejected_data",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("rejected_data",
                                       {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kTimestamp,
                                        CT::kTimestamp, CT::kInteger, CT::kBigint, CT::kVarchar}));
     const model::StringDictionary& strings = *rows.strings;
@@ -403,7 +470,6 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       model::HasDerivedDetail(r) ? a->SetNull(7) : a->SetString(7, r.detail);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   return base::Status::Ok();
 }
@@ -412,8 +478,7 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
   using CT = ColumnType;
   FROTA_RETURN_IF_ERROR(WriteSilver(rows));
   if (!rows.speed_cells.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "speed_cells",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("speed_cells",
                                       {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
                                        CT::kInteger, CT::kInteger, CT::kBigint, CT::kBigint,
                                        CT::kBigint}));
@@ -429,11 +494,9 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       a->SetInt64(8, r.duration_us);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   if (!rows.speed_lines.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "speed_lines",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("speed_lines",
                                       {CT::kInteger, CT::kVarchar, CT::kVarchar, CT::kDate,
                                        CT::kTinyint, CT::kBigint, CT::kBigint, CT::kBigint}));
     for (const auto& r : rows.speed_lines) {
@@ -447,11 +510,9 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       a->SetInt64(7, r.duration_us);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   if (!rows.fleet_hours.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "fleet_hours",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("fleet_hours",
                                       {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
                                        CT::kBigint, CT::kBigint}));
     for (const auto& r : rows.fleet_hours) {
@@ -463,11 +524,9 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       a->SetInt64(5, r.positions);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   if (!rows.stops.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "stops",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("stops",
                                       {CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar,
                                        CT::kVarchar, CT::kTimestamp, CT::kDouble, CT::kDouble,
                                        CT::kBigint, CT::kBoolean}));
@@ -484,11 +543,9 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       r.near_terminal ? a->SetBool(9, *r.near_terminal) : a->SetNull(9);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   if (!rows.trips.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto a, ChunkAppender::Create(*connection_, "trips",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("trips",
                                       {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
                                        CT::kTimestamp, CT::kVarchar, CT::kTinyint, CT::kVarchar,
                                        CT::kDouble, CT::kDouble, CT::kTimestamp, CT::kDouble,
@@ -511,15 +568,13 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       a->SetInt64(14, r.distance_mm);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
   }
   if (!rows.quality.empty()) {
     std::vector<CT> columns = {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kBigint,
                                CT::kBigint};
     columns.insert(columns.end(), model::kRejectReasonCount, CT::kBigint);
-    FROTA_ASSIGN_OR_RETURN(auto a, ChunkAppender::Create(*connection_, "quality", columns));
-    FROTA_ASSIGN_OR_RETURN(
-        auto l, ChunkAppender::Create(*connection_, "quality_latency",
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("quality", columns));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* l, EpochAppender("quality_latency",
                                       {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
                                        CT::kSmallint, CT::kBigint}));
     for (const auto& r : rows.quality) {
@@ -544,14 +599,11 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
         FROTA_RETURN_IF_ERROR(l->EndRow());
       }
     }
-    FROTA_RETURN_IF_ERROR(a->Close());
-    FROTA_RETURN_IF_ERROR(l->Close());
   }
   return base::Status::Ok();
 }
 
-base::Status DuckDbSink::WriteCheckpoint(const model::EpochRows& rows,
-                                         const engine::EpochCheckpoint& checkpoint) {
+base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoint) {
   const std::int64_t epoch = checkpoint.epoch.value();
   using P = SqlParam;
   for (const auto& progress : checkpoint.progress) {
@@ -571,9 +623,9 @@ base::Status DuckDbSink::WriteCheckpoint(const model::EpochRows& rows,
                                {P::Int64(epoch), P::Blob(checkpoint.runner_state)}));
   return connection_->ExecuteWith(
       "INSERT INTO batches VALUES ($1, $2, now()::TIMESTAMP, make_timestamp($3), $4, $5, $6)",
-      {P::Int64(epoch), P::Text(run_id_), WatermarkParam(checkpoint.watermark), P::Int64(static_cast<std::int64_t>(rows.positions.size())),
-       P::Int64(static_cast<std::int64_t>(rows.rejected.size())),
-       P::Int64(static_cast<std::int64_t>(rows.RowCount()))});
+      {P::Int64(epoch), P::Text(run_id_), WatermarkParam(checkpoint.watermark),
+       P::Int64(epoch_counts_.positions), P::Int64(epoch_counts_.rejected),
+       P::Int64(epoch_counts_.rows)});
 }
 
 }  // namespace frota::sink

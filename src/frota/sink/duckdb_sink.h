@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "frota/base/status.h"
@@ -55,10 +57,11 @@ class StoredStrings {
 /// Writes epochs into a DuckDB database file (semantics.md section 6).
 ///
 /// Open() creates the schema in a new file, migrates an older one, and refuses a file
-/// whose schema is newer than this binary or that is not a frota database. Commit()
-/// writes the epoch's rows through the bulk appender, then the source progress, the
-/// state of every partition, the runner state and a `batches` ledger row, all in one
-/// transaction: a crash at any instant leaves the previous epoch as the last one.
+/// whose schema is newer than this binary or that is not a frota database. Write() and
+/// Commit() write the epoch's rows through the bulk appender; Commit() then the source
+/// progress, the state of every partition, the runner state and a `batches` ledger row,
+/// all in the epoch's one transaction: a crash at any instant leaves the previous epoch
+/// as the last one.
 /// Not thread-safe.
 class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
  public:
@@ -69,6 +72,10 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   base::Result<engine::RecoveredCheckpoint> Recover() override;
   base::Status Commit(const model::EpochRows& rows,
                       const engine::EpochCheckpoint& checkpoint) override;
+  /// Streams: Write appends rows to the open epoch's transaction (begun by the first
+  /// Write or by Commit), so a runner never holds an epoch whole.
+  [[nodiscard]] bool StreamsRows() const override { return true; }
+  base::Status Write(const model::EpochRows& rows) override;
 
   /// Moves everything committed from DuckDB's write-ahead log into the database file,
   /// with a DuckDB thread per core: for the end of a replay, when the pipeline no longer
@@ -82,10 +89,17 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   DuckDbSink(std::unique_ptr<DuckDbConnection> connection, const model::SourceCatalog* catalog,
              std::string run_id)
       : connection_(std::move(connection)), catalog_(catalog), run_id_(std::move(run_id)) {}
+  base::Status BeginEpoch();
+  /// The open epoch's appender to `table` (created on first use, kept until the epoch
+  /// ends, so that its rows reach DuckDB in row groups, not in pieces per Write).
+  base::Result<ChunkAppender*> EpochAppender(std::string_view table,
+                                             std::vector<ColumnType> columns);
+  base::Status CloseAppenders();
+  base::Error AbortEpoch(const base::Error& error);
+  base::Status WriteInEpoch(const model::EpochRows& rows);
   base::Status WriteRows(const model::EpochRows& rows);
   base::Status WriteSilver(const model::EpochRows& rows);
-  base::Status WriteCheckpoint(const model::EpochRows& rows,
-                               const engine::EpochCheckpoint& checkpoint);
+  base::Status WriteCheckpoint(const engine::EpochCheckpoint& checkpoint);
   /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
   std::int32_t StringId(const model::StringDictionary& strings, std::uint32_t id);
   std::int32_t SourceStringId(model::SourceId id);
@@ -94,6 +108,16 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   const model::SourceCatalog* catalog_;
   std::string run_id_;
   StoredStrings stored_;
+  // The open epoch: its transaction, what it wrote (for the ledger row), or why it failed.
+  bool in_epoch_ = false;
+  struct EpochCounts {
+    std::int64_t positions = 0;
+    std::int64_t rejected = 0;
+    std::int64_t rows = 0;
+  };
+  EpochCounts epoch_counts_;
+  std::vector<std::pair<std::string, std::unique_ptr<ChunkAppender>>> appenders_;
+  std::optional<base::Error> failed_epoch_;
   // Stored id + 1 by dictionary id (0: not looked up yet), for `dictionary_`; and by
   // source id. Cleared when a commit rolls back, as the ids it added are forgotten.
   const model::StringDictionary* dictionary_ = nullptr;

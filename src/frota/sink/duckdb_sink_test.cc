@@ -327,5 +327,31 @@ TEST_F(DuckDbSinkTest, ADatabaseThatNumbersReasonsDifferentlyIsRefused) {
       << sink.error().message();
 }
 
+TEST_F(DuckDbSinkTest, StreamedRowsCommitWithTheirEpochAndGoWithItWhenItFails) {
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+  ASSERT_TRUE(sink.ok());
+  ASSERT_TRUE((*sink)->StreamsRows());
+  ASSERT_TRUE((*sink)->Write(SomeRows()).ok());
+  ASSERT_TRUE((*sink)->Write(SomeRows()).ok());
+  ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  auto& db = (*sink)->connection();
+  auto ledger = db.Query("SELECT positions, output_rows FROM batches WHERE epoch = 1");
+  ASSERT_EQ(ledger->rows(), 1U);
+  EXPECT_EQ(ledger->Int64(0, 0), 3);  // the ledger counts every write of the epoch
+  EXPECT_EQ(ledger->Int64(0, 1), 9);  // 3 x (1 position + 2 speed cells)
+  // An epoch whose commit fails (epoch 1 again) takes its streamed rows with it.
+  ASSERT_TRUE((*sink)->Write(SomeRows()).ok());
+  EXPECT_FALSE((*sink)->Commit(SomeRows(), Checkpoint(1, 99)).ok());
+  auto count = db.Query("SELECT count(*) FROM positions");
+  EXPECT_EQ(count->Int64(0, 0), 3);
+  // The next epoch starts afresh.
+  ASSERT_TRUE((*sink)->Write(SomeRows()).ok());
+  ASSERT_TRUE((*sink)->Commit(model::EpochRows(), Checkpoint(2, 16)).ok());
+  count = db.Query("SELECT count(*) FROM positions");
+  EXPECT_EQ(count->Int64(0, 0), 4);
+  ledger = db.Query("SELECT positions FROM batches WHERE epoch = 2");
+  EXPECT_EQ(ledger->Int64(0, 0), 1);
+}
+
 }  // namespace
 }  // namespace frota::sink

@@ -1,0 +1,100 @@
+#include "frota/runner/async_committer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace frota::runner {
+namespace {
+
+// Records what reaches it, in order; streams or not; fails where it is told to.
+class RecordingSink final : public engine::TransactionalSink<model::EpochRows> {
+ public:
+  explicit RecordingSink(bool streams) : streams_(streams) {}
+  base::Result<engine::RecoveredCheckpoint> Recover() override { return engine::RecoveredCheckpoint{}; }
+  bool StreamsRows() const override { return streams_; }
+  base::Status Write(const model::EpochRows& rows) override {
+    log.push_back("write " + std::to_string(rows.positions.size()));
+    if (fail_writes) {
+      return base::Unavailable("write refused");
+    }
+    return base::Status::Ok();
+  }
+  base::Status Commit(const model::EpochRows& rows,
+                      const engine::EpochCheckpoint& checkpoint) override {
+    log.push_back("commit " + std::to_string(checkpoint.epoch.value()) + " with " +
+                  std::to_string(rows.positions.size()));
+    return base::Status::Ok();
+  }
+  std::vector<std::string> log;
+  bool fail_writes = false;
+
+ private:
+  bool streams_;
+};
+
+model::EpochRows Positions(std::size_t n) {
+  // One pipeline's rows share its dictionary.
+  static const auto strings = std::make_shared<model::StringDictionary>();
+  model::EpochRows rows;
+  rows.strings = strings;
+  rows.positions.resize(n);
+  return rows;
+}
+
+engine::EpochCheckpoint Epoch(std::int64_t epoch) {
+  engine::EpochCheckpoint c;
+  c.epoch = base::EpochId(epoch);
+  return c;
+}
+
+TEST(AsyncCommitter, AStreamingSinkGetsEachWriteAsItComesThenTheCommit) {
+  RecordingSink sink(/*streams=*/true);
+  {
+    AsyncCommitter committer(sink);
+    ASSERT_TRUE(committer.Write(Positions(3)).ok());
+    ASSERT_TRUE(committer.Write(Positions(0)).ok());  // nothing: not handed over
+    ASSERT_TRUE(committer.Write(Positions(2)).ok());
+    ASSERT_TRUE(committer.Submit(Positions(1), Epoch(1)).ok());
+    ASSERT_TRUE(committer.Write(Positions(4)).ok());
+    ASSERT_TRUE(committer.Submit(model::EpochRows(), Epoch(2)).ok());
+    ASSERT_TRUE(committer.Drain().ok());
+  }
+  EXPECT_EQ(sink.log, (std::vector<std::string>{"write 3", "write 2", "commit 1 with 1",
+                                                "write 4", "commit 2 with 0"}));
+}
+
+TEST(AsyncCommitter, AnyOtherSinkGetsTheWholeEpochInItsCommit) {
+  RecordingSink sink(/*streams=*/false);
+  {
+    AsyncCommitter committer(sink);
+    ASSERT_TRUE(committer.Write(Positions(3)).ok());
+    ASSERT_TRUE(committer.Write(Positions(2)).ok());
+    ASSERT_TRUE(committer.Submit(Positions(1), Epoch(1)).ok());
+    ASSERT_TRUE(committer.Submit(Positions(5), Epoch(2)).ok());
+    ASSERT_TRUE(committer.Drain().ok());
+  }
+  EXPECT_EQ(sink.log, (std::vector<std::string>{"commit 1 with 6", "commit 2 with 5"}));
+}
+
+TEST(AsyncCommitter, TheFirstFailureStopsEveryLaterCommit) {
+  RecordingSink sink(/*streams=*/true);
+  sink.fail_writes = true;
+  AsyncCommitter committer(sink);
+  ASSERT_TRUE(committer.Write(Positions(3)).ok());  // fails on the commit thread
+  base::Status status;
+  // Sooner or later a call sees the failure; the epoch is never committed.
+  for (int i = 0; i < 100 && status.ok(); ++i) {
+    status = committer.Submit(model::EpochRows(), Epoch(1));
+  }
+  const auto drained = committer.Drain();
+  ASSERT_FALSE(drained.ok());
+  EXPECT_NE(drained.error().message().find("write refused"), std::string::npos);
+  for (const auto& line : sink.log) {
+    EXPECT_EQ(line.rfind("commit", 0), std::string::npos) << line;
+  }
+}
+
+}  // namespace
+}  // namespace frota::runner
