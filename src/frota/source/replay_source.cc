@@ -198,9 +198,11 @@ base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
 
 base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_t max_records) {
   out.clear();
-  // A min-heap of the partitions with a record ready, by (ingest time of that record,
-  // partition id): a day of 15-minute files is a hundred partitions, and scanning them
-  // all for every record cost more than decoding it.
+  out.reserve(max_records);  // the batch is handed on, capacity and all
+  // The partition with the earliest next record, by (its ingest time, partition id), is
+  // `current_`; the others with a record ready wait in a min-heap. A day of 15-minute
+  // files is a hundred partitions whose times barely overlap, so the current one keeps
+  // its turn for long runs of records, each checked against the heap's top only.
   const auto later = [this](std::size_t a, std::size_t b) {
     const auto ta = partitions_[a]->front_time();
     const auto tb = partitions_[b]->front_time();
@@ -216,16 +218,24 @@ base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_
     std::make_heap(ready_.begin(), ready_.end(), later);
     merging_ = true;
   }
-  while (out.size() < max_records && !ready_.empty()) {
-    std::pop_heap(ready_.begin(), ready_.end(), later);
-    const std::size_t best = ready_.back();
-    Partition& partition = *partitions_[best];
+  while (out.size() < max_records) {
+    if (!current_) {
+      if (ready_.empty()) {
+        break;
+      }
+      std::pop_heap(ready_.begin(), ready_.end(), later);
+      current_ = ready_.back();
+      ready_.pop_back();
+    }
+    Partition& partition = *partitions_[*current_];
     partition.PopInto(out);
     FROTA_RETURN_IF_ERROR(partition.Fill());
     if (partition.empty()) {
-      ready_.pop_back();
-    } else {
+      current_.reset();
+    } else if (!ready_.empty() && later(*current_, ready_.front())) {
+      ready_.push_back(*current_);
       std::push_heap(ready_.begin(), ready_.end(), later);
+      current_.reset();
     }
   }
   return !out.empty();

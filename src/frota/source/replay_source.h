@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -72,7 +73,8 @@ class ReplaySource {
   ReplaySource() = default;
   std::vector<PartitionInput> inputs_;
   std::vector<std::unique_ptr<Partition>> partitions_;
-  std::vector<std::size_t> ready_;  // heap of partitions with a record ready (Next)
+  std::vector<std::size_t> ready_;      // heap of partitions with a record ready (Next)
+  std::optional<std::size_t> current_;  // the partition whose turn it is, not in ready_
   bool merging_ = false;
 };
 
