@@ -188,7 +188,7 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
   const CosPoint here = MakeCosPoint(position.lat, position.lon);
   double segment_m = 0;
   if (state.has_accepted) {
-    segment_m = HaversineM(CosPoint{state.last_lat, state.last_lon, state.last_cos_lat}, here);
+    segment_m = HaversineM(MakeCosPoint(state.last_lat, state.last_lon), here);
     const double elapsed_s =
         std::chrono::duration<double>(position.event_time - state.last_time).count();
     const double limit =
@@ -227,21 +227,23 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
   }
 
   // fleet_hours and quality.
+  const std::int32_t packed_hour = PackHour(hour);
   auto& fleet = bucket.FleetOf(position.mode);
-  if (!state.has_fleet_hour || state.fleet_hour != hour || state.fleet_mode != position.mode) {
+  if (!state.has_fleet_hour || state.fleet_hour != packed_hour ||
+      state.fleet_mode != position.mode) {
     ++fleet.first;
     state.has_fleet_hour = true;
-    state.fleet_hour = hour;
+    state.fleet_hour = packed_hour;
     state.fleet_mode = position.mode;
   }
   ++fleet.second;
   auto& quality = bucket.QualityOf(position.feed_id);
   ++quality.accepted;
   ++quality.latency[static_cast<std::size_t>(LatencyBucket(position.ingest_time - position.event_time))];
-  if (!state.has_quality_hour || state.quality_hour != hour) {
+  if (!state.has_quality_hour || state.quality_hour != packed_hour) {
     ++quality.vehicles;
     state.has_quality_hour = true;
-    state.quality_hour = hour;
+    state.quality_hour = packed_hour;
   }
 
   UpdateStop(state, position, here);
@@ -251,19 +253,17 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
   state.last_time = position.event_time;
   state.last_lat = position.lat;
   state.last_lon = position.lon;
-  state.last_cos_lat = here.cos_lat;
 }
 
 void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& position,
                        const CosPoint& here) {
   if (state.run_open) {
-    const CosPoint anchor{state.anchor_lat, state.anchor_lon, state.anchor_cos_lat};
-    const auto gap = position.event_time - state.run_last;
+    const CosPoint anchor = MakeCosPoint(state.anchor_lat, state.anchor_lon);
+    const auto gap = position.event_time - state.last_time;  // the run's last position
     // The cheap bound settles most moving vehicles; the exact distance decides the rest.
     if (gap <= config_->stop_max_gap &&
         !CertainlyFartherThan(anchor, here, config_->stop_radius_m) &&
         HaversineM(anchor, here) <= config_->stop_radius_m) {
-      state.run_last = position.event_time;
       ++state.run_positions;
       return;
     }
@@ -272,24 +272,23 @@ void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& positio
   // This position anchors the next candidate.
   state.run_open = true;
   state.run_start = position.event_time;
-  state.run_last = position.event_time;
   state.anchor_lat = position.lat;
   state.anchor_lon = position.lon;
-  state.anchor_cos_lat = here.cos_lat;
   state.run_positions = 1;
   state.run_route = position.route_id;
   state.run_mode = position.mode;
 }
 
 void Shard::CloseRun(VehicleState& state) {
-  if (state.run_open && state.run_last - state.run_start >= config_->stop_min_duration) {
+  // Called before the position that ends the run is accepted: last_time is the run's end.
+  if (state.run_open && state.last_time - state.run_start >= config_->stop_min_duration) {
     model::StopRow stop;
     stop.feed_id = Text(state.feed_id);
     stop.vehicle_id = Text(state.vehicle_id);
     stop.start_time = state.run_start;
     stop.mode = state.run_mode;
     stop.route_id = Text(state.run_route);
-    stop.end_time = state.run_last;
+    stop.end_time = state.last_time;
     stop.anchor_lat = state.anchor_lat;
     stop.anchor_lon = state.anchor_lon;
     stop.positions = state.run_positions;
@@ -308,11 +307,14 @@ void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& positi
   if (position.trip_id == 0) {
     return;
   }
-  const auto it = std::find_if(state.trips.begin(), state.trips.end(), [&](const OpenTrip& t) {
-    return t.trip_id == position.trip_id && t.trip_start_date == position.trip_start_date;
-  });
-  if (it != state.trips.end()) {
-    OpenTrip& trip = *it;
+  std::size_t found = 0;
+  while (found < state.trips.size() &&
+         !(state.trips[found].trip_id == position.trip_id &&
+           state.trips[found].trip_start_date == position.trip_start_date)) {
+    ++found;
+  }
+  if (found < state.trips.size()) {
+    OpenTrip& trip = state.trips[found];
     if (position.event_time - trip.last_time <= config_->trip_max_gap) {
       // Usually the trip's last position is the vehicle's last accepted one: the segment
       // distance is already known (same inputs, same bits).
@@ -328,7 +330,7 @@ void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& positi
       return;
     }
     EmitTrip(state, trip);
-    state.trips.erase(it);
+    state.trips.erase(found);
   }
   OpenTrip trip;
   trip.trip_id = position.trip_id;
@@ -370,10 +372,10 @@ void Shard::EmitTrip(const VehicleState& state, const OpenTrip& trip) {
 std::optional<Timestamp> Shard::NextTimer(const VehicleState& state) const {
   std::optional<Timestamp> next;
   if (state.run_open) {
-    next = state.run_last + config_->stop_max_gap;
+    next = state.last_time + config_->stop_max_gap;
   }
-  for (const auto& trip : state.trips) {
-    const Timestamp due = trip.last_time + config_->trip_max_gap;
+  for (std::size_t i = 0; i < state.trips.size(); ++i) {
+    const Timestamp due = state.trips[i].last_time + config_->trip_max_gap;
     if (!next || due < *next) {
       next = due;
     }
@@ -383,22 +385,17 @@ std::optional<Timestamp> Shard::NextTimer(const VehicleState& state) const {
 
 void Shard::OnTimer(VehicleState& state, Timestamp watermark) {
   // A run whose next position would come after a gap > stop_max_gap is over.
-  if (state.run_open && watermark >= state.run_last + config_->stop_max_gap) {
+  if (state.run_open && watermark >= state.last_time + config_->stop_max_gap) {
     CloseRun(state);
   }
-  // Trips no position can extend any more.
-  auto keep = state.trips.begin();
-  for (auto it = state.trips.begin(); it != state.trips.end(); ++it) {
-    if (watermark >= it->last_time + config_->trip_max_gap) {
-      EmitTrip(state, *it);
-    } else {
-      if (keep != it) {
-        *keep = *it;
-      }
-      ++keep;
+  // Trips no position can extend any more, in the order they opened.
+  state.trips.erase_if([&](const OpenTrip& trip) {
+    if (watermark >= trip.last_time + config_->trip_max_gap) {
+      EmitTrip(state, trip);
+      return true;
     }
-  }
-  state.trips.erase(keep, state.trips.end());
+    return false;
+  });
 }
 
 void Shard::FlushHours(Timestamp watermark) {
@@ -586,7 +583,8 @@ base::Result<OpenTrip> ReadTrip(base::ByteReader& r, model::StringDictionary& st
   t.last_time = base::FromUnixMicros(last_us);
   FROTA_ASSIGN_OR_RETURN(t.last_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(t.last_lon, r.F64());
-  FROTA_ASSIGN_OR_RETURN(t.positions, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(const auto positions, r.SignedVarint());
+  t.positions = static_cast<std::int32_t>(positions);
   FROTA_ASSIGN_OR_RETURN(t.distance_mm, r.SignedVarint());
   return t;
 }
@@ -602,21 +600,21 @@ void WriteState(base::ByteWriter& w, const VehicleState& s,
   w.F64(s.last_lat);
   w.F64(s.last_lon);
   w.Bool(s.has_fleet_hour);
-  WriteHour(w, s.fleet_hour);
+  WriteHour(w, UnpackHour(s.fleet_hour));
   w.U8(static_cast<std::uint8_t>(s.fleet_mode));
   w.Bool(s.has_quality_hour);
-  WriteHour(w, s.quality_hour);
+  WriteHour(w, UnpackHour(s.quality_hour));
   w.Bool(s.run_open);
   w.I64(Micros(s.run_start));
-  w.I64(Micros(s.run_last));
+  w.I64(Micros(s.last_time));  // the run's last position (version 1 kept it apart)
   w.F64(s.anchor_lat);
   w.F64(s.anchor_lon);
   w.SignedVarint(s.run_positions);
   w.String(strings.View(s.run_route));
   w.U8(static_cast<std::uint8_t>(s.run_mode));
   w.Varint(s.trips.size());
-  for (const auto& trip : s.trips) {
-    WriteTrip(w, trip, strings);
+  for (std::size_t i = 0; i < s.trips.size(); ++i) {
+    WriteTrip(w, s.trips[i], strings);
   }
 }
 
@@ -632,21 +630,26 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   s.last_time = base::FromUnixMicros(last_us);
   FROTA_ASSIGN_OR_RETURN(s.last_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.last_lon, r.F64());
-  s.last_cos_lat = MakeCosPoint(s.last_lat, s.last_lon).cos_lat;
   FROTA_ASSIGN_OR_RETURN(s.has_fleet_hour, r.Bool());
-  FROTA_ASSIGN_OR_RETURN(s.fleet_hour, ReadHour(r));
+  FROTA_ASSIGN_OR_RETURN(const auto fleet_hour, ReadHour(r));
+  s.fleet_hour = PackHour(fleet_hour);
   FROTA_ASSIGN_OR_RETURN(s.fleet_mode, ReadMode(r));
   FROTA_ASSIGN_OR_RETURN(s.has_quality_hour, r.Bool());
-  FROTA_ASSIGN_OR_RETURN(s.quality_hour, ReadHour(r));
+  FROTA_ASSIGN_OR_RETURN(const auto quality_hour, ReadHour(r));
+  s.quality_hour = PackHour(quality_hour);
   FROTA_ASSIGN_OR_RETURN(s.run_open, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto run_start_us, r.I64());
   FROTA_ASSIGN_OR_RETURN(const auto run_last_us, r.I64());
   s.run_start = base::FromUnixMicros(run_start_us);
-  s.run_last = base::FromUnixMicros(run_last_us);
+  if (s.run_open && run_last_us != last_us) {
+    return base::InvalidInput("shard state: an open stop run ends at {} µs, not at the last "
+                              "accepted position ({} µs)",
+                              run_last_us, last_us);
+  }
   FROTA_ASSIGN_OR_RETURN(s.anchor_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.anchor_lon, r.F64());
-  s.anchor_cos_lat = MakeCosPoint(s.anchor_lat, s.anchor_lon).cos_lat;
-  FROTA_ASSIGN_OR_RETURN(s.run_positions, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(const auto run_positions, r.SignedVarint());
+  s.run_positions = static_cast<std::int32_t>(run_positions);
   FROTA_ASSIGN_OR_RETURN(s.run_route, ReadId(r, strings));
   FROTA_ASSIGN_OR_RETURN(s.run_mode, ReadMode(r));
   FROTA_ASSIGN_OR_RETURN(const auto trips, r.Varint());

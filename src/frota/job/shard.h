@@ -29,47 +29,119 @@ using StringId = model::StringDictionary::Id;
 
 /// A trip that is still open for one vehicle (semantics.md section 4, trips).
 struct OpenTrip {
+  Timestamp first_time;
+  Timestamp last_time;
+  double first_lat = 0;
+  double first_lon = 0;
+  double last_lat = 0;
+  double last_lon = 0;
+  std::int64_t distance_mm = 0;
   StringId trip_id = 0;
   StringId trip_start_date = 0;
   StringId route_id = 0;
   StringId trip_start_time = 0;
+  std::int32_t positions = 0;
   std::int8_t direction_id = -1;
-  Timestamp first_time;
-  double first_lat = 0;
-  double first_lon = 0;
-  Timestamp last_time;
-  double last_lat = 0;
-  double last_lon = 0;
-  std::int64_t positions = 0;
-  std::int64_t distance_mm = 0;
 };
+
+/// A vehicle's open trips, in the order they opened: nearly always one (a second is a
+/// feed reassigning trips while the vehicle stands still), so the first lives inline and
+/// only the others on the heap. A million vehicles paid 104 bytes each for a separately
+/// allocated vector element (BM_EngineMemoryPerVehicle).
+class OpenTrips {
+ public:
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] bool empty() const { return count_ == 0; }
+  OpenTrip& operator[](std::size_t i) { return i == 0 ? first_ : (*more_)[i - 1]; }
+  const OpenTrip& operator[](std::size_t i) const { return i == 0 ? first_ : (*more_)[i - 1]; }
+  void push_back(const OpenTrip& trip) {
+    if (count_ == 0) {
+      first_ = trip;
+    } else {
+      if (!more_) {
+        more_ = std::make_unique<std::vector<OpenTrip>>();
+      }
+      more_->push_back(trip);
+    }
+    ++count_;
+  }
+  /// Removes trip `i`, keeping the others in order.
+  void erase(std::size_t i) {
+    for (std::size_t j = i; j + 1 < count_; ++j) {
+      (*this)[j] = (*this)[j + 1];
+    }
+    --count_;
+    if (count_ > 0) {
+      more_->pop_back();
+    }
+    if (more_ && more_->empty()) {
+      more_.reset();
+    }
+  }
+  /// Removes every trip `remove(trip)` says to, keeping the others in order.
+  template <typename F>
+  void erase_if(F remove) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (!remove((*this)[i])) {
+        if (kept != i) {
+          (*this)[kept] = (*this)[i];
+        }
+        ++kept;
+      }
+    }
+    while (count_ > kept) {
+      --count_;
+      if (count_ > 0) {
+        more_->pop_back();
+      }
+    }
+    if (more_ && more_->empty()) {
+      more_.reset();
+    }
+  }
+
+ private:
+  OpenTrip first_;
+  std::unique_ptr<std::vector<OpenTrip>> more_;  // trips 1.. (count_ - 1)
+  std::uint32_t count_ = 0;
+};
+
+/// An hour of local time as one number, for state a million vehicles keep: days since
+/// the epoch times 24 plus the hour (base::LocalHour is 16 bytes).
+inline std::int32_t PackHour(base::LocalHour h) {
+  return base::DaysSinceEpoch(h.date) * 24 + h.hour;
+}
+inline base::LocalHour UnpackHour(std::int32_t packed) {
+  const std::int32_t days = packed >= 0 ? packed / 24 : (packed - 23) / 24;
+  return {base::LocalDateFromDays(days), static_cast<std::int8_t>(packed - days * 24)};
+}
 
 /// Everything the jobs remember about one vehicle (key = feed_id, vehicle_id).
 struct VehicleState {
   // Laid out largest first, flags together: a million vehicles pay for every padding byte
   // (BM_EngineMemoryPerVehicle).
-  StringId feed_id = 0;
-  StringId vehicle_id = 0;
   // Rule 5: the event time of the last record released for the key (has_released).
   Timestamp last_released;
-  // Rule 6 and speed: the last accepted position (has_accepted).
+  // Rule 6 and speed: the last accepted position (has_accepted). An open stop run's last
+  // position is always this one (every accepted position extends the run or anchors the
+  // next), so the run keeps no time of its own for it.
   Timestamp last_time;
   double last_lat = 0;
   double last_lon = 0;
-  double last_cos_lat = 1;  // cos(last_lat), kept for the next distance (distance.h)
-  // stops: the open candidate run (run_open).
+  // stops: the open candidate run (run_open), from run_start to last_time.
   Timestamp run_start;
-  Timestamp run_last;
   double anchor_lat = 0;
   double anchor_lon = 0;
-  double anchor_cos_lat = 1;
-  std::int64_t run_positions = 0;
   // trips: open trips by (trip_id, trip_start_date).
-  std::vector<OpenTrip> trips;
-  // fleet_hours and quality vehicles: the last hour (and mode) counted.
-  base::LocalHour fleet_hour;
-  base::LocalHour quality_hour;
+  OpenTrips trips;
+  StringId feed_id = 0;
+  StringId vehicle_id = 0;
   StringId run_route = 0;
+  std::int32_t run_positions = 0;
+  // fleet_hours and quality vehicles: the last local hour counted (PackHour) and mode.
+  std::int32_t fleet_hour = 0;
+  std::int32_t quality_hour = 0;
   model::Mode fleet_mode = model::Mode::kOther;
   model::Mode run_mode = model::Mode::kOther;
   bool has_released = false;
