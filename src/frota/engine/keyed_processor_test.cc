@@ -21,6 +21,8 @@ struct Collected {
 
 struct Traits {
   using Record = Event;
+  using Key = std::string;
+  [[nodiscard]] std::uint64_t HashKey(const Key& key) const { return base::FastStableHash(key); }
   struct State {
     std::string key;
     std::optional<Timestamp> timer;
@@ -52,10 +54,10 @@ TEST(KeyedProcessor, ReleasesEachKeyInEventTimeOrderOnceTheWatermarkPasses) {
   KeyedProcessor<Traits> p;
   Collected out;
   Op op{&out};
-  p.Add(KeyRef::Of("a", ""), {T(30), 1, "a"});
-  p.Add(KeyRef::Of("a", ""), {T(10), 2, "a"});
-  p.Add(KeyRef::Of("b", ""), {T(20), 3, "b"});
-  p.Add(KeyRef::Of("a", ""), {T(20), 4, "a"});
+  p.Add(std::string("a"), {T(30), 1, "a"});
+  p.Add(std::string("a"), {T(10), 2, "a"});
+  p.Add(std::string("b"), {T(20), 3, "b"});
+  p.Add(std::string("a"), {T(20), 4, "a"});
   p.Advance(T(19), op);
   EXPECT_EQ(out.records, (std::vector<std::pair<std::string, int>>{{"a", 2}}));
   p.Advance(T(20), op);
@@ -68,8 +70,8 @@ TEST(KeyedProcessor, EqualEventTimesAreOrderedByTheTieBreakNotByArrival) {
   KeyedProcessor<Traits> p;
   Collected out;
   Op op{&out};
-  p.Add(KeyRef::Of("a", ""), {T(10), 9, "a"});
-  p.Add(KeyRef::Of("a", ""), {T(10), 3, "a"});
+  p.Add(std::string("a"), {T(10), 9, "a"});
+  p.Add(std::string("a"), {T(10), 3, "a"});
   p.Advance(T(10), op);
   EXPECT_EQ(out.records, (std::vector<std::pair<std::string, int>>{{"a", 3}, {"a", 9}}));
 }
@@ -78,10 +80,10 @@ TEST(KeyedProcessor, TimersFireAfterTheKeysRecordsUpToTheWatermark) {
   KeyedProcessor<Traits> p;
   Collected out;
   Op op{&out};
-  p.Add(KeyRef::Of("a", ""), {T(10), 1, "a"});
+  p.Add(std::string("a"), {T(10), 1, "a"});
   p.Advance(T(15), op);
   EXPECT_TRUE(out.timers.empty());
-  p.Add(KeyRef::Of("a", ""), {T(20), 2, "a"});  // moves the timer to 30 before it fires
+  p.Add(std::string("a"), {T(20), 2, "a"});  // moves the timer to 30 before it fires
   p.Advance(T(25), op);
   EXPECT_TRUE(out.timers.empty());
   p.Advance(T(30), op);
@@ -108,7 +110,7 @@ TEST(KeyedProcessor, ReleaseTimingDoesNotChangeWhatEachKeySees) {
   Collected once_out;
   Op once_op{&once_out};
   for (auto e : events) {
-    once.Add(KeyRef::Of(e.key, ""), std::move(e));
+    once.Add(e.key, std::move(e));
   }
   once.Advance(T(1000), once_op);
 
@@ -119,7 +121,7 @@ TEST(KeyedProcessor, ReleaseTimingDoesNotChangeWhatEachKeySees) {
   Collected steps_out;
   Op steps_op{&steps_out};
   for (std::size_t i = 0; i < sorted.size(); ++i) {
-    steps.Add(KeyRef::Of(sorted[i].key, ""), Event(sorted[i]));
+    steps.Add(sorted[i].key, Event(sorted[i]));
     if (i % 37 == 0) {
       steps.Advance(sorted[i].time - std::chrono::seconds(1), steps_op);
     }

@@ -51,10 +51,7 @@ std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
 
 }  // namespace
 
-bool PositionOrder::Before(const Record& a, const Record& b) const {
-  if (a.event_time != b.event_time) {
-    return a.event_time < b.event_time;
-  }
+bool PositionOrder::TieBreak(const Record& a, const Record& b) const {
   if (a.source.source != b.source.source && catalog_ != nullptr) {
     const auto& name_a = catalog_->Name(a.source.source);
     const auto& name_b = catalog_->Name(b.source.source);
@@ -74,25 +71,12 @@ Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCa
       vehicles_(PositionOrder(catalog)) {}
 
 void Shard::Add(model::PositionRecord&& position) {
-  const StringId vehicle = position.vehicle_id;
-  std::uint32_t& cached = base::GrowingAt(entry_by_vehicle_, vehicle);
-  std::uint32_t index = 0;
-  if (cached != 0 && vehicles_.StateAt(cached - 1).feed_id == position.feed_id) {
-    index = cached - 1;
-  } else {
-    // First record of the vehicle id here, or the same vehicle id in another feed.
-    const engine::KeyRef key{strings_->View(position.feed_id), strings_->View(vehicle),
-                             engine::KeyRef::CombineHashes(strings_->Hash(position.feed_id),
-                                                           strings_->Hash(vehicle))};
-    index = vehicles_.KeyIndex(key);
-    VehicleState& state = vehicles_.StateAt(index);
-    if (state.vehicle_id == 0) {
-      state.feed_id = position.feed_id;
-      state.vehicle_id = vehicle;
-    }
-    if (cached == 0) {
-      cached = index + 1;
-    }
+  const std::uint32_t index =
+      vehicles_.KeyIndex(VehicleKey(position.feed_id, position.vehicle_id));
+  VehicleState& state = vehicles_.StateAt(index);
+  if (state.vehicle_id == 0) {
+    state.feed_id = position.feed_id;
+    state.vehicle_id = position.vehicle_id;
   }
   vehicles_.AddAt(index, std::move(position));
 }
@@ -673,9 +657,14 @@ std::string Shard::Snapshot() const {
   SourceTable sources(catalog_);
   body.SignedVarint(partition_id_);
   body.Varint(vehicles_.key_count());
-  vehicles_.ForEach([&](std::string_view key, const VehicleState& state,
+  std::string key_text;
+  vehicles_.ForEach([&](PositionOrder::Key, const VehicleState& state,
                         std::span<const model::PositionRecord> pending) {
-    body.String(key);
+    // The key as text: feed_id, a unit separator, vehicle_id (ids are process-local).
+    key_text.assign(strings_->View(state.feed_id));
+    key_text += '\x1f';
+    key_text += strings_->View(state.vehicle_id);
+    body.String(key_text);
     WriteState(body, state, *strings_);
     body.Varint(pending.size());
     for (const auto& p : pending) {
@@ -751,7 +740,16 @@ base::Status Shard::Restore(std::string_view bytes) {
       FROTA_ASSIGN_OR_RETURN(auto p, ReadPosition(r, strings, sources));
       pending.push_back(p);
     }
-    vehicles.Put(key, std::move(state), std::move(pending));
+    // The text key and the state's ids name the same vehicle, or the bytes are not a
+    // shard's state.
+    const std::string_view feed = strings.View(state.feed_id);
+    const std::string_view vehicle = strings.View(state.vehicle_id);
+    if (key.size() != feed.size() + 1 + vehicle.size() || key.substr(0, feed.size()) != feed ||
+        key[feed.size()] != '\x1f' || key.substr(feed.size() + 1) != vehicle) {
+      return base::InvalidInput("shard state: vehicle key {} does not match its state", i);
+    }
+    vehicles.Put(VehicleKey(state.feed_id, state.vehicle_id), std::move(state),
+                 std::move(pending));
   }
   std::map<Timestamp, HourBucket> hours;
   FROTA_ASSIGN_OR_RETURN(const auto hour_count, r.Varint());
@@ -809,7 +807,6 @@ base::Status Shard::Restore(std::string_view bytes) {
   }
   vehicles.RescheduleAll(*this);
   vehicles_ = std::move(vehicles);
-  entry_by_vehicle_.clear();  // indices of the replaced processor
   hours_ = std::move(hours);
   last_bucket_ = nullptr;
   rows_ = model::EpochRows();

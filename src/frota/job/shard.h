@@ -151,6 +151,12 @@ struct VehicleState {
   bool run_open = false;
 };
 
+/// The engine key of a vehicle: its feed and vehicle ids (process-local dictionary ids;
+/// snapshots store the texts).
+inline std::uint64_t VehicleKey(StringId feed_id, StringId vehicle_id) {
+  return (static_cast<std::uint64_t>(feed_id) << 32) | vehicle_id;
+}
+
 /// Orders a key's records: event time, then source name, then offset. The tie-break
 /// never depends on arrival, so the first "in source order" of equal event times is the
 /// same on every run (rule 5).
@@ -158,11 +164,26 @@ class PositionOrder {
  public:
   using Record = model::PositionRecord;
   using State = VehicleState;
+  /// (feed_id, vehicle_id) as their dictionary ids, feed in the high half (VehicleKey).
+  using Key = std::uint64_t;
   explicit PositionOrder(const model::SourceCatalog* catalog = nullptr) : catalog_(catalog) {}
+  [[nodiscard]] static std::uint64_t HashKey(Key key) {
+    // splitmix64's finaliser: every bit of both ids reaches the low bits the index uses.
+    key = (key ^ (key >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    key = (key ^ (key >> 27)) * 0x94d049bb133111ebULL;
+    return key ^ (key >> 31);
+  }
   [[nodiscard]] Timestamp EventTime(const Record& p) const { return p.event_time; }
-  [[nodiscard]] bool Before(const Record& a, const Record& b) const;
+  [[nodiscard]] bool Before(const Record& a, const Record& b) const {
+    if (a.event_time != b.event_time) {
+      return a.event_time < b.event_time;
+    }
+    return TieBreak(a, b);
+  }
 
  private:
+  // Equal event times (rare): source name, then offset.
+  [[nodiscard]] bool TieBreak(const Record& a, const Record& b) const;
   const model::SourceCatalog* catalog_;
 };
 
@@ -291,9 +312,6 @@ class Shard {
   model::SourceCatalog* catalog_;
   std::shared_ptr<model::StringDictionary> strings_;
   engine::KeyedProcessor<PositionOrder> vehicles_;
-  // Key index + 1 in vehicles_ by vehicle string id (0: not looked up yet), for the
-  // vehicle's feed as its state records it: skips the key lookup on every record.
-  std::vector<std::uint32_t> entry_by_vehicle_;
   // Open hours by the instant they end (EndOfLocalHour); flushed when W reaches it.
   std::map<Timestamp, HourBucket> hours_;
   std::map<base::LocalHour, Timestamp> hour_ends_;  // memo of EndOfLocalHour
