@@ -36,10 +36,11 @@ using model::RejectReason;
 // Files are read in big blocks (the gzip benchmark wants few, large inflate calls);
 // bytes already in memory get buffers no bigger than they need.
 // A replay opens every file of a day at once (a hundred 15-minute files) and keeps each
-// reader's buffer: 1 MiB each, not more.
+// reader's buffer: 1 MiB at most, reached only by readers that are read from.
 constexpr std::size_t kFileBuffer = 1 << 20;       // CSV text held at once
 constexpr std::size_t kGzipInputBuffer = 1 << 20;  // compressed bytes per read
 constexpr std::size_t kMinBuffer = 4 << 10;
+constexpr std::size_t kFirstBuffer = 64 << 10;  // grown to the above as the file is read
 constexpr std::size_t kMaxRowBytes = 64 << 20;  // a longer row is not an archive row
 
 // --- byte sources ----------------------------------------------------------------------
@@ -359,7 +360,8 @@ class CsvArchiveReader final : public ArchiveCsvReader {
                                           : options_.feed_id),
         mode_(options_.mode.value_or(DefaultMode(Format::kRioArchiveCsv))),
         converter_(std::move(zone)),
-        buffer_(buffer_size),
+        buffer_(std::min(buffer_size, kFirstBuffer)),
+        max_buffer_(buffer_size),
         next_offset_(options_.first_offset) {}
 
   base::Status ReadHeader();
@@ -387,6 +389,7 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   Columns columns_;
 
   std::vector<char> buffer_;
+  std::size_t max_buffer_;  // what buffer_ grows to as the file is read
   std::size_t begin_ = 0;  // unread text is buffer_[begin_, end_)
   std::size_t end_ = 0;
   bool input_done_ = false;
@@ -401,6 +404,15 @@ class CsvArchiveReader final : public ArchiveCsvReader {
 };
 
 base::Status CsvArchiveReader::Refill() {
+  // Read on: a reader that is read from grows its buffer to max_buffer_ (few, large
+  // reads); one whose file waits its turn in a replay keeps the small first one.
+  if (buffer_.size() < max_buffer_ && begin_ > 0) {
+    std::vector<char> bigger(std::min(buffer_.size() * 2, max_buffer_));
+    std::memcpy(bigger.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    buffer_ = std::move(bigger);
+  }
   if (begin_ > 0) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     end_ -= begin_;

@@ -7,6 +7,8 @@
 #include <limits>
 #include <map>
 
+#include <spdlog/spdlog.h>
+
 #include "frota/base/file.h"
 #include "frota/version.h"
 
@@ -161,12 +163,21 @@ base::Result<std::unique_ptr<DuckDbConnection>> OpenFrotaDuckDb(const std::files
 
 base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem::path& path,
                                                           const model::SourceCatalog* catalog,
-                                                          std::string run_id) {
+                                                          std::string run_id,
+                                                          DuckDbSinkOptions options) {
   FROTA_ASSIGN_OR_RETURN(auto db, OpenFrotaDuckDb(path, /*must_exist=*/false));
   // Epochs commit often; letting the write-ahead log grow before DuckDB checkpoints keeps
   // it from recompressing the same partly filled row groups at every commit. Closing the
   // database checkpoints; a crash replays the log on the next open.
   FROTA_RETURN_IF_ERROR(db->Execute("SET checkpoint_threshold = '1GB'"));
+  // The sink only appends: DuckDB's cache of the blocks it wrote is never read back, and
+  // by default it may grow to 80 % of the machine. Bounded here; what DuckDB must keep
+  // until a checkpoint (row-group metadata, the indexes) is checkpointed away after
+  // commits that leave too much of it (CheckpointIfHeld).
+  if (!options.memory_limit.empty()) {
+    FROTA_RETURN_IF_ERROR(
+        db->Execute(fmt::format("SET memory_limit = '{}'", options.memory_limit)));
+  }
   // One DuckDB thread: the commit runs on the runner's commit thread while the jobs and
   // the decoder use the other cores. With DuckDB's default (a thread per core) the
   // committing thread waits for its workers by polling the task queue, which burned most
@@ -178,7 +189,8 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
   // file came out smaller without it (dictionary and plain storage: 449 vs 496-517 MB in
   // the same runs, on a loaded machine).
   FROTA_RETURN_IF_ERROR(db->Execute("SET disabled_compression_methods = 'fsst'"));
-  std::unique_ptr<DuckDbSink> sink(new DuckDbSink(std::move(db), catalog, std::move(run_id)));
+  std::unique_ptr<DuckDbSink> sink(
+      new DuckDbSink(std::move(db), catalog, std::move(run_id), std::move(options)));
   FROTA_RETURN_IF_ERROR(sink->stored_.Load(*sink->connection_));
   return sink;
 }
@@ -381,7 +393,29 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   }
   in_epoch_ = false;
   stored_.Commit();
+  // The epoch is durable whatever the checkpoint does; a failed one is retried after the
+  // next commit.
+  if (const auto checkpointed = CheckpointIfHeld(checkpoint.epoch.value()); !checkpointed.ok()) {
+    spdlog::warn("duckdb checkpoint after epoch {} failed: {}", checkpoint.epoch.value(),
+                 checkpointed.error().message());
+  }
   return base::Status::Ok();
+}
+
+base::Status DuckDbSink::CheckpointIfHeld(std::int64_t epoch) {
+  if (options_.checkpoint_held_bytes <= 0) {
+    return base::Status::Ok();
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      auto held, connection_->Query("SELECT coalesce(sum(memory_usage_bytes) FILTER (WHERE tag "
+                                    "<> 'BASE_TABLE'), 0)::BIGINT FROM duckdb_memory()"));
+  const std::int64_t bytes = held.Int64(0, 0);
+  if (bytes <= options_.checkpoint_held_bytes) {
+    return base::Status::Ok();
+  }
+  spdlog::debug("duckdb checkpoint after epoch={} held_mb={}", epoch, bytes >> 20);
+  return connection_->Execute("CHECKPOINT");
+
 }
 
 std::int32_t DuckDbSink::StringId(const model::StringDictionary& strings, std::uint32_t id) {

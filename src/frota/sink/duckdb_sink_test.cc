@@ -353,5 +353,27 @@ TEST_F(DuckDbSinkTest, StreamedRowsCommitWithTheirEpochAndGoWithItWhenItFails) {
   EXPECT_EQ(ledger->Int64(0, 0), 1);
 }
 
+TEST_F(DuckDbSinkTest, DuckDbsMemoryIsBoundedAndWhatItHoldsIsCheckpointedAway) {
+  DuckDbSinkOptions options;
+  options.memory_limit = "100MB";
+  options.checkpoint_held_bytes = 1;  // any: checkpoint after every commit
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1", options);
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  auto& db = (*sink)->connection();
+  auto limit = db.Query("SELECT current_setting('memory_limit')");
+  ASSERT_TRUE(limit.ok());
+  EXPECT_EQ(limit->String(0, 0), "95.3 MiB");  // DuckDB's rendering of 100 MB
+  const fs::path wal = dir_ / "t.duckdb.wal";
+  EXPECT_TRUE(!fs::exists(wal) || fs::file_size(wal) == 0);  // checkpointed
+  // Without the bound, the epochs stay in the log until the end of the replay.
+  options.checkpoint_held_bytes = 0;
+  sink->reset();
+  auto unbounded = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2", options);
+  ASSERT_TRUE(unbounded.ok());
+  ASSERT_TRUE((*unbounded)->Commit(SomeRows(), Checkpoint(2, 16)).ok());
+  EXPECT_TRUE(fs::exists(wal) && fs::file_size(wal) > 0);
+}
+
 }  // namespace
 }  // namespace frota::sink

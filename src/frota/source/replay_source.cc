@@ -26,7 +26,13 @@ class ReplaySource::Partition {
       while (!Drained() && NextOffset() < skip_to_) {
         Skip();
       }
-      if (!Drained() || exhausted_) {
+      if (!Drained()) {
+        return base::Status::Ok();
+      }
+      if (exhausted_) {
+        // Done for good: give back the chunk's capacity (a day's hundred partitions,
+        // 2 MB each, were most of a replay's memory).
+        batch_ = codec::DecodedBatch();
         return base::Status::Ok();
       }
       FROTA_RETURN_IF_ERROR(DecodeChunk());
