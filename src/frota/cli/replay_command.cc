@@ -17,6 +17,7 @@ namespace {
 struct ReplayFlags {
   runner::ReplayConfig config;
   std::string db = "frota.duckdb";
+  sink::DuckDbSinkOptions duckdb;
   std::string postgres;
   std::string report;
   std::string mode;
@@ -106,7 +107,7 @@ int RunReplayCommand(ReplayFlags& flags) {
     }
     sink = std::move(*opened);
   } else {
-    auto opened = sink::DuckDbSink::Open(flags.db, &catalog, NewRunId());
+    auto opened = sink::DuckDbSink::Open(flags.db, &catalog, NewRunId(), flags.duckdb);
     if (!opened.ok()) {
       return ReportError(opened.error());
     }
@@ -159,6 +160,11 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
       "--postgres", flags->postgres,
       "PostgreSQL DSN or URI instead of --db (unset fields and the password from PG* variables)");
   db->excludes(pg);
+  sub->add_option("--db-memory-limit", flags->duckdb.memory_limit,
+                  "DuckDB's memory limit while writing --db, e.g. 1GB (\"\": DuckDB's own, 80% of "
+                  "RAM); a commit that runs out of it says so")
+      ->capture_default_str()
+      ->excludes(pg);
   auto* kafka = sub->add_option(
       "--to-kafka", flags->to_kafka,
       "Publish every record to these Kafka brokers instead of running the jobs");

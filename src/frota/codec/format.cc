@@ -172,6 +172,11 @@ base::Result<Format> DetectFileFormat(const std::filesystem::path& path) {
     if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) {
       return base::InvalidInput("{}: broken gzip data", path.string());
     }
+    if (produced == 0 && status != Z_STREAM_END) {
+      // Not an empty file compressed: its gzip stream stops before any content.
+      return base::InvalidInput("{}: gzip data truncated: {} compressed bytes hold no content",
+                                path.string(), head.size());
+    }
     inflated.resize(produced);
     head = std::move(inflated);
   }

@@ -56,13 +56,15 @@ class StoredStrings {
 
 /// How the sink uses DuckDB's memory.
 struct DuckDbSinkOptions {
-  /// DuckDB's memory_limit ("" for DuckDB's default, 80 % of RAM). 192 MB held a
-  /// Rio-scale replay (12.2 M records) at full speed; beyond the limit DuckDB evicts the
-  /// blocks it has written and spills to `<db>.tmp`.
-  std::string memory_limit = "192MB";
+  /// DuckDB's memory_limit ("" for DuckDB's default, 80 % of RAM). The sink only
+  /// appends, and the cache of the blocks it wrote, never read back, would otherwise
+  /// grow with the database (1.1 GB on a 50 M-record day). Under the limit DuckDB evicts
+  /// those blocks. What it cannot evict (an epoch's work, and what it keeps until a
+  /// checkpoint) must fit: 192 MB held the Rio-scale day (12.2 M records, epochs of 1 M)
+  /// but not one 4 times as large, 384 MB one 8 times as large; 512 MB leaves room.
+  std::string memory_limit = "512MB";
   /// After a commit, a checkpoint when DuckDB holds more than this outside its block
-  /// cache (what it keeps until a checkpoint: row-group metadata, indexes); 0: never.
-  /// Half the default limit, so an epoch's growth stays below the limit.
+  /// cache (row-group metadata, indexes, kept until a checkpoint); 0: never.
   std::int64_t checkpoint_held_bytes = 96LL << 20;
 };
 
