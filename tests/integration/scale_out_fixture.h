@@ -20,33 +20,6 @@ namespace frota::testing {
 
 using Tree = std::vector<std::pair<std::string, std::string>>;
 
-struct BrtArchive {
-  std::vector<std::string> files;  // sorted
-  std::string gtfs;
-  std::string area;
-};
-
-/// The real archive under the shared data folder, or nullopt (the test then skips).
-inline std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only = {}) {
-  const auto gps = SharedFile("rio-brt-2022/gps");
-  const auto gtfs = SharedFile("rio-brt-2022/gtfs");
-  const auto area = SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
-  if (!gps || !gtfs || !area) {
-    return std::nullopt;
-  }
-  BrtArchive a;
-  for (const auto& entry : std::filesystem::directory_iterator(*gps)) {
-    const auto name = entry.path().filename().string();
-    if (only.empty() || std::find(only.begin(), only.end(), name) != only.end()) {
-      a.files.push_back(entry.path().string());
-    }
-  }
-  std::sort(a.files.begin(), a.files.end());
-  a.gtfs = gtfs->string();
-  a.area = area->string();
-  return a;
-}
-
 inline std::vector<std::string> Concat(std::vector<std::string> a,
                                        const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());

@@ -33,15 +33,13 @@ std::string Slurp(const fs::path& path) {
 class BadInput : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto line = testing::SharedFile("rio-brt-2022/gps/19.csv.gz");
-    const auto gtfs = testing::SharedFile("rio-brt-2022/gtfs");
-    const auto area = testing::SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
-    if (!line || !gtfs || !area) {
+    const auto archive = testing::FindBrtArchive({"19.csv.gz"});
+    if (!archive || archive->files.size() != 1) {
       FROTA_SHARED_MISSING("real Rio BRT archive not found under " << testing::SharedDataDir());
     }
-    input_ = line->string();
-    gtfs_ = gtfs->string();
-    area_ = area->string();
+    input_ = archive->files.front();
+    gtfs_ = archive->gtfs;
+    area_ = archive->area;
     db_ = tmp_.path() / "brt.duckdb";
     const auto first = Replay({input_}, gtfs_);
     ASSERT_EQ(first.exit_code, 0) << first.err;

@@ -19,18 +19,13 @@ using testing::RunProcess;
 class ReplayDeterminism : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto gps = testing::SharedFile("rio-brt-2022/gps");
-    const auto gtfs = testing::SharedFile("rio-brt-2022/gtfs");
-    const auto area = testing::SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
-    if (!gps || !gtfs || !area) {
+    const auto archive = testing::FindBrtArchive();
+    if (!archive) {
       FROTA_SHARED_MISSING("real Rio BRT archive not found under " << testing::SharedDataDir());
     }
-    for (const auto& entry : fs::directory_iterator(*gps)) {
-      inputs_.push_back(entry.path().string());
-    }
-    std::sort(inputs_.begin(), inputs_.end());
-    gtfs_ = gtfs->string();
-    area_ = area->string();
+    inputs_ = archive->files;
+    gtfs_ = archive->gtfs;
+    area_ = archive->area;
   }
 
   std::vector<std::string> ReplayArgs(const fs::path& db, const std::vector<std::string>& inputs,

@@ -1,5 +1,7 @@
 #include "frota/testing/shared_data.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <string_view>
 
@@ -30,6 +32,26 @@ std::optional<std::filesystem::path> SharedFile(std::string_view relative) {
     return std::nullopt;
   }
   return path;
+}
+
+std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only) {
+  const auto gps = SharedFile("rio-brt-2022/gps");
+  const auto gtfs = SharedFile("rio-brt-2022/gtfs");
+  const auto area = SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
+  if (!gps || !gtfs || !area) {
+    return std::nullopt;
+  }
+  BrtArchive a;
+  for (const auto& entry : std::filesystem::directory_iterator(*gps)) {
+    const auto name = entry.path().filename().string();
+    if (only.empty() || std::find(only.begin(), only.end(), name) != only.end()) {
+      a.files.push_back(entry.path().string());
+    }
+  }
+  std::sort(a.files.begin(), a.files.end());
+  a.gtfs = gtfs->string();
+  a.area = area->string();
+  return a;
 }
 
 }  // namespace frota::testing

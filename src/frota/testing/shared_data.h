@@ -3,7 +3,9 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace frota::testing {
 
@@ -18,6 +20,16 @@ std::optional<std::filesystem::path> SharedFile(std::string_view relative);
 bool SharedDataOptional();
 /// $FROTA_SOURCE_DIR, else the project root this build was configured from.
 std::filesystem::path SourceDir();
+
+/// The real Rio BRT archive (rio-brt-2022: GPS files, static GTFS) and Rio's boundary.
+struct BrtArchive {
+  std::vector<std::string> files;  // sorted
+  std::string gtfs;
+  std::string area;
+};
+/// The archive under SharedDataDir() (only the GPS files named in `only`, if given), or
+/// nullopt when any part is missing (see FROTA_SHARED_MISSING).
+std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only = {});
 
 }  // namespace frota::testing
 
