@@ -45,7 +45,7 @@ struct KeyRef {
 ///                                                         // tie-break independent of arrival)
 /// `Operator` (passed to Advance) supplies:
 ///   void OnRecord(State&, Record&&);                        // in Before() order per key
-///   void OnTimer(State&, Timestamp watermark);              // when NextTimer(state) <= W
+///   void OnTimer(const Key&, State&, Timestamp watermark);  // when NextTimer(state) <= W
 ///   std::optional<Timestamp> NextTimer(const State&) const; // timers are derived from
 ///                                                           // state, so a restored state
 ///                                                           // re-arms its own timers
@@ -121,7 +121,7 @@ class KeyedProcessor {
         Compact(entry);
       }
       if (const auto timer = op.NextTimer(entry.state); timer && *timer <= watermark) {
-        op.OnTimer(entry.state, watermark);
+        op.OnTimer(entry.key, entry.state, watermark);
       }
       Reschedule(due.index, op);
     }

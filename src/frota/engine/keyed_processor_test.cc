@@ -41,7 +41,8 @@ struct Op {
     out->records.emplace_back(e.key, e.seq);
     s.timer = e.time + std::chrono::seconds(10);
   }
-  void OnTimer(Traits::State& s, Timestamp) {
+  void OnTimer(const Traits::Key& key, Traits::State& s, Timestamp) {
+    EXPECT_EQ(key, s.key);  // the processor names the key whose timer fired
     out->timers.emplace_back(s.key, *s.timer);
     s.timer.reset();
   }

@@ -85,16 +85,15 @@ void Pipeline::Offer(base::PartitionId source_partition, model::Position&& posit
     return;
   }
   watermark.Observe(source_partition, position.event_time, position.ingest_time);
-  model::PositionRecord record = InternCached(position);
-  const std::uint64_t key_hash = engine::KeyRef::CombineHashes(strings_->Hash(record.feed_id),
-                                                               strings_->Hash(record.vehicle_id));
+  std::uint64_t key_hash = 0;
+  model::PositionRecord record = InternCached(position, &key_hash);
   const std::size_t index = routing_ == Routing::kBySourcePartition
                                 ? partition_index
                                 : ShardIndexFor(source_partition, key_hash);
   inboxes_[index].positions.push_back(record);
 }
 
-model::PositionRecord Pipeline::InternCached(const model::Position& p) {
+model::PositionRecord Pipeline::InternCached(const model::Position& p, std::uint64_t* key_hash) {
   model::PositionRecord r;
   r.event_time = p.event_time;
   r.ingest_time = p.ingest_time;
@@ -106,7 +105,9 @@ model::PositionRecord Pipeline::InternCached(const model::Position& p) {
   r.altitude_m = p.altitude_m;
   model::StringDictionary& strings = *strings_;
   r.feed_id = feed_cache_.Get(p.feed_id, strings);
-  r.vehicle_id = strings.Intern(p.vehicle_id);
+  const std::uint64_t vehicle_hash = model::StringDictionary::TextHash(p.vehicle_id);
+  r.vehicle_id = strings.Intern(p.vehicle_id, vehicle_hash);
+  *key_hash = engine::KeyRef::CombineHashes(feed_cache_.hash, vehicle_hash);
   RecentStrings& recent = base::GrowingAt(recent_by_vehicle_, r.vehicle_id);
   const auto reuse = [&strings](StringId& id, std::string_view text) {
     if (strings.View(id) != text) {

@@ -126,13 +126,17 @@ class Pipeline {
   /// trip, service date and start time through the ids the same vehicle id had last time
   /// (a vehicle keeps its trip for many records), compared by text, so a hit costs a
   /// short memcmp and no hashing.
-  model::PositionRecord InternCached(const model::Position& position);
+  /// Also gives the key's hash (engine::KeyRef::CombineHashes of the feed and vehicle
+  /// ids' texts), computed once from the texts as they are interned.
+  model::PositionRecord InternCached(const model::Position& position, std::uint64_t* key_hash);
   struct FieldCache {
     std::string text;
     StringId id = 0;
+    std::uint64_t hash = model::StringDictionary::TextHash({});
     StringId Get(std::string_view value, model::StringDictionary& strings) {
       if (value != text) {
-        id = strings.Intern(value);
+        hash = model::StringDictionary::TextHash(value);
+        id = strings.Intern(value, hash);
         text.assign(value);
       }
       return id;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "frota/base/bytes.h"
@@ -73,11 +74,6 @@ Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCa
 void Shard::Add(model::PositionRecord&& position) {
   const std::uint32_t index =
       vehicles_.KeyIndex(VehicleKey(position.feed_id, position.vehicle_id));
-  VehicleState& state = vehicles_.StateAt(index);
-  if (state.vehicle_id == 0) {
-    state.feed_id = position.feed_id;
-    state.vehicle_id = position.vehicle_id;
-  }
   vehicles_.AddAt(index, std::move(position));
 }
 
@@ -251,7 +247,7 @@ void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& positio
       ++state.run_positions;
       return;
     }
-    CloseRun(state);
+    CloseRun(VehicleKey(position.feed_id, position.vehicle_id), state);
   }
   // This position anchors the next candidate.
   state.run_open = true;
@@ -263,12 +259,12 @@ void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& positio
   state.run_mode = position.mode;
 }
 
-void Shard::CloseRun(VehicleState& state) {
+void Shard::CloseRun(std::uint64_t key, VehicleState& state) {
   // Called before the position that ends the run is accepted: last_time is the run's end.
   if (state.run_open && state.last_time - state.run_start >= config_->stop_min_duration) {
     model::StopRow stop;
-    stop.feed_id = Text(state.feed_id);
-    stop.vehicle_id = Text(state.vehicle_id);
+    stop.feed_id = Text(FeedOf(key));
+    stop.vehicle_id = Text(VehicleOf(key));
     stop.start_time = state.run_start;
     stop.mode = state.run_mode;
     stop.route_id = Text(state.run_route);
@@ -313,7 +309,7 @@ void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& positi
       ++trip.positions;
       return;
     }
-    EmitTrip(state, trip);
+    EmitTrip(VehicleKey(position.feed_id, position.vehicle_id), trip);
     state.trips.erase(found);
   }
   OpenTrip trip;
@@ -333,10 +329,10 @@ void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& positi
   state.trips.push_back(trip);
 }
 
-void Shard::EmitTrip(const VehicleState& state, const OpenTrip& trip) {
+void Shard::EmitTrip(std::uint64_t key, const OpenTrip& trip) {
   model::TripRow row;
-  row.feed_id = Text(state.feed_id);
-  row.vehicle_id = Text(state.vehicle_id);
+  row.feed_id = Text(FeedOf(key));
+  row.vehicle_id = Text(VehicleOf(key));
   row.trip_id = Text(trip.trip_id);
   row.trip_start_date = Text(trip.trip_start_date);
   row.first_time = trip.first_time;
@@ -367,15 +363,15 @@ std::optional<Timestamp> Shard::NextTimer(const VehicleState& state) const {
   return next;
 }
 
-void Shard::OnTimer(VehicleState& state, Timestamp watermark) {
+void Shard::OnTimer(std::uint64_t key, VehicleState& state, Timestamp watermark) {
   // A run whose next position would come after a gap > stop_max_gap is over.
   if (state.run_open && watermark >= state.last_time + config_->stop_max_gap) {
-    CloseRun(state);
+    CloseRun(key, state);
   }
   // Trips no position can extend any more, in the order they opened.
   state.trips.erase_if([&](const OpenTrip& trip) {
     if (watermark >= trip.last_time + config_->trip_max_gap) {
-      EmitTrip(state, trip);
+      EmitTrip(key, trip);
       return true;
     }
     return false;
@@ -568,15 +564,19 @@ base::Result<OpenTrip> ReadTrip(base::ByteReader& r, model::StringDictionary& st
   FROTA_ASSIGN_OR_RETURN(t.last_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(t.last_lon, r.F64());
   FROTA_ASSIGN_OR_RETURN(const auto positions, r.SignedVarint());
+  if (positions < 1 || positions > std::numeric_limits<std::int32_t>::max()) {
+    return base::InvalidInput("shard state: an open trip with {} positions", positions);
+  }
   t.positions = static_cast<std::int32_t>(positions);
   FROTA_ASSIGN_OR_RETURN(t.distance_mm, r.SignedVarint());
   return t;
 }
 
-void WriteState(base::ByteWriter& w, const VehicleState& s,
+// The vehicle's key is written with its state (as in version 1, when the state held it).
+void WriteState(base::ByteWriter& w, std::uint64_t key, const VehicleState& s,
                 const model::StringDictionary& strings) {
-  w.String(strings.View(s.feed_id));
-  w.String(strings.View(s.vehicle_id));
+  w.String(strings.View(FeedOf(key)));
+  w.String(strings.View(VehicleOf(key)));
   w.Bool(s.has_released);
   w.I64(Micros(s.last_released));
   w.Bool(s.has_accepted);
@@ -602,10 +602,13 @@ void WriteState(base::ByteWriter& w, const VehicleState& s,
   }
 }
 
-base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionary& strings) {
+// Reads a state and its vehicle's key (VehicleKey) into `key`.
+base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionary& strings,
+                                     std::uint64_t& key) {
   VehicleState s;
-  FROTA_ASSIGN_OR_RETURN(s.feed_id, ReadId(r, strings));
-  FROTA_ASSIGN_OR_RETURN(s.vehicle_id, ReadId(r, strings));
+  FROTA_ASSIGN_OR_RETURN(const StringId feed_id, ReadId(r, strings));
+  FROTA_ASSIGN_OR_RETURN(const StringId vehicle_id, ReadId(r, strings));
+  key = VehicleKey(feed_id, vehicle_id);
   FROTA_ASSIGN_OR_RETURN(s.has_released, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto released_us, r.I64());
   s.last_released = base::FromUnixMicros(released_us);
@@ -658,14 +661,14 @@ std::string Shard::Snapshot() const {
   body.SignedVarint(partition_id_);
   body.Varint(vehicles_.key_count());
   std::string key_text;
-  vehicles_.ForEach([&](PositionOrder::Key, const VehicleState& state,
+  vehicles_.ForEach([&](PositionOrder::Key key, const VehicleState& state,
                         std::span<const model::PositionRecord> pending) {
     // The key as text: feed_id, a unit separator, vehicle_id (ids are process-local).
-    key_text.assign(strings_->View(state.feed_id));
+    key_text.assign(strings_->View(FeedOf(key)));
     key_text += '\x1f';
-    key_text += strings_->View(state.vehicle_id);
+    key_text += strings_->View(VehicleOf(key));
     body.String(key_text);
-    WriteState(body, state, *strings_);
+    WriteState(body, key, state, *strings_);
     body.Varint(pending.size());
     for (const auto& p : pending) {
       WritePosition(body, p, *strings_, sources);
@@ -733,7 +736,8 @@ base::Status Shard::Restore(std::string_view bytes) {
   FROTA_ASSIGN_OR_RETURN(const auto vehicle_count, r.Varint());
   for (std::uint64_t i = 0; i < vehicle_count; ++i) {
     FROTA_ASSIGN_OR_RETURN(const auto key, r.String());
-    FROTA_ASSIGN_OR_RETURN(auto state, ReadState(r, strings));
+    std::uint64_t vehicle_key = 0;
+    FROTA_ASSIGN_OR_RETURN(auto state, ReadState(r, strings, vehicle_key));
     FROTA_ASSIGN_OR_RETURN(const auto pending_count, r.Varint());
     std::vector<model::PositionRecord> pending;
     for (std::uint64_t j = 0; j < pending_count; ++j) {
@@ -742,14 +746,13 @@ base::Status Shard::Restore(std::string_view bytes) {
     }
     // The text key and the state's ids name the same vehicle, or the bytes are not a
     // shard's state.
-    const std::string_view feed = strings.View(state.feed_id);
-    const std::string_view vehicle = strings.View(state.vehicle_id);
+    const std::string_view feed = strings.View(FeedOf(vehicle_key));
+    const std::string_view vehicle = strings.View(VehicleOf(vehicle_key));
     if (key.size() != feed.size() + 1 + vehicle.size() || key.substr(0, feed.size()) != feed ||
         key[feed.size()] != '\x1f' || key.substr(feed.size() + 1) != vehicle) {
       return base::InvalidInput("shard state: vehicle key {} does not match its state", i);
     }
-    vehicles.Put(VehicleKey(state.feed_id, state.vehicle_id), std::move(state),
-                 std::move(pending));
+    vehicles.Put(vehicle_key, std::move(state), std::move(pending));
   }
   std::map<Timestamp, HourBucket> hours;
   FROTA_ASSIGN_OR_RETURN(const auto hour_count, r.Varint());

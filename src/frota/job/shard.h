@@ -47,15 +47,20 @@ struct OpenTrip {
 /// A vehicle's open trips, in the order they opened: nearly always one (a second is a
 /// feed reassigning trips while the vehicle stands still), so the first lives inline and
 /// only the others on the heap. A million vehicles paid 104 bytes each for a separately
-/// allocated vector element (BM_EngineMemoryPerVehicle).
+/// allocated vector element (BM_EngineMemoryPerVehicle). An open trip has at least one
+/// position, so the first's count of positions tells whether there is any: no count of
+/// its own.
 class OpenTrips {
  public:
-  [[nodiscard]] std::size_t size() const { return count_; }
-  [[nodiscard]] bool empty() const { return count_ == 0; }
+  [[nodiscard]] std::size_t size() const {
+    return empty() ? 0 : 1 + (more_ ? more_->size() : 0);
+  }
+  [[nodiscard]] bool empty() const { return first_.positions == 0; }
   OpenTrip& operator[](std::size_t i) { return i == 0 ? first_ : (*more_)[i - 1]; }
   const OpenTrip& operator[](std::size_t i) const { return i == 0 ? first_ : (*more_)[i - 1]; }
+  /// Appends `trip`, which has at least one position.
   void push_back(const OpenTrip& trip) {
-    if (count_ == 0) {
+    if (empty()) {
       first_ = trip;
     } else {
       if (!more_) {
@@ -63,26 +68,21 @@ class OpenTrips {
       }
       more_->push_back(trip);
     }
-    ++count_;
   }
   /// Removes trip `i`, keeping the others in order.
   void erase(std::size_t i) {
-    for (std::size_t j = i; j + 1 < count_; ++j) {
+    const std::size_t n = size();
+    for (std::size_t j = i; j + 1 < n; ++j) {
       (*this)[j] = (*this)[j + 1];
     }
-    --count_;
-    if (count_ > 0) {
-      more_->pop_back();
-    }
-    if (more_ && more_->empty()) {
-      more_.reset();
-    }
+    PopBack(n);
   }
   /// Removes every trip `remove(trip)` says to, keeping the others in order.
   template <typename F>
   void erase_if(F remove) {
+    std::size_t n = size();
     std::size_t kept = 0;
-    for (std::size_t i = 0; i < count_; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       if (!remove((*this)[i])) {
         if (kept != i) {
           (*this)[kept] = (*this)[i];
@@ -90,21 +90,26 @@ class OpenTrips {
         ++kept;
       }
     }
-    while (count_ > kept) {
-      --count_;
-      if (count_ > 0) {
-        more_->pop_back();
-      }
-    }
-    if (more_ && more_->empty()) {
-      more_.reset();
+    for (; n > kept; --n) {
+      PopBack(n);
     }
   }
 
  private:
+  // Drops the last of `n` trips.
+  void PopBack(std::size_t n) {
+    if (n > 1) {
+      more_->pop_back();
+      if (more_->empty()) {
+        more_.reset();
+      }
+    } else {
+      first_ = OpenTrip{};  // no positions: empty
+    }
+  }
+
   OpenTrip first_;
-  std::unique_ptr<std::vector<OpenTrip>> more_;  // trips 1.. (count_ - 1)
-  std::uint32_t count_ = 0;
+  std::unique_ptr<std::vector<OpenTrip>> more_;  // trips 1.. (size() - 1)
 };
 
 /// An hour of local time as one number, for state a million vehicles keep: days since
@@ -135,8 +140,7 @@ struct VehicleState {
   double anchor_lon = 0;
   // trips: open trips by (trip_id, trip_start_date).
   OpenTrips trips;
-  StringId feed_id = 0;
-  StringId vehicle_id = 0;
+  // The vehicle's feed and vehicle ids are its engine key's (VehicleKey), not kept here.
   StringId run_route = 0;
   std::int32_t run_positions = 0;
   // fleet_hours and quality vehicles: the last local hour counted (PackHour) and mode.
@@ -155,6 +159,12 @@ struct VehicleState {
 /// snapshots store the texts).
 inline std::uint64_t VehicleKey(StringId feed_id, StringId vehicle_id) {
   return (static_cast<std::uint64_t>(feed_id) << 32) | vehicle_id;
+}
+inline StringId FeedOf(std::uint64_t vehicle_key) {
+  return static_cast<StringId>(vehicle_key >> 32);
+}
+inline StringId VehicleOf(std::uint64_t vehicle_key) {
+  return static_cast<StringId>(vehicle_key);
 }
 
 /// Orders a key's records: event time, then source name, then offset. The tie-break
@@ -222,7 +232,7 @@ class Shard {
 
   // The operator interface of engine::KeyedProcessor.
   void OnRecord(VehicleState& state, model::PositionRecord&& position);
-  void OnTimer(VehicleState& state, Timestamp watermark);
+  void OnTimer(std::uint64_t key, VehicleState& state, Timestamp watermark);
   [[nodiscard]] std::optional<Timestamp> NextTimer(const VehicleState& state) const;
 
  private:
@@ -297,9 +307,9 @@ class Shard {
                       const CosPoint& here, double segment_m);
   void UpdateStop(VehicleState& state, const model::PositionRecord& position,
                   const CosPoint& here);
-  void CloseRun(VehicleState& state);
+  void CloseRun(std::uint64_t key, VehicleState& state);
   void UpdateTrips(VehicleState& state, const model::PositionRecord& position, double segment_m);
-  void EmitTrip(const VehicleState& state, const OpenTrip& trip);
+  void EmitTrip(std::uint64_t key, const OpenTrip& trip);
   void RejectPosition(const model::PositionRecord& position, model::RejectReason reason,
                       std::string detail = {});
   [[nodiscard]] std::string Text(StringId id) const { return std::string(strings_->View(id)); }

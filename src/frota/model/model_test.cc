@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "frota/model/mode.h"
 #include "frota/model/rejection.h"
@@ -78,6 +80,41 @@ TEST(RejectionRecord, ADuplicateDerivesItsDetailAndRoundTrips) {
   EXPECT_EQ(DetailOf(jump_record), "implied_speed_kmh=300.0");
   jump.detail.clear();
   EXPECT_EQ(DetailOf(InternRejection(Rejection(jump), strings)), "");
+}
+
+TEST(StringDictionary, KeepsEveryTextUnderItsFirstIdAcrossGrowth) {
+  StringDictionary strings;
+  EXPECT_EQ(strings.Intern(""), StringDictionary::kEmpty);
+  EXPECT_EQ(strings.View(StringDictionary::kEmpty), "");
+  // More texts than one block of entries (65,536) and several index growths.
+  constexpr int kTexts = 200'000;
+  std::vector<StringDictionary::Id> ids;
+  ids.reserve(kTexts);
+  for (int i = 0; i < kTexts; ++i) {
+    ids.push_back(strings.Intern(fmt::format("vehicle-{}", i)));
+    ASSERT_EQ(ids.back(), static_cast<StringDictionary::Id>(i + 1));
+  }
+  EXPECT_EQ(strings.size(), static_cast<std::size_t>(kTexts + 1));
+  for (int i = 0; i < kTexts; i += 7) {
+    const std::string text = fmt::format("vehicle-{}", i);
+    ASSERT_EQ(strings.Intern(text), ids[static_cast<std::size_t>(i)]) << text;
+    ASSERT_EQ(strings.View(ids[static_cast<std::size_t>(i)]), text);
+    ASSERT_EQ(strings.Hash(ids[static_cast<std::size_t>(i)]), StringDictionary::TextHash(text));
+  }
+}
+
+TEST(StringDictionary, TellsApartTextsWhoseHashesCollide) {
+  StringDictionary strings;
+  // The same hash for every text: each probe must compare the texts themselves.
+  const auto a = strings.Intern("a", 42);
+  const auto b = strings.Intern("b", 42);
+  const auto c = strings.Intern("c", 42 + (std::uint64_t{1} << 32));  // same low half
+  EXPECT_NE(a, b);
+  EXPECT_NE(b, c);
+  EXPECT_EQ(strings.Intern("b", 42), b);
+  EXPECT_EQ(strings.Intern("c", 42 + (std::uint64_t{1} << 32)), c);
+  EXPECT_EQ(strings.View(a), "a");
+  EXPECT_EQ(strings.View(c), "c");
 }
 
 }  // namespace

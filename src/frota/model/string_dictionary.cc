@@ -24,7 +24,7 @@ StringDictionary::StringDictionary()
     throw std::bad_alloc();
   }
   blocks_[0] = new Entry[std::size_t{1} << kBlockBits];
-  blocks_[0][0] = Entry{nullptr, 0, TextHash({})};
+  blocks_[0][0] = Entry{nullptr, 0, static_cast<std::uint32_t>(TextHash({}))};
 }
 
 StringDictionary::~StringDictionary() {
@@ -47,11 +47,11 @@ const char* StringDictionary::Store(std::string_view text) {
   return at;
 }
 
-StringDictionary::Id StringDictionary::Intern(std::string_view text) {
+StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64_t hash) {
   if (text.empty()) {
     return kEmpty;
   }
-  const std::uint64_t hash = TextHash(text);
+  const auto hash_low = static_cast<std::uint32_t>(hash);
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const Id id = slots_[i];
@@ -65,16 +65,17 @@ StringDictionary::Id StringDictionary::Intern(std::string_view text) {
       if (block == nullptr) {
         block = new Entry[std::size_t{1} << kBlockBits];
       }
-      block[new_id & kBlockMask] = Entry{Store(text), static_cast<std::uint32_t>(text.size()), hash};
+      block[new_id & kBlockMask] =
+          Entry{Store(text), static_cast<std::uint32_t>(text.size()), hash_low};
       size_.store(next + 1, std::memory_order_release);
       slots_[i] = new_id;
-      if ((next + 1) * 2 > slots_.size()) {
+      if ((next + 1) * 4 > slots_.size() * 3) {
         Grow();
       }
       return new_id;
     }
     const Entry& entry = blocks_[id >> kBlockBits][id & kBlockMask];
-    if (entry.hash == hash && std::string_view(entry.text, entry.size) == text) {
+    if (entry.hash_low == hash_low && std::string_view(entry.text, entry.size) == text) {
       return id;
     }
   }
@@ -85,7 +86,7 @@ void StringDictionary::Grow() {
   const std::size_t mask = slots.size() - 1;
   const std::size_t count = size_.load(std::memory_order_relaxed);
   for (std::size_t id = 1; id < count; ++id) {
-    std::size_t i = blocks_[id >> kBlockBits][id & kBlockMask].hash & mask;
+    std::size_t i = blocks_[id >> kBlockBits][id & kBlockMask].hash_low & mask;
     while (slots[i] != kEmpty) {
       i = (i + 1) & mask;
     }
