@@ -1,6 +1,7 @@
 // Little-endian byte writer and bounds-checked reader for checkpoints and payloads.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -46,17 +47,26 @@ class ByteWriter {
     out_.append(s);
   }
   void Raw(std::string_view s) { out_.append(s); }
+  void Reserve(std::size_t bytes) { out_.reserve(bytes); }
 
   [[nodiscard]] const std::string& bytes() const { return out_; }
   std::string Take() { return std::move(out_); }
   [[nodiscard]] std::size_t size() const { return out_.size(); }
 
  private:
+  // Little-endian bytes: on a little-endian machine, the value's own (one append, not
+  // one per byte: snapshots write millions of these).
   template <typename T>
   void Fixed(T v) {
     static_assert(std::is_unsigned_v<T>);
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-      out_.push_back(static_cast<char>((v >> (8 * i)) & 0xffU));
+    if constexpr (std::endian::native == std::endian::little) {
+      char bytes[sizeof(T)];
+      std::memcpy(bytes, &v, sizeof(T));
+      out_.append(bytes, sizeof(T));
+    } else {
+      for (std::size_t i = 0; i < sizeof(T); ++i) {
+        out_.push_back(static_cast<char>((v >> (8 * i)) & 0xffU));
+      }
     }
   }
   std::string out_;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "frota/base/hash.h"
 
 namespace frota::base {
@@ -47,6 +49,42 @@ TEST(Hash, StableHashIsFixedForever) {
   EXPECT_EQ(Crc32c("123456789"), 0xe3069283U);  // the standard CRC-32C check value
   EXPECT_EQ(FastStableHash("rio-brt"), FastStableHash(std::string("rio-brt")));
   EXPECT_NE(FastStableHash("86811"), FastStableHash("86812"));
+}
+
+TEST(Hash, Crc32cHardwareAndTableAgreeOnEveryLengthAndAlignment) {
+  EXPECT_EQ(internal::Crc32cPortable("123456789", 0), 0xe3069283U);
+  EXPECT_EQ(internal::Crc32cHardware("123456789", 0), 0xe3069283U);
+  std::string bytes(4096 + 16, '\0');
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (char& c : bytes) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    c = static_cast<char>(x);
+  }
+  const std::string_view all(bytes);
+  for (std::size_t offset = 0; offset < 8; ++offset) {
+    for (std::size_t size : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096}) {
+      const auto part = all.substr(offset, size);
+      ASSERT_EQ(internal::Crc32cHardware(part, 0), internal::Crc32cPortable(part, 0))
+          << offset << " " << size;
+      // Continuing from an earlier CRC, as a reader of pieces does.
+      ASSERT_EQ(internal::Crc32cHardware(part, 0x12345678U),
+                internal::Crc32cPortable(part, 0x12345678U));
+    }
+  }
+  // In two pieces or at once: the same.
+  EXPECT_EQ(Crc32c(all.substr(100), Crc32c(all.substr(0, 100))), Crc32c(all));
+}
+
+TEST(ByteWriter, WritesFixedWidthNumbersLittleEndian) {
+  ByteWriter w;
+  w.U32(0x04030201U);
+  w.U64(0x0c0b0a0908070605ULL);
+  EXPECT_EQ(w.bytes(), std::string("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c", 12));
+  ByteReader r(w.bytes());
+  EXPECT_EQ(*r.U32(), 0x04030201U);
+  EXPECT_EQ(*r.U64(), 0x0c0b0a0908070605ULL);
 }
 
 }  // namespace

@@ -46,12 +46,50 @@ std::uint64_t FastStableHash(std::string_view text) {
   return h;
 }
 
-std::uint32_t Crc32c(std::string_view bytes, std::uint32_t crc) {
+namespace internal {
+
+std::uint32_t Crc32cPortable(std::string_view bytes, std::uint32_t crc) {
   crc = ~crc;
   for (const char c : bytes) {
     crc = kCrc32cTable[(crc ^ static_cast<std::uint8_t>(c)) & 0xffU] ^ (crc >> 8U);
   }
   return ~crc;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// SSE 4.2's crc32 instruction computes CRC-32C (the Castagnoli polynomial) 8 bytes a step:
+// checkpoints of a large fleet are tens of megabytes each epoch, and the table loop cost
+// 9 % of a replay cutting many epochs (perf). Built for SSE 4.2 here only; Crc32c() calls it
+// when the processor has it.
+__attribute__((target("sse4.2"))) std::uint32_t Crc32cHardware(std::string_view bytes,
+                                                                std::uint32_t crc) {
+  std::uint64_t c = ~crc;
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, p, 8);
+    c = __builtin_ia32_crc32di(c, word);
+  }
+  auto c32 = static_cast<std::uint32_t>(c);
+  for (; n > 0; ++p, --n) {
+    c32 = __builtin_ia32_crc32qi(c32, static_cast<unsigned char>(*p));
+  }
+  return ~c32;
+}
+bool HasCrc32cHardware() { return __builtin_cpu_supports("sse4.2") != 0; }
+#else
+std::uint32_t Crc32cHardware(std::string_view bytes, std::uint32_t crc) {
+  return Crc32cPortable(bytes, crc);
+}
+bool HasCrc32cHardware() { return false; }
+#endif
+
+}  // namespace internal
+
+std::uint32_t Crc32c(std::string_view bytes, std::uint32_t crc) {
+  static const bool hardware = internal::HasCrc32cHardware();
+  return hardware ? internal::Crc32cHardware(bytes, crc) : internal::Crc32cPortable(bytes, crc);
 }
 
 }  // namespace frota::base

@@ -36,4 +36,12 @@ std::uint64_t FastStableHash(std::string_view bytes);
 /// CRC-32C (Castagnoli) of `bytes`, continuing from `crc` (checkpoint and payload checks).
 std::uint32_t Crc32c(std::string_view bytes, std::uint32_t crc = 0);
 
+namespace internal {
+// Crc32c's two implementations, for tests: the table loop and SSE 4.2's instruction
+// (the table loop where the processor or compiler has none).
+std::uint32_t Crc32cPortable(std::string_view bytes, std::uint32_t crc);
+std::uint32_t Crc32cHardware(std::string_view bytes, std::uint32_t crc);
+bool HasCrc32cHardware();
+}  // namespace internal
+
 }  // namespace frota::base

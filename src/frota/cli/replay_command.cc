@@ -190,7 +190,8 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--threads", flags->config.threads,
                   "Threads for state partitions (default: min(partitions, cores))");
   sub->add_option("--epoch-records", flags->config.epoch_records,
-                  "Commit at least every N records")
+                  "Commit at least every N records (default: 1,000,000, or 4 records per "
+                  "unit of state, vehicles and records held for the watermark, if more)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   sub->add_option("--epoch-seconds", flags->epoch_seconds,
@@ -204,6 +205,9 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
   sub->callback([flags, &run, sub] {
     if (!flags->to_kafka.empty() && flags->topic.empty()) {
       throw CLI::RequiredError("--topic (with --to-kafka)");
+    }
+    if (sub->count("--epoch-records") > 0) {
+      flags->config.epoch_records_per_state_unit = 0;  // asked for: exactly that size
     }
     if (sub->count("--threads") == 0) {
       flags->config.threads = base::ThreadsFor(static_cast<std::size_t>(flags->config.partitions));

@@ -11,13 +11,20 @@ constexpr std::string_view kMagic = "FROTACKP";
 
 std::string SealCheckpoint(std::string_view kind, std::uint32_t version,
                            std::string_view payload) {
+  return SealCheckpoint(kind, version, payload, {});
+}
+
+std::string SealCheckpoint(std::string_view kind, std::uint32_t version, std::string_view first,
+                           std::string_view second) {
   base::ByteWriter w;
+  w.Reserve(kMagic.size() + kind.size() + 32 + first.size() + second.size());
   w.Raw(kMagic);
   w.String(kind);
   w.U32(version);
-  w.U64(payload.size());
-  w.U32(base::Crc32c(payload));
-  w.Raw(payload);
+  w.U64(first.size() + second.size());
+  w.U32(base::Crc32c(second, base::Crc32c(first)));
+  w.Raw(first);
+  w.Raw(second);
   return w.Take();
 }
 

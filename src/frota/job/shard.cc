@@ -657,6 +657,7 @@ void WriteSums(base::ByteWriter& w, std::int64_t segments, std::int64_t mm, std:
 
 std::string Shard::Snapshot() const {
   base::ByteWriter body;
+  body.Reserve(snapshot_bytes_hint_ + snapshot_bytes_hint_ / 8);  // no regrowth, mostly
   SourceTable sources(catalog_);
   body.SignedVarint(partition_id_);
   body.Varint(vehicles_.key_count());
@@ -710,10 +711,10 @@ std::string Shard::Snapshot() const {
       }
     }
   }
-  base::ByteWriter out;
-  sources.Write(out);
-  out.Raw(body.bytes());
-  return engine::SealCheckpoint(kCheckpointKind, kCheckpointVersion, out.bytes());
+  base::ByteWriter head;
+  sources.Write(head);
+  snapshot_bytes_hint_ = body.size();
+  return engine::SealCheckpoint(kCheckpointKind, kCheckpointVersion, head.bytes(), body.bytes());
 }
 
 base::Status Shard::Restore(std::string_view bytes) {

@@ -330,6 +330,8 @@ class Shard {
   base::LocalHour last_bucket_hour_;
   HourBucket* last_bucket_ = nullptr;
   model::EpochRows rows_;
+  // The last snapshot's size, to reserve the next one's buffer at once.
+  mutable std::size_t snapshot_bytes_hint_ = 0;
 };
 
 }  // namespace frota::job

@@ -157,7 +157,11 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
                                  ReplaySourceOptions(config, context), recovered.progress));
   source::PrefetchingSource source(std::move(replay), config.batch_records);
 
-  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
+  engine::EpochPolicy policy(
+      config.epoch_records, config.epoch_interval,
+      [] { return std::chrono::steady_clock::now(); }, config.epoch_records_per_state_unit);
+  policy.SetStateUnits(static_cast<std::int64_t>(pipeline.vehicle_count() +
+                                                 pipeline.pending_records()));
   std::unordered_set<model::StringDictionary::Id> route_ids;  // of accepted positions
   ProgressLine progress(config.progress);
   // Offsets after the last record offered, per partition: an epoch may end mid-batch,
@@ -199,6 +203,8 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     epoch_rows = 0;
     ++report.epochs;
     policy.Reset();
+    policy.SetStateUnits(static_cast<std::int64_t>(pipeline.vehicle_count() +
+                                                   pipeline.pending_records()));
     return base::Status::Ok();
   };
 
@@ -218,7 +224,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       }
       ++report.records;
       policy.Count(1);
-      if (policy.records() >= config.epoch_records) {
+      if (policy.RecordsDue()) {
         FROTA_RETURN_IF_ERROR(commit());
       }
     }

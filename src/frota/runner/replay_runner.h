@@ -36,6 +36,11 @@ struct ReplayConfig {
   std::size_t threads = 1;
   std::int64_t epoch_records = 1'000'000;
   std::chrono::milliseconds epoch_interval{2000};
+  /// An epoch also spans at least this many records per unit of state its checkpoint
+  /// holds (engine::EpochPolicy; 0: exactly epoch_records / epoch_interval, as an
+  /// explicit --epoch-records asks). 4: on the Rio day (about 150 k units) the floor is
+  /// below the 1 M records of an epoch; on a day 8 times larger it is about 5 M.
+  std::int64_t epoch_records_per_state_unit = 4;
   std::size_t batch_records = 16384;
   bool progress = false;  // a progress line on stderr
   /// Test hook: called after each committed epoch with its number.
