@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "frota/base/file.h"
 #include "frota/engine/checkpoint.h"
 #include "frota/sink/duckdb_connection.h"
 #include "frota/testing/shared_data.h"
@@ -25,9 +26,10 @@ std::size_t Lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// The file's bytes, or "" if it cannot be read.
 std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto bytes = base::ReadFile(path);
+  return bytes.ok() ? std::move(*bytes) : std::string();
 }
 
 class BadInput : public ::testing::Test {

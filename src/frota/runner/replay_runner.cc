@@ -160,8 +160,11 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   engine::EpochPolicy policy(
       config.epoch_records, config.epoch_interval,
       [] { return std::chrono::steady_clock::now(); }, config.epoch_records_per_state_unit);
-  policy.SetStateUnits(static_cast<std::int64_t>(pipeline.vehicle_count() +
-                                                 pipeline.pending_records()));
+  // What the next checkpoint will snapshot: vehicles plus records held for the watermark.
+  const auto state_units = [&pipeline] {
+    return static_cast<std::int64_t>(pipeline.vehicle_count() + pipeline.pending_records());
+  };
+  policy.SetStateUnits(state_units());
   std::unordered_set<model::StringDictionary::Id> route_ids;  // of accepted positions
   ProgressLine progress(config.progress);
   // Offsets after the last record offered, per partition: an epoch may end mid-batch,
@@ -203,8 +206,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     epoch_rows = 0;
     ++report.epochs;
     policy.Reset();
-    policy.SetStateUnits(static_cast<std::int64_t>(pipeline.vehicle_count() +
-                                                   pipeline.pending_records()));
+    policy.SetStateUnits(state_units());
     return base::Status::Ok();
   };
 

@@ -415,7 +415,6 @@ base::Status DuckDbSink::CheckpointIfHeld(std::int64_t epoch) {
   }
   spdlog::debug("duckdb checkpoint after epoch={} held_mb={}", epoch, bytes >> 20);
   return connection_->Execute("CHECKPOINT");
-
 }
 
 std::int32_t DuckDbSink::StringId(const model::StringDictionary& strings, std::uint32_t id) {
