@@ -36,6 +36,15 @@ int LatencyBucket(std::chrono::microseconds lag_us) {
   return static_cast<int>(std::clamp<std::int64_t>(bucket, 0, model::kLatencyBuckets - 1));
 }
 
+// The vehicle's current trip as an open trip: its last position is the vehicle's.
+OpenTrip CurrentTrip(const VehicleState& state) {
+  OpenTrip trip;
+  static_cast<TripStart&>(trip) = state.trips.current();
+  trip.last_time = state.last_time;
+  trip.last_lat = state.last_lat;
+  trip.last_lon = state.last_lon;
+  return trip;
+}
 
 // "implied_speed_kmh={:.1f} distance_m={:.1f} seconds={:.0f}" (base::AppendFixed).
 std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
@@ -206,25 +215,23 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
     }
   }
 
-  // fleet_hours and quality.
+  // fleet_hours and quality: a vehicle counts once per local hour (and, for fleet_hours,
+  // mode); the last accepted position's hour and mode say whether it was counted.
   const std::int32_t packed_hour = PackHour(hour);
+  const bool new_hour = !state.has_accepted || state.last_hour != packed_hour;
   auto& fleet = bucket.FleetOf(position.mode);
-  if (!state.has_fleet_hour || state.fleet_hour != packed_hour ||
-      state.fleet_mode != position.mode) {
+  if (new_hour || state.fleet_mode != position.mode) {
     ++fleet.first;
-    state.has_fleet_hour = true;
-    state.fleet_hour = packed_hour;
     state.fleet_mode = position.mode;
   }
   ++fleet.second;
   auto& quality = bucket.QualityOf(position.feed_id);
   ++quality.accepted;
   ++quality.latency[static_cast<std::size_t>(LatencyBucket(position.ingest_time - position.event_time))];
-  if (!state.has_quality_hour || state.quality_hour != packed_hour) {
+  if (new_hour) {
     ++quality.vehicles;
-    state.has_quality_hour = true;
-    state.quality_hour = packed_hour;
   }
+  state.last_hour = packed_hour;
 
   UpdateStop(state, position, here);
   UpdateTrips(state, position, segment_m);
@@ -284,49 +291,78 @@ void Shard::CloseRun(std::uint64_t key, VehicleState& state) {
 
 void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& position,
                         double segment_m) {
+  // Called before `position` becomes the vehicle's last accepted one.
+  OpenTrips& trips = state.trips;
+  const std::uint64_t key = VehicleKey(position.feed_id, position.vehicle_id);
+  const auto same_trip = [&](const TripStart& trip) {
+    return trip.trip_id == position.trip_id && trip.trip_start_date == position.trip_start_date;
+  };
+  if (trips.has_current()) {
+    if (position.trip_id != 0 && same_trip(trips.current())) {
+      if (position.event_time - state.last_time <= config_->trip_max_gap) {
+        // The trip's last position is the vehicle's: the segment is already measured
+        // (same inputs, same bits).
+        trips.current().distance_mm += ToMillimetres(segment_m);
+        ++trips.current().positions;
+        return;
+      }
+      EmitTrip(key, CurrentTrip(state));
+    } else {
+      // The position leaves the current trip, which keeps its last position apart.
+      trips.AddOther(CurrentTrip(state));
+    }
+    trips.ClearCurrent();
+  }
   if (position.trip_id == 0) {
     return;
   }
-  std::size_t found = 0;
-  while (found < state.trips.size() &&
-         !(state.trips[found].trip_id == position.trip_id &&
-           state.trips[found].trip_start_date == position.trip_start_date)) {
-    ++found;
-  }
-  if (found < state.trips.size()) {
-    OpenTrip& trip = state.trips[found];
-    if (position.event_time - trip.last_time <= config_->trip_max_gap) {
-      // Usually the trip's last position is the vehicle's last accepted one: the segment
-      // distance is already known (same inputs, same bits).
-      const bool same_segment = state.has_accepted && trip.last_time == state.last_time &&
-                                trip.last_lat == state.last_lat && trip.last_lon == state.last_lon;
-      trip.distance_mm += ToMillimetres(
-          same_segment ? segment_m
-                       : geo::HaversineM(trip.last_lat, trip.last_lon, position.lat, position.lon));
-      trip.last_time = position.event_time;
-      trip.last_lat = position.lat;
-      trip.last_lon = position.lon;
-      ++trip.positions;
-      return;
+  TripStart next;
+  for (std::size_t i = 0; i < trips.other_count(); ++i) {
+    const OpenTrip& trip = trips.other(i);
+    if (same_trip(trip)) {
+      if (position.event_time - trip.last_time <= config_->trip_max_gap) {
+        next = trip;
+        next.distance_mm += ToMillimetres(
+            geo::HaversineM(trip.last_lat, trip.last_lon, position.lat, position.lon));
+        ++next.positions;
+      } else {
+        EmitTrip(key, trip);
+      }
+      trips.EraseOther(i);
+      break;
     }
-    EmitTrip(VehicleKey(position.feed_id, position.vehicle_id), trip);
-    state.trips.erase(found);
   }
-  OpenTrip trip;
-  trip.trip_id = position.trip_id;
-  trip.trip_start_date = position.trip_start_date;
-  trip.route_id = position.route_id;
-  trip.trip_start_time = position.trip_start_time;
-  trip.direction_id = position.direction_id;
-  trip.first_time = position.event_time;
-  trip.first_lat = position.lat;
-  trip.first_lon = position.lon;
-  trip.last_time = position.event_time;
-  trip.last_lat = position.lat;
-  trip.last_lon = position.lon;
-  trip.positions = 1;
-  trip.distance_mm = 0;
-  state.trips.push_back(trip);
+  if (next.positions == 0) {
+    next.trip_id = position.trip_id;
+    next.trip_start_date = position.trip_start_date;
+    next.route_id = position.route_id;
+    next.trip_start_time = position.trip_start_time;
+    next.direction_id = position.direction_id;
+    next.first_time = position.event_time;
+    next.first_lat = position.lat;
+    next.first_lon = position.lon;
+    next.positions = 1;
+    next.distance_mm = 0;
+  }
+  trips.current() = next;
+}
+
+void OpenTrips::AddOther(const OpenTrip& trip) {
+  if (!others_) {
+    others_ = std::make_unique<std::vector<OpenTrip>>();
+  }
+  auto at = others_->end();
+  while (at != others_->begin() && trip.first_time < std::prev(at)->first_time) {
+    --at;
+  }
+  others_->insert(at, trip);
+}
+
+void OpenTrips::EraseOther(std::size_t i) {
+  others_->erase(others_->begin() + static_cast<std::ptrdiff_t>(i));
+  if (others_->empty()) {
+    others_.reset();
+  }
 }
 
 void Shard::EmitTrip(std::uint64_t key, const OpenTrip& trip) {
@@ -351,14 +387,19 @@ void Shard::EmitTrip(std::uint64_t key, const OpenTrip& trip) {
 
 std::optional<Timestamp> Shard::NextTimer(const VehicleState& state) const {
   std::optional<Timestamp> next;
-  if (state.run_open) {
-    next = state.last_time + config_->stop_max_gap;
-  }
-  for (std::size_t i = 0; i < state.trips.size(); ++i) {
-    const Timestamp due = state.trips[i].last_time + config_->trip_max_gap;
+  const auto consider = [&next](Timestamp due) {
     if (!next || due < *next) {
       next = due;
     }
+  };
+  if (state.run_open) {
+    consider(state.last_time + config_->stop_max_gap);
+  }
+  if (state.trips.has_current()) {
+    consider(state.last_time + config_->trip_max_gap);
+  }
+  for (std::size_t i = 0; i < state.trips.other_count(); ++i) {
+    consider(state.trips.other(i).last_time + config_->trip_max_gap);
   }
   return next;
 }
@@ -369,13 +410,29 @@ void Shard::OnTimer(std::uint64_t key, VehicleState& state, Timestamp watermark)
     CloseRun(key, state);
   }
   // Trips no position can extend any more, in the order they opened.
-  state.trips.erase_if([&](const OpenTrip& trip) {
+  OpenTrips& trips = state.trips;
+  const bool current_due =
+      trips.has_current() && watermark >= state.last_time + config_->trip_max_gap;
+  bool current_emitted = false;
+  const auto emit_current_before = [&](const OpenTrip* other) {
+    if (current_due && !current_emitted &&
+        (other == nullptr || trips.current().first_time < other->first_time)) {
+      EmitTrip(key, CurrentTrip(state));
+      current_emitted = true;
+    }
+  };
+  trips.EraseOthersIf([&](const OpenTrip& trip) {
+    emit_current_before(&trip);
     if (watermark >= trip.last_time + config_->trip_max_gap) {
       EmitTrip(key, trip);
       return true;
     }
     return false;
   });
+  emit_current_before(nullptr);
+  if (current_due) {
+    trips.ClearCurrent();
+  }
 }
 
 void Shard::FlushHours(Timestamp watermark) {
@@ -451,10 +508,12 @@ class SourceTable {
   std::vector<model::SourceId> order_;
 };
 
-// Reads a string and interns it.
-base::Result<StringId> ReadId(base::ByteReader& r, model::StringDictionary& strings) {
+// Reads a string and interns it (`kind`: as a key, for vehicle ids).
+base::Result<StringId> ReadId(
+    base::ByteReader& r, model::StringDictionary& strings,
+    model::StringDictionary::Kind kind = model::StringDictionary::Kind::kText) {
   FROTA_ASSIGN_OR_RETURN(const auto text, r.String());
-  return strings.Intern(text);
+  return strings.Intern(text, model::StringDictionary::TextHash(text), kind);
 }
 
 void WriteHour(base::ByteWriter& w, base::LocalHour h) {
@@ -583,11 +642,13 @@ void WriteState(base::ByteWriter& w, std::uint64_t key, const VehicleState& s,
   w.I64(Micros(s.last_time));
   w.F64(s.last_lat);
   w.F64(s.last_lon);
-  w.Bool(s.has_fleet_hour);
-  WriteHour(w, UnpackHour(s.fleet_hour));
+  // fleet_hours' and quality's hours (version 1 kept them apart; they are always the
+  // last accepted position's).
+  w.Bool(s.has_accepted);
+  WriteHour(w, UnpackHour(s.last_hour));
   w.U8(static_cast<std::uint8_t>(s.fleet_mode));
-  w.Bool(s.has_quality_hour);
-  WriteHour(w, UnpackHour(s.quality_hour));
+  w.Bool(s.has_accepted);
+  WriteHour(w, UnpackHour(s.last_hour));
   w.Bool(s.run_open);
   w.I64(Micros(s.run_start));
   w.I64(Micros(s.last_time));  // the run's last position (version 1 kept it apart)
@@ -596,9 +657,19 @@ void WriteState(base::ByteWriter& w, std::uint64_t key, const VehicleState& s,
   w.SignedVarint(s.run_positions);
   w.String(strings.View(s.run_route));
   w.U8(static_cast<std::uint8_t>(s.run_mode));
-  w.Varint(s.trips.size());
-  for (std::size_t i = 0; i < s.trips.size(); ++i) {
-    WriteTrip(w, s.trips[i], strings);
+  // Open trips in the order they opened, each with its last position.
+  const OpenTrips& trips = s.trips;
+  w.Varint((trips.has_current() ? 1 : 0) + trips.other_count());
+  bool current_written = !trips.has_current();
+  for (std::size_t i = 0; i < trips.other_count(); ++i) {
+    if (!current_written && trips.current().first_time < trips.other(i).first_time) {
+      WriteTrip(w, CurrentTrip(s), strings);
+      current_written = true;
+    }
+    WriteTrip(w, trips.other(i), strings);
+  }
+  if (!current_written) {
+    WriteTrip(w, CurrentTrip(s), strings);
   }
 }
 
@@ -607,7 +678,8 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
                                      std::uint64_t& key) {
   VehicleState s;
   FROTA_ASSIGN_OR_RETURN(const StringId feed_id, ReadId(r, strings));
-  FROTA_ASSIGN_OR_RETURN(const StringId vehicle_id, ReadId(r, strings));
+  FROTA_ASSIGN_OR_RETURN(const StringId vehicle_id,
+                         ReadId(r, strings, model::StringDictionary::Kind::kKey));
   key = VehicleKey(feed_id, vehicle_id);
   FROTA_ASSIGN_OR_RETURN(s.has_released, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto released_us, r.I64());
@@ -617,13 +689,18 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   s.last_time = base::FromUnixMicros(last_us);
   FROTA_ASSIGN_OR_RETURN(s.last_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.last_lon, r.F64());
-  FROTA_ASSIGN_OR_RETURN(s.has_fleet_hour, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(const bool has_fleet_hour, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto fleet_hour, ReadHour(r));
-  s.fleet_hour = PackHour(fleet_hour);
   FROTA_ASSIGN_OR_RETURN(s.fleet_mode, ReadMode(r));
-  FROTA_ASSIGN_OR_RETURN(s.has_quality_hour, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(const bool has_quality_hour, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto quality_hour, ReadHour(r));
-  s.quality_hour = PackHour(quality_hour);
+  s.last_hour = PackHour(fleet_hour);
+  if (has_fleet_hour != s.has_accepted || has_quality_hour != s.has_accepted ||
+      PackHour(quality_hour) != s.last_hour) {
+    return base::InvalidInput(
+        "shard state: the hours counted for fleet_hours and quality are not the last "
+        "accepted position's");
+  }
   FROTA_ASSIGN_OR_RETURN(s.run_open, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto run_start_us, r.I64());
   FROTA_ASSIGN_OR_RETURN(const auto run_last_us, r.I64());
@@ -640,9 +717,24 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   FROTA_ASSIGN_OR_RETURN(s.run_route, ReadId(r, strings));
   FROTA_ASSIGN_OR_RETURN(s.run_mode, ReadMode(r));
   FROTA_ASSIGN_OR_RETURN(const auto trips, r.Varint());
+  // The trip that ends at the last accepted position is the current one.
+  Timestamp opened_before = Timestamp::min();
   for (std::uint64_t i = 0; i < trips; ++i) {
-    FROTA_ASSIGN_OR_RETURN(auto trip, ReadTrip(r, strings));
-    s.trips.push_back(trip);
+    FROTA_ASSIGN_OR_RETURN(const OpenTrip trip, ReadTrip(r, strings));
+    if (i > 0 && trip.first_time <= opened_before) {
+      return base::InvalidInput("shard state: open trips out of the order they opened");
+    }
+    opened_before = trip.first_time;
+    if (s.has_accepted && trip.last_time == s.last_time && trip.last_lat == s.last_lat &&
+        trip.last_lon == s.last_lon) {
+      if (s.trips.has_current()) {
+        return base::InvalidInput("shard state: two open trips end at the last accepted "
+                                  "position");
+      }
+      s.trips.current() = trip;
+    } else {
+      s.trips.AddOther(trip);
+    }
   }
   return s;
 }

@@ -27,89 +27,70 @@ using base::Timestamp;
 
 using StringId = model::StringDictionary::Id;
 
-/// A trip that is still open for one vehicle (semantics.md section 4, trips).
-struct OpenTrip {
+/// What an open trip keeps besides its last position (semantics.md section 4, trips).
+struct TripStart {
   Timestamp first_time;
-  Timestamp last_time;
   double first_lat = 0;
   double first_lon = 0;
-  double last_lat = 0;
-  double last_lon = 0;
   std::int64_t distance_mm = 0;
   StringId trip_id = 0;
   StringId trip_start_date = 0;
   StringId route_id = 0;
   StringId trip_start_time = 0;
-  std::int32_t positions = 0;
+  std::int32_t positions = 0;  // at least 1 while the trip is open
   std::int8_t direction_id = -1;
 };
 
-/// A vehicle's open trips, in the order they opened: nearly always one (a second is a
-/// feed reassigning trips while the vehicle stands still), so the first lives inline and
-/// only the others on the heap. A million vehicles paid 104 bytes each for a separately
-/// allocated vector element (BM_EngineMemoryPerVehicle). An open trip has at least one
-/// position, so the first's count of positions tells whether there is any: no count of
-/// its own.
+/// A trip that is still open for one vehicle, with its last position.
+struct OpenTrip : TripStart {
+  Timestamp last_time;
+  double last_lat = 0;
+  double last_lon = 0;
+};
+
+/// A vehicle's open trips. Nearly always there is one, the trip of the vehicle's last
+/// accepted position, whose last position is therefore the vehicle's own: that "current"
+/// trip lives inline without a last position (VehicleState keeps it once). Any others
+/// (a feed reassigning trips while the vehicle stands still, or positions without a trip)
+/// live on the heap with theirs. A million vehicles paid 104 bytes each for a separately
+/// allocated trip, and 24 for the repeated last position (BM_EngineMemoryPerVehicle).
 class OpenTrips {
  public:
-  [[nodiscard]] std::size_t size() const {
-    return empty() ? 0 : 1 + (more_ ? more_->size() : 0);
-  }
-  [[nodiscard]] bool empty() const { return first_.positions == 0; }
-  OpenTrip& operator[](std::size_t i) { return i == 0 ? first_ : (*more_)[i - 1]; }
-  const OpenTrip& operator[](std::size_t i) const { return i == 0 ? first_ : (*more_)[i - 1]; }
-  /// Appends `trip`, which has at least one position.
-  void push_back(const OpenTrip& trip) {
-    if (empty()) {
-      first_ = trip;
-    } else {
-      if (!more_) {
-        more_ = std::make_unique<std::vector<OpenTrip>>();
-      }
-      more_->push_back(trip);
-    }
-  }
-  /// Removes trip `i`, keeping the others in order.
-  void erase(std::size_t i) {
-    const std::size_t n = size();
-    for (std::size_t j = i; j + 1 < n; ++j) {
-      (*this)[j] = (*this)[j + 1];
-    }
-    PopBack(n);
-  }
-  /// Removes every trip `remove(trip)` says to, keeping the others in order.
+  /// The trip of the vehicle's last accepted position, if that position had one: its
+  /// positions count is 0 otherwise.
+  [[nodiscard]] bool has_current() const { return current_.positions > 0; }
+  TripStart& current() { return current_; }
+  [[nodiscard]] const TripStart& current() const { return current_; }
+  void ClearCurrent() { current_ = TripStart{}; }
+
+  /// The other open trips, in the order they opened (by first_time).
+  [[nodiscard]] std::size_t other_count() const { return others_ ? others_->size() : 0; }
+  OpenTrip& other(std::size_t i) { return (*others_)[i]; }
+  [[nodiscard]] const OpenTrip& other(std::size_t i) const { return (*others_)[i]; }
+  /// Adds `trip` among the others, in the order of first_time.
+  void AddOther(const OpenTrip& trip);
+  void EraseOther(std::size_t i);
+  /// Removes every other trip `remove(trip)` says to, keeping the rest in order.
   template <typename F>
-  void erase_if(F remove) {
-    std::size_t n = size();
+  void EraseOthersIf(F remove) {
+    if (!others_) {
+      return;
+    }
     std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!remove((*this)[i])) {
-        if (kept != i) {
-          (*this)[kept] = (*this)[i];
-        }
-        ++kept;
+    for (std::size_t i = 0; i < others_->size(); ++i) {  // in order: callers emit rows
+      if (!remove((*others_)[i])) {
+        (*others_)[kept++] = (*others_)[i];
       }
     }
-    for (; n > kept; --n) {
-      PopBack(n);
+    others_->resize(kept);
+    if (others_->empty()) {
+      others_.reset();
     }
   }
 
  private:
-  // Drops the last of `n` trips.
-  void PopBack(std::size_t n) {
-    if (n > 1) {
-      more_->pop_back();
-      if (more_->empty()) {
-        more_.reset();
-      }
-    } else {
-      first_ = OpenTrip{};  // no positions: empty
-    }
-  }
-
-  OpenTrip first_;
-  std::unique_ptr<std::vector<OpenTrip>> more_;  // trips 1.. (size() - 1)
+  TripStart current_;
+  std::unique_ptr<std::vector<OpenTrip>> others_;
 };
 
 /// An hour of local time as one number, for state a million vehicles keep: days since
@@ -138,21 +119,20 @@ struct VehicleState {
   Timestamp run_start;
   double anchor_lat = 0;
   double anchor_lon = 0;
-  // trips: open trips by (trip_id, trip_start_date).
+  // trips: open trips by (trip_id, trip_start_date); the current one ends at last_time.
   OpenTrips trips;
   // The vehicle's feed and vehicle ids are its engine key's (VehicleKey), not kept here.
   StringId run_route = 0;
   std::int32_t run_positions = 0;
-  // fleet_hours and quality vehicles: the last local hour counted (PackHour) and mode.
-  std::int32_t fleet_hour = 0;
-  std::int32_t quality_hour = 0;
+  // fleet_hours and quality vehicles: the local hour (PackHour) and mode of the last
+  // accepted position, the last hour both counted the vehicle in (has_accepted).
+  std::int32_t last_hour = 0;
   model::Mode fleet_mode = model::Mode::kOther;
   model::Mode run_mode = model::Mode::kOther;
-  bool has_released = false;
-  bool has_accepted = false;
-  bool has_fleet_hour = false;
-  bool has_quality_hour = false;
-  bool run_open = false;
+  // One byte for the three: the trips' tail padding and these fit 136 bytes, not 144.
+  bool has_released : 1 = false;
+  bool has_accepted : 1 = false;
+  bool run_open : 1 = false;
 };
 
 /// The engine key of a vehicle: its feed and vehicle ids (process-local dictionary ids;

@@ -163,6 +163,85 @@ TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
   ASSERT_EQ(h.output().trips.size(), 2U);
 }
 
+// A vehicle whose feed reassigns trips while it moves, and drops the trip for a while:
+// the trip of the last position is kept apart from the others (OpenTrips), so every
+// reassignment moves trips between the two. Snapshots after every record must not change
+// a single row, nor the order a vehicle's trips are emitted in (the order they opened).
+TEST(TripsJob, ReassignedTripsGiveTheSameRowsWithASnapshotAfterEveryRecord) {
+  const std::vector<std::pair<int, std::string>> sequence = {
+      {0, "A"},    {30, "A"},  {60, "B"},  {90, ""},   {120, "A"}, {150, "C"},
+      {180, "B"},  {210, "B"}, {240, ""},  {270, ""},  {300, "C"}, {330, "A"},
+      {1300, "B"}, {1330, "A"}, {1360, "D"}, {2500, "D"}};
+  const auto run = [&](bool snapshots) {
+    Fixture f;
+    auto h = f.MakeHarness();
+    for (std::size_t i = 0; i < sequence.size(); ++i) {
+      const auto& [s, trip] = sequence[i];
+      h.Record(f.P(s, 40.0 * static_cast<double>(i), trip));
+      h.Watermark(T(s));
+      if (snapshots) {
+        EXPECT_TRUE(h.SnapshotAndRestore().ok());
+      }
+    }
+    h.Watermark(T(100'000));
+    return h.output().trips;
+  };
+  const auto plain = run(false);
+  const auto restored = run(true);
+  // A: 0-330, and again alone at 1330 (1000 s later); B: 60-210, and again alone at 1300
+  // (1090 s later); C: 150-300; D: 1360, and again alone at 2500 (1140 s later).
+  ASSERT_EQ(plain.size(), 7U);
+  ASSERT_EQ(restored.size(), plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(restored[i].trip_id, plain[i].trip_id) << i;
+    EXPECT_EQ(restored[i].first_time, plain[i].first_time) << i;
+    EXPECT_EQ(restored[i].last_time, plain[i].last_time) << i;
+    EXPECT_EQ(restored[i].last_lat, plain[i].last_lat) << i;
+    EXPECT_EQ(restored[i].positions, plain[i].positions) << i;
+    EXPECT_EQ(restored[i].distance_mm, plain[i].distance_mm) << i;
+  }
+  const auto find = [&](std::string_view trip, int first) -> const model::TripRow& {
+    for (const auto& row : plain) {
+      if (row.trip_id == trip && row.first_time == T(first)) {
+        return row;
+      }
+    }
+    ADD_FAILURE() << "no trip " << trip << " from " << first;
+    return plain.front();
+  };
+  EXPECT_EQ(find("A", 0).positions, 4);
+  EXPECT_EQ(find("A", 0).last_time, T(330));
+  EXPECT_EQ(find("B", 60).positions, 3);
+  EXPECT_EQ(find("B", 60).last_time, T(210));
+  EXPECT_EQ(find("C", 150).positions, 2);
+  EXPECT_EQ(find("B", 1300).positions, 1);
+  EXPECT_EQ(find("A", 1330).positions, 1);
+  EXPECT_EQ(find("D", 1360).positions, 1);
+  EXPECT_EQ(find("D", 2500).positions, 1);
+}
+
+// Trips that end at the same timer are emitted in the order they opened, whether the
+// trip of the last position opened before the others or after them.
+TEST(TripsJob, TripsDueTogetherAreEmittedInTheOrderTheyOpened) {
+  const auto order = [](const std::vector<std::string>& trips) {
+    Fixture f;
+    auto h = f.MakeHarness();
+    for (std::size_t i = 0; i < trips.size(); ++i) {
+      h.Record(f.P(30 * static_cast<int>(i), 40.0 * static_cast<double>(i), trips[i]));
+    }
+    h.Watermark(T(100'000));
+    std::vector<std::string> emitted;
+    for (const auto& row : h.output().trips) {
+      emitted.push_back(row.trip_id);
+    }
+    return emitted;
+  };
+  EXPECT_EQ(order({"A", "B", "A"}), (std::vector<std::string>{"A", "B"}));  // last: A
+  EXPECT_EQ(order({"A", "B"}), (std::vector<std::string>{"A", "B"}));       // last: B
+  EXPECT_EQ(order({"A", "B", "C", "B"}), (std::vector<std::string>{"A", "B", "C"}));
+  EXPECT_EQ(order({"A", "B", "C", ""}), (std::vector<std::string>{"A", "B", "C"}));
+}
+
 TEST(Validation, ADuplicateKeepsTheFirstInSourceOrderWhateverTheArrival) {
   Fixture f;
   auto h = f.MakeHarness();
