@@ -76,7 +76,7 @@ void Pipeline::Offer(base::PartitionId source_partition, model::Position&& posit
     model::RejectionRecord rejection;
     rejection.reason = *reason;
     rejection.feed_id = feed_cache_.Get(position.feed_id, *strings_);
-    rejection.vehicle_id = strings_->Intern(position.vehicle_id);
+    rejection.vehicle_id = strings_->InternKey(position.vehicle_id);
     rejection.event_time = position.event_time;
     rejection.ingest_time = position.ingest_time;
     rejection.source = position.source;
@@ -106,9 +106,13 @@ model::PositionRecord Pipeline::InternCached(const model::Position& p, std::uint
   model::StringDictionary& strings = *strings_;
   r.feed_id = feed_cache_.Get(p.feed_id, strings);
   const std::uint64_t vehicle_hash = model::StringDictionary::TextHash(p.vehicle_id);
-  r.vehicle_id = strings.Intern(p.vehicle_id, vehicle_hash);
+  r.vehicle_id = strings.Intern(p.vehicle_id, vehicle_hash, model::StringDictionary::Kind::kKey);
   *key_hash = engine::KeyRef::CombineHashes(feed_cache_.hash, vehicle_hash);
-  RecentStrings& recent = base::GrowingAt(recent_by_vehicle_, r.vehicle_id);
+  const std::uint32_t ordinal = strings.KeyOrdinal(r.vehicle_id);
+  RecentStrings no_recent;  // a vehicle id first seen as another field's text: no cache
+  RecentStrings& recent = ordinal == model::StringDictionary::kNoOrdinal
+                              ? no_recent
+                              : base::GrowingAt(recent_by_vehicle_, ordinal);
   const auto reuse = [&strings](StringId& id, std::string_view text) {
     if (strings.View(id) != text) {
       id = strings.Intern(text);
@@ -130,7 +134,7 @@ void Pipeline::Offer(base::PartitionId source_partition, model::Rejection&& reje
   model::RejectionRecord record;
   record.reason = rejection.reason;
   record.feed_id = feed_cache_.Get(rejection.feed_id, *strings_);
-  record.vehicle_id = strings_->Intern(rejection.vehicle_id);
+  record.vehicle_id = strings_->InternKey(rejection.vehicle_id);
   record.event_time = rejection.event_time;
   record.ingest_time = rejection.ingest_time;
   record.source = rejection.source;

@@ -143,8 +143,9 @@ class Pipeline {
     }
   };
   FieldCache feed_cache_;
-  /// The last route, trip, date and start time ids seen with each vehicle id (indexed by
-  /// the vehicle id's string id).
+  /// The last route, trip, date and start time ids seen with each vehicle id, indexed by
+  /// the vehicle id's StringDictionary::KeyOrdinal: vehicle ids are interned as keys, so
+  /// other texts (trip ids, one per vehicle too) take no slot.
   struct RecentStrings {
     StringId route = 0;
     StringId trip = 0;

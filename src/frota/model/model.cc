@@ -189,7 +189,7 @@ PositionRecord InternPosition(const Position& p, StringDictionary& strings) {
   r.bearing_deg = p.bearing_deg;
   r.altitude_m = p.altitude_m;
   r.feed_id = strings.Intern(p.feed_id);
-  r.vehicle_id = strings.Intern(p.vehicle_id);
+  r.vehicle_id = strings.InternKey(p.vehicle_id);
   r.route_id = strings.Intern(p.route_id);
   r.trip_id = strings.Intern(p.trip_id);
   r.trip_start_date = strings.Intern(p.trip_start_date);
@@ -246,7 +246,7 @@ RejectionRecord InternRejection(Rejection&& rejection, StringDictionary& strings
   r.ingest_time = rejection.ingest_time;
   r.source = rejection.source;
   r.feed_id = strings.Intern(rejection.feed_id);
-  r.vehicle_id = strings.Intern(rejection.vehicle_id);
+  r.vehicle_id = strings.InternKey(rejection.vehicle_id);
   r.reason = rejection.reason;
   r.detail = std::move(rejection.detail);
   return r;

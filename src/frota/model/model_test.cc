@@ -103,6 +103,58 @@ TEST(StringDictionary, KeepsEveryTextUnderItsFirstIdAcrossGrowth) {
   }
 }
 
+TEST(StringDictionary, GivesKeysDenseOrdinalsWhateverTheOtherTextsInBetween) {
+  StringDictionary strings;
+  using Kind = StringDictionary::Kind;
+  // A vehicle id and a trip id per vehicle, interleaved, across several blocks of ids.
+  constexpr int kVehicles = 150'000;
+  std::vector<StringDictionary::Id> keys;
+  for (int v = 0; v < kVehicles; ++v) {
+    const std::string vehicle = fmt::format("B{:07d}", v);
+    keys.push_back(strings.Intern(vehicle, StringDictionary::TextHash(vehicle), Kind::kKey));
+    const auto trip = strings.Intern(fmt::format("trip-{}", v));
+    ASSERT_EQ(strings.KeyOrdinal(trip), StringDictionary::kNoOrdinal);
+  }
+  for (int v = 0; v < kVehicles; ++v) {
+    const auto id = keys[static_cast<std::size_t>(v)];
+    // Keys fill their own blocks in order: ordinals are 0, 1, 2...
+    ASSERT_EQ(strings.KeyOrdinal(id), static_cast<std::uint32_t>(v));
+    ASSERT_EQ(strings.View(id), fmt::format("B{:07d}", v));
+    ASSERT_EQ(strings.InternKey(fmt::format("B{:07d}", v)), id);
+    ASSERT_EQ(strings.View(strings.Intern(fmt::format("trip-{}", v))), fmt::format("trip-{}", v));
+  }
+  EXPECT_EQ(strings.size(), static_cast<std::size_t>(2 * kVehicles + 1));
+  // A text first interned as another kind keeps its id, and has no ordinal.
+  const auto route = strings.Intern("100");
+  EXPECT_EQ(strings.InternKey("100"), route);
+  EXPECT_EQ(strings.KeyOrdinal(route), StringDictionary::kNoOrdinal);
+}
+
+TEST(StringDictionary, StoresTextsOfEveryLengthIncludingLongerThanAChunk) {
+  StringDictionary strings;
+  // Lengths around the length prefix's byte boundaries, and texts of several MiB (the
+  // arena's chunks are 1 MiB) between short ones, so some straddle where a chunk ends.
+  std::vector<std::string> texts;
+  for (const std::size_t size : {1UL, 127UL, 128UL, 16'383UL, 16'384UL, 1'048'575UL,
+                                 1'048'576UL, 3'000'001UL, 5UL, 700'000UL, 700'000UL}) {
+    std::string text(size, 'x');
+    text.front() = static_cast<char>('a' + texts.size());
+    text.back() = 'z';
+    texts.push_back(std::move(text));
+  }
+  for (int i = 0; i < 20'000; ++i) {
+    texts.push_back(fmt::format("{}-{}", i, std::string(static_cast<std::size_t>(i % 300), 'y')));
+  }
+  std::vector<StringDictionary::Id> ids;
+  for (const auto& text : texts) {
+    ids.push_back(strings.Intern(text));
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    ASSERT_EQ(strings.View(ids[i]), texts[i]) << i;
+    ASSERT_EQ(strings.Intern(texts[i]), ids[i]) << i;
+  }
+}
+
 TEST(StringDictionary, TellsApartTextsWhoseHashesCollide) {
   StringDictionary strings;
   // The same hash for every text: each probe must compare the texts themselves.

@@ -3,51 +3,91 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-
-#include "frota/base/hash.h"
 #include <stdexcept>
 
+#include "frota/base/hash.h"
 
 namespace frota::model {
-
-namespace {
-constexpr std::size_t kArenaChunk = 1 << 20;
-}  // namespace
 
 std::uint64_t StringDictionary::TextHash(std::string_view text) {
   return base::FastStableHash(text);
 }
 
 StringDictionary::StringDictionary()
-    : blocks_(static_cast<Entry**>(std::calloc(kMaxBlocks, sizeof(Entry*)))), slots_(1024, 0) {
-  if (blocks_ == nullptr) {
+    : blocks_(static_cast<Entry**>(std::calloc(kMaxBlocks, sizeof(Entry*)))),
+      chunks_(static_cast<char**>(std::calloc(kMaxChunks, sizeof(char*)))),
+      key_rank_(static_cast<std::uint32_t*>(std::calloc(kMaxBlocks, sizeof(std::uint32_t)))),
+      slots_(1024, 0) {
+  if (blocks_ == nullptr || chunks_ == nullptr || key_rank_ == nullptr) {
+    std::free(static_cast<void*>(blocks_));
+    std::free(static_cast<void*>(chunks_));
+    std::free(key_rank_);
     throw std::bad_alloc();
   }
   blocks_[0] = new Entry[std::size_t{1} << kBlockBits];
-  blocks_[0][0] = Entry{nullptr, 0, static_cast<std::uint32_t>(TextHash({}))};
+  blocks_[0][0] = Entry{0, static_cast<std::uint32_t>(TextHash({}))};
 }
 
 StringDictionary::~StringDictionary() {
-  for (std::size_t b = 0; b < kMaxBlocks && blocks_[b] != nullptr; ++b) {
+  for (std::size_t b = 0; b < blocks_used_; ++b) {
     delete[] blocks_[b];
   }
   std::free(static_cast<void*>(blocks_));
+  std::free(static_cast<void*>(chunks_));
+  std::free(key_rank_);
 }
 
-const char* StringDictionary::Store(std::string_view text) {
-  if (text.size() > arena_capacity_ - arena_used_) {
-    const std::size_t chunk = std::max(kArenaChunk, text.size());
-    arena_.push_back(std::make_unique<char[]>(chunk));
-    arena_used_ = 0;
-    arena_capacity_ = chunk;
+std::uint32_t StringDictionary::Store(std::string_view text) {
+  unsigned char length[10];
+  std::size_t length_bytes = 0;
+  for (std::size_t n = text.size();; n >>= 7) {
+    length[length_bytes++] = static_cast<unsigned char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
+    if (n < 0x80) {
+      break;
+    }
   }
-  char* at = arena_.back().get() + arena_used_;
-  std::memcpy(at, text.data(), text.size());
-  arena_used_ += text.size();
-  return at;
+  const std::uint64_t need = length_bytes + text.size();
+  std::uint64_t at = arena_used_;
+  // The end of the chunks allocated so far.
+  const std::uint64_t end = ((at + kChunkSize - 1) >> kChunkBits) << kChunkBits;
+  if (arena_.empty() || at + need > end) {
+    // A fresh run of chunks: the rest of the last one stays unused. A text longer than a
+    // chunk gets several consecutive chunk numbers in one allocation, so it is contiguous.
+    at = end;
+    const std::uint64_t chunks = (need + kChunkSize - 1) >> kChunkBits;
+    if (at + (chunks << kChunkBits) > (std::uint64_t{1} << 32)) {
+      throw std::length_error("string dictionary is full: 4 GiB of distinct text");
+    }
+    arena_.push_back(std::unique_ptr<char[]>(new char[chunks << kChunkBits]));
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      chunks_[(at >> kChunkBits) + c] = arena_.back().get() + (c << kChunkBits);
+    }
+  }
+  char* out = chunks_[at >> kChunkBits] + (at & (kChunkSize - 1));
+  std::memcpy(out, length, length_bytes);
+  std::memcpy(out + length_bytes, text.data(), text.size());
+  arena_used_ = at + need;
+  return static_cast<std::uint32_t>(at);
 }
 
-StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64_t hash) {
+StringDictionary::Id StringDictionary::NextId(Kind kind) {
+  Id& next = next_id_[static_cast<int>(kind)];
+  if (next == 0 || (next & kBlockMask) == 0) {  // none yet, or its block is full
+    if (blocks_used_ == kMaxBlocks) {
+      throw std::length_error("string dictionary is full: 2^32 ids");
+    }
+    const std::uint32_t block = blocks_used_++;
+    blocks_[block] = new Entry[std::size_t{1} << kBlockBits];
+    if (kind == Kind::kKey) {
+      key_rank_[block] = ++key_blocks_;
+    }
+    next = block << kBlockBits;
+  }
+  return next++;
+}
+
+StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64_t hash,
+                                              Kind kind) {
   if (text.empty()) {
     return kEmpty;
   }
@@ -56,26 +96,19 @@ StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
     const Id id = slots_[i];
     if (id == kEmpty) {
-      const std::size_t next = size_.load(std::memory_order_relaxed);
-      if (next >= (std::size_t{1} << 32) - 1) {
-        throw std::length_error("string dictionary is full");
-      }
-      const auto new_id = static_cast<Id>(next);
-      Entry*& block = blocks_[new_id >> kBlockBits];
-      if (block == nullptr) {
-        block = new Entry[std::size_t{1} << kBlockBits];
-      }
-      block[new_id & kBlockMask] =
-          Entry{Store(text), static_cast<std::uint32_t>(text.size()), hash_low};
-      size_.store(next + 1, std::memory_order_release);
+      const std::uint32_t at = Store(text);
+      const Id new_id = NextId(kind);
+      blocks_[new_id >> kBlockBits][new_id & kBlockMask] = Entry{at, hash_low};
+      const std::size_t count = size_.load(std::memory_order_relaxed) + 1;
+      size_.store(count, std::memory_order_release);
       slots_[i] = new_id;
-      if ((next + 1) * 4 > slots_.size() * 3) {
+      if (count * 4 > slots_.size() * 3) {
         Grow();
       }
       return new_id;
     }
-    const Entry& entry = blocks_[id >> kBlockBits][id & kBlockMask];
-    if (entry.hash_low == hash_low && std::string_view(entry.text, entry.size) == text) {
+    const Entry& entry = EntryOf(id);
+    if (entry.hash_low == hash_low && TextAt(entry.at) == text) {
       return id;
     }
   }
@@ -84,13 +117,22 @@ StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64
 void StringDictionary::Grow() {
   std::vector<Id> slots(slots_.size() * 2, kEmpty);
   const std::size_t mask = slots.size() - 1;
-  const std::size_t count = size_.load(std::memory_order_relaxed);
-  for (std::size_t id = 1; id < count; ++id) {
-    std::size_t i = blocks_[id >> kBlockBits][id & kBlockMask].hash_low & mask;
-    while (slots[i] != kEmpty) {
-      i = (i + 1) & mask;
+  for (std::uint32_t block = 0; block < blocks_used_; ++block) {
+    // Every block is full but the one each kind is filling.
+    std::uint32_t used = 1U << kBlockBits;
+    for (const Id next : next_id_) {
+      if (next != 0 && ((next - 1) >> kBlockBits) == block) {
+        used = ((next - 1) & kBlockMask) + 1;
+      }
     }
-    slots[i] = static_cast<Id>(id);
+    for (std::uint32_t j = block == 0 ? 1 : 0; j < used; ++j) {
+      const Id id = (block << kBlockBits) | j;
+      std::size_t i = EntryOf(id).hash_low & mask;
+      while (slots[i] != kEmpty) {
+        i = (i + 1) & mask;
+      }
+      slots[i] = id;
+    }
   }
   slots_ = std::move(slots);
 }

@@ -12,15 +12,22 @@ namespace frota::model {
 
 /// An append-only table of distinct strings, each with a stable 4-byte id (0 = "").
 ///
+/// Ids are handed out in blocks of 65,536, each block holding one kind of text (Kind):
+/// texts first interned as keys (vehicle ids) fill key blocks, so a caller can keep a
+/// dense per-key table indexed by KeyOrdinal() rather than one slot per id of any kind.
+///
 /// Thread safety: one thread interns (the pipeline's offering thread); any thread may
 /// View() an id it obtained through a record handed over with proper synchronisation
-/// (a queue, a join): entries never move once written, so readers need no lock.
+/// (a queue, a join): entries and texts never move once written, so readers need no lock.
 /// Memory grows with the number of distinct strings (vehicles, routes, trips); restarts
 /// rebuild it from checkpoints, which store strings, not ids.
 class StringDictionary {
  public:
   using Id = std::uint32_t;
   static constexpr Id kEmpty = 0;
+  /// What a text is to its caller: a key that indexes per-key tables, or any other text.
+  enum class Kind : std::uint8_t { kText = 0, kKey = 1 };
+  static constexpr std::uint32_t kNoOrdinal = 0xffffffffU;
 
   StringDictionary();
   ~StringDictionary();
@@ -30,48 +37,82 @@ class StringDictionary {
   /// The id of `text`, adding it if new. Single writer.
   Id Intern(std::string_view text) { return Intern(text, TextHash(text)); }
   /// Intern() for a caller that has the text's TextHash already (e.g. to route by it).
-  Id Intern(std::string_view text, std::uint64_t hash);
+  /// A new text gets an id of `kind`; a known one keeps the id it has.
+  Id Intern(std::string_view text, std::uint64_t hash, Kind kind = Kind::kText);
+  /// Intern() of a key (Kind::kKey): a vehicle id.
+  Id InternKey(std::string_view text) { return Intern(text, TextHash(text), Kind::kKey); }
   /// The text of `id`.
   [[nodiscard]] std::string_view View(Id id) const {
     if (id == kEmpty) {
       return {};
     }
-    const Entry& entry = blocks_[id >> kBlockBits][id & kBlockMask];
-    return {entry.text, entry.size};
+    return TextAt(EntryOf(id).at);
   }
   /// A stable hash of the text of `id` (TextHash), recomputed from the text: a million
   /// vehicles would pay 8 bytes each for keeping it.
   [[nodiscard]] std::uint64_t Hash(Id id) const { return TextHash(View(id)); }
   /// The hash the dictionary uses: base::FastStableHash.
   static std::uint64_t TextHash(std::string_view text);
+  /// The position of `id` among the ids of Kind::kKey (dense: 0, 1, 2... give or take the
+  /// unused tail of each block), or kNoOrdinal for an id of Kind::kText.
+  [[nodiscard]] std::uint32_t KeyOrdinal(Id id) const {
+    const std::uint32_t rank = key_rank_[id >> kBlockBits];
+    return rank == 0 ? kNoOrdinal : ((rank - 1) << kBlockBits) | (id & kBlockMask);
+  }
+  /// The number of distinct texts, "" included.
   [[nodiscard]] std::size_t size() const { return size_.load(std::memory_order_acquire); }
 
  private:
-  // Trivial on purpose: blocks are allocated uninitialised, pages touched only when used.
-  // 16 bytes: the low half of the hash is enough to skip most texts that differ while
-  // probing and to place ids in an index of fewer than 2^32 slots.
+  // 8 bytes: where the text is, and the low half of its hash, which is enough to skip most
+  // texts that differ while probing and to place ids in an index of fewer than 2^32
+  // slots. Trivial on purpose: blocks are allocated uninitialised, pages touched only
+  // when used.
   struct Entry {
-    const char* text;  // into arena_
-    std::uint32_t size;
+    std::uint32_t at;  // arena position of the text's length (a varint), then its bytes
     std::uint32_t hash_low;
   };
   static constexpr unsigned kBlockBits = 16;
   static constexpr std::uint32_t kBlockMask = (1U << kBlockBits) - 1;
   static constexpr std::size_t kMaxBlocks = std::size_t{1} << (32 - kBlockBits);
+  // The arena: 2^32 bytes of positions in chunks of 1 MiB that never move.
+  static constexpr unsigned kChunkBits = 20;
+  static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
+  static constexpr std::size_t kMaxChunks = std::size_t{1} << (32 - kChunkBits);
 
+  [[nodiscard]] const Entry& EntryOf(Id id) const {
+    return blocks_[id >> kBlockBits][id & kBlockMask];
+  }
+  [[nodiscard]] std::string_view TextAt(std::uint32_t at) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(chunks_[at >> kChunkBits]) +
+                    (at & (kChunkSize - 1));
+    std::size_t size = *p & 0x7f;
+    for (unsigned shift = 7; (*p & 0x80) != 0; shift += 7) {
+      ++p;
+      size |= static_cast<std::size_t>(*p & 0x7f) << shift;
+    }
+    return {reinterpret_cast<const char*>(p + 1), size};
+  }
+  // A new id of `kind`, its block allocated if needed.
+  Id NextId(Kind kind);
   void Grow();
-  const char* Store(std::string_view text);
+  // Stores `text` after its length; returns its position.
+  std::uint32_t Store(std::string_view text);
 
-  // Fixed array of block pointers (calloc: zero pages, untouched until used): blocks never
-  // move, so View() needs no lock.
+  // Fixed arrays of block and chunk pointers (calloc: zero pages, untouched until used):
+  // blocks and chunks never move, so View() needs no lock.
   Entry** blocks_;
+  char** chunks_;
+  // Per block: its rank among key blocks plus one, 0 for a block of kText.
+  std::uint32_t* key_rank_;
   std::atomic<std::size_t> size_{1};
+  // Per kind, the id the next text of that kind gets (0: needs a new block).
+  Id next_id_[2] = {1, 0};
+  std::uint32_t blocks_used_ = 1;
+  std::uint32_t key_blocks_ = 0;
   // Open-addressing index: slot -> id (0 = free), at most 3/4 full.
   std::vector<Id> slots_;
-  // Text storage in chunks that never move.
-  std::vector<std::unique_ptr<char[]>> arena_;
-  std::size_t arena_used_ = 0;
-  std::size_t arena_capacity_ = 0;
+  std::uint64_t arena_used_ = 0;  // positions handed out
+  std::vector<std::unique_ptr<char[]>> arena_;  // owns the chunks (a big text spans several)
 };
 
 }  // namespace frota::model
