@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <type_traits>
 
@@ -15,6 +16,11 @@ namespace frota::base {
 /// Appends fixed-width little-endian integers, varints, doubles and strings to a buffer.
 class ByteWriter {
  public:
+  ByteWriter() = default;
+  /// Writes into `buffer`, emptied first: its capacity is reused (Take() gives it back),
+  /// so a caller encoding one message after another allocates nothing per message.
+  explicit ByteWriter(std::string&& buffer) : out_(std::move(buffer)) { out_.clear(); }
+
   void U8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void Bool(bool v) { U8(v ? 1 : 0); }
   void U32(std::uint32_t v) { Fixed(v); }

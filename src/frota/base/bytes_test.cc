@@ -9,6 +9,18 @@
 namespace frota::base {
 namespace {
 
+TEST(ByteWriter, WritesIntoAGivenBufferAndKeepsItsCapacity) {
+  std::string buffer(1000, 'x');
+  const char* storage = buffer.data();
+  ByteWriter w(std::move(buffer));
+  EXPECT_EQ(w.size(), 0U);  // emptied first
+  w.U8(7);
+  w.String("abc");
+  const std::string out = w.Take();
+  EXPECT_EQ(out, std::string("\x07\x03" "abc", 5));
+  EXPECT_EQ(out.data(), storage);  // the same allocation: nothing allocated per message
+}
+
 TEST(Bytes, RoundTripsEveryEncoding) {
   ByteWriter w;
   w.U8(7);

@@ -393,7 +393,7 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
     out = Dump(j);
     return;
   }
-  base::ByteWriter w;
+  base::ByteWriter w(std::move(out));  // reuses out's capacity
   Header(w, Kind::kPosition);
   for (const std::string* s : {&p.feed_id, &p.vehicle_id, &p.route_id, &p.trip_id,
                                &p.trip_start_date, &p.trip_start_time}) {
@@ -450,7 +450,7 @@ void EncodeRejection(const model::Rejection& r, std::string_view source_name,
     out = Dump(j);
     return;
   }
-  base::ByteWriter w;
+  base::ByteWriter w(std::move(out));  // reuses out's capacity
   Header(w, Kind::kRejection);
   w.String(model::RejectReasonName(r.reason));
   w.String(r.feed_id);
@@ -479,7 +479,7 @@ void EncodeEndOfInput(const EndOfInput& marker, PayloadFormat format, std::strin
     out = Dump(j);
     return;
   }
-  base::ByteWriter w;
+  base::ByteWriter w(std::move(out));  // reuses out's capacity
   Header(w, Kind::kEndOfInput);
   w.String(marker.run_id);
   w.SignedVarint(marker.records);
