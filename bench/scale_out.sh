@@ -2,7 +2,8 @@
 # Scale-out throughput on this machine, against the broker and server that
 # scripts/services/with-services.sh started (KAFKA_BROKERS, FROTA_TEST_KAFKA_DIR,
 # FROTA_TEST_PG_DSN, FROTA_TEST_SERVICES_SCRIPTS):
-#   1. producer: 5 M synthetic positions through transport::Producer (messages/s);
+#   1. producer: 5 M synthetic positions through transport::Producer (messages/s), after
+#      1 M untimed ones (the broker was just started: its JVM compiles its hot paths first);
 #   2. PostgreSQL sink: 2 M positions upserted in epochs of 100 k (rows/s);
 #   3. end to end: a simulated day (frota simulate --vehicles 3600) published with
 #      `frota replay --to-kafka` (6 partitions), then consumed by 2 `frota run --kafka`
@@ -23,8 +24,8 @@ kafka_sh=$FROTA_TEST_SERVICES_SCRIPTS/kafka.sh
 work=${FROTA_BENCH_DIR:-$build/bench-work}
 mkdir -p "$work"
 
-messages=5000000; rows=2000000; vehicles=3600; members=${FROTA_BENCH_MEMBERS:-2}
-if [[ $quick == --quick ]]; then messages=1000000; rows=500000; vehicles=600; fi
+messages=5000000; warmup=1000000; rows=2000000; vehicles=3600; members=${FROTA_BENCH_MEMBERS:-2}
+if [[ $quick == --quick ]]; then messages=1000000; warmup=200000; rows=500000; vehicles=600; fi
 
 new_db() {  # a fresh database on the test server; prints its DSN
   local name=frota_bench_$1_$$
@@ -37,7 +38,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}'
 
 topic=bench-producer-$$
 "$kafka_sh" topic "$FROTA_TEST_KAFKA_DIR" "$topic" 6 >/dev/null
-"$bench" producer "$KAFKA_BROKERS" "$topic" "$messages"
+"$bench" producer "$KAFKA_BROKERS" "$topic" "$messages" "$warmup"
 
 "$bench" pg-sink "$(new_db sink)" "$rows" 100000
 

@@ -16,10 +16,11 @@ struct ProducerCallbacks {
 
 void Producer::RecordDelivery(std::int32_t partition, const char* error) {
   if (error == nullptr) {
+    // A report per message: counters, no lock.
     delivered_.fetch_add(1, std::memory_order_relaxed);
-    const std::lock_guard lock(mutex_);
-    if (partition >= 0 && static_cast<std::size_t>(partition) < delivered_per_partition_.size()) {
-      ++delivered_per_partition_[static_cast<std::size_t>(partition)];
+    if (partition >= 0 && partition < partitions_) {
+      delivered_per_partition_[static_cast<std::size_t>(partition)].fetch_add(
+          1, std::memory_order_relaxed);
     }
     return;
   }
@@ -61,7 +62,8 @@ base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& 
   FROTA_ASSIGN_OR_RETURN(producer->partitions_,
                          internal::WaitForTopic(producer->rk_, options.brokers, options.topic,
                                                 options.connect_wait));
-  producer->delivered_per_partition_.assign(static_cast<std::size_t>(producer->partitions_), 0);
+  producer->delivered_per_partition_ = std::make_unique<std::atomic<std::int64_t>[]>(
+      static_cast<std::size_t>(producer->partitions_));
   producer->topic_ = rd_kafka_topic_new(producer->rk_, options.topic.c_str(), nullptr);
   spdlog::info("kafka producer ready brokers={} topic={} partitions={} payload={}",
                options.brokers, options.topic, producer->partitions_,
@@ -123,9 +125,8 @@ base::Status Producer::PublishRaw(std::string_view key, std::string_view payload
 base::Status Producer::PublishEndOfInput(const std::string& run_id) {
   FROTA_RETURN_IF_ERROR(Flush());
   std::vector<std::int64_t> counts;
-  {
-    const std::lock_guard lock(mutex_);
-    counts = delivered_per_partition_;
+  for (std::int32_t p = 0; p < partitions_; ++p) {
+    counts.push_back(delivered_per_partition_[static_cast<std::size_t>(p)].load());
   }
   for (std::int32_t p = 0; p < partitions_; ++p) {
     EncodeEndOfInput({run_id, counts[static_cast<std::size_t>(p)]}, options_.format, buffer_);

@@ -80,9 +80,9 @@ class Producer {
   std::int64_t queued_ = 0;
   std::atomic<std::int64_t> delivered_{0};
   std::atomic<std::int64_t> failed_{0};
-  std::mutex mutex_;  // guards the two below (delivery reports may run on flush threads)
+  std::mutex mutex_;  // guards first_error_ (delivery reports may run on flush threads)
   std::optional<std::string> first_error_;
-  std::vector<std::int64_t> delivered_per_partition_;
+  std::unique_ptr<std::atomic<std::int64_t>[]> delivered_per_partition_;  // partitions_ of them
 };
 
 }  // namespace frota::transport
