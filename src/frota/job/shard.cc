@@ -46,6 +46,24 @@ OpenTrip CurrentTrip(const VehicleState& state) {
   return trip;
 }
 
+// Visits a vehicle's open trips in the order they opened, each with its last position:
+// f(const OpenTrip&).
+template <typename F>
+void ForEachTripInOpenOrder(const VehicleState& state, F&& f) {
+  const OpenTrips& trips = state.trips;
+  bool current_done = !trips.has_current();
+  for (std::size_t i = 0; i < trips.other_count(); ++i) {
+    if (!current_done && trips.current().first_time < trips.other(i).first_time) {
+      f(CurrentTrip(state));
+      current_done = true;
+    }
+    f(trips.other(i));
+  }
+  if (!current_done) {
+    f(CurrentTrip(state));
+  }
+}
+
 // "implied_speed_kmh={:.1f} distance_m={:.1f} seconds={:.0f}" (base::AppendFixed).
 std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
   std::string detail;
@@ -321,7 +339,7 @@ void Shard::UpdateTrips(VehicleState& state, const model::PositionRecord& positi
     const OpenTrip& trip = trips.other(i);
     if (same_trip(trip)) {
       if (position.event_time - trip.last_time <= config_->trip_max_gap) {
-        next = trip;
+        next = trip;  // its start and totals; its last position becomes the vehicle's
         next.distance_mm += ToMillimetres(
             geo::HaversineM(trip.last_lat, trip.last_lon, position.lat, position.lon));
         ++next.positions;
@@ -409,30 +427,20 @@ void Shard::OnTimer(std::uint64_t key, VehicleState& state, Timestamp watermark)
   if (state.run_open && watermark >= state.last_time + config_->stop_max_gap) {
     CloseRun(key, state);
   }
-  // Trips no position can extend any more, in the order they opened.
-  OpenTrips& trips = state.trips;
-  const bool current_due =
-      trips.has_current() && watermark >= state.last_time + config_->trip_max_gap;
-  bool current_emitted = false;
-  const auto emit_current_before = [&](const OpenTrip* other) {
-    if (current_due && !current_emitted &&
-        (other == nullptr || trips.current().first_time < other->first_time)) {
-      EmitTrip(key, CurrentTrip(state));
-      current_emitted = true;
-    }
+  // Trips no position can extend any more, emitted in the order they opened.
+  const auto due = [&](const OpenTrip& trip) {
+    return watermark >= trip.last_time + config_->trip_max_gap;
   };
-  trips.EraseOthersIf([&](const OpenTrip& trip) {
-    emit_current_before(&trip);
-    if (watermark >= trip.last_time + config_->trip_max_gap) {
+  ForEachTripInOpenOrder(state, [&](const OpenTrip& trip) {
+    if (due(trip)) {
       EmitTrip(key, trip);
-      return true;
     }
-    return false;
   });
-  emit_current_before(nullptr);
-  if (current_due) {
+  OpenTrips& trips = state.trips;
+  if (trips.has_current() && due(CurrentTrip(state))) {
     trips.ClearCurrent();
   }
+  trips.EraseOthersIf(due);
 }
 
 void Shard::FlushHours(Timestamp watermark) {
@@ -658,19 +666,8 @@ void WriteState(base::ByteWriter& w, std::uint64_t key, const VehicleState& s,
   w.String(strings.View(s.run_route));
   w.U8(static_cast<std::uint8_t>(s.run_mode));
   // Open trips in the order they opened, each with its last position.
-  const OpenTrips& trips = s.trips;
-  w.Varint((trips.has_current() ? 1 : 0) + trips.other_count());
-  bool current_written = !trips.has_current();
-  for (std::size_t i = 0; i < trips.other_count(); ++i) {
-    if (!current_written && trips.current().first_time < trips.other(i).first_time) {
-      WriteTrip(w, CurrentTrip(s), strings);
-      current_written = true;
-    }
-    WriteTrip(w, trips.other(i), strings);
-  }
-  if (!current_written) {
-    WriteTrip(w, CurrentTrip(s), strings);
-  }
+  w.Varint((s.trips.has_current() ? 1 : 0) + s.trips.other_count());
+  ForEachTripInOpenOrder(s, [&](const OpenTrip& trip) { WriteTrip(w, trip, strings); });
 }
 
 // Reads a state and its vehicle's key (VehicleKey) into `key`.

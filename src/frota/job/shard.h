@@ -65,7 +65,6 @@ class OpenTrips {
 
   /// The other open trips, in the order they opened (by first_time).
   [[nodiscard]] std::size_t other_count() const { return others_ ? others_->size() : 0; }
-  OpenTrip& other(std::size_t i) { return (*others_)[i]; }
   [[nodiscard]] const OpenTrip& other(std::size_t i) const { return (*others_)[i]; }
   /// Adds `trip` among the others, in the order of first_time.
   void AddOther(const OpenTrip& trip);
@@ -73,18 +72,11 @@ class OpenTrips {
   /// Removes every other trip `remove(trip)` says to, keeping the rest in order.
   template <typename F>
   void EraseOthersIf(F remove) {
-    if (!others_) {
-      return;
-    }
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < others_->size(); ++i) {  // in order: callers emit rows
-      if (!remove((*others_)[i])) {
-        (*others_)[kept++] = (*others_)[i];
+    if (others_) {
+      std::erase_if(*others_, remove);
+      if (others_->empty()) {
+        others_.reset();
       }
-    }
-    others_->resize(kept);
-    if (others_->empty()) {
-      others_.reset();
     }
   }
 

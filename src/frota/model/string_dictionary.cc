@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "frota/base/bytes.h"
 #include "frota/base/hash.h"
 
 namespace frota::model {
@@ -38,15 +39,9 @@ StringDictionary::~StringDictionary() {
 }
 
 std::uint32_t StringDictionary::Store(std::string_view text) {
-  unsigned char length[10];
-  std::size_t length_bytes = 0;
-  for (std::size_t n = text.size();; n >>= 7) {
-    length[length_bytes++] = static_cast<unsigned char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
-    if (n < 0x80) {
-      break;
-    }
-  }
-  const std::uint64_t need = length_bytes + text.size();
+  base::ByteWriter length;  // a varint of a few bytes: no allocation (small-string buffer)
+  length.Varint(text.size());
+  const std::uint64_t need = length.size() + text.size();
   std::uint64_t at = arena_used_;
   // The end of the chunks allocated so far.
   const std::uint64_t end = ((at + kChunkSize - 1) >> kChunkBits) << kChunkBits;
@@ -64,8 +59,8 @@ std::uint32_t StringDictionary::Store(std::string_view text) {
     }
   }
   char* out = chunks_[at >> kChunkBits] + (at & (kChunkSize - 1));
-  std::memcpy(out, length, length_bytes);
-  std::memcpy(out + length_bytes, text.data(), text.size());
+  std::memcpy(out, length.bytes().data(), length.size());
+  std::memcpy(out + length.size(), text.data(), text.size());
   arena_used_ = at + need;
   return static_cast<std::uint32_t>(at);
 }

@@ -82,6 +82,8 @@ class StringDictionary {
   [[nodiscard]] const Entry& EntryOf(Id id) const {
     return blocks_[id >> kBlockBits][id & kBlockMask];
   }
+  // The length is LEB128, as Store() writes it with base::ByteWriter::Varint; decoded
+  // here unchecked, since the dictionary wrote it.
   [[nodiscard]] std::string_view TextAt(std::uint32_t at) const {
     const auto* p = reinterpret_cast<const unsigned char*>(chunks_[at >> kChunkBits]) +
                     (at & (kChunkSize - 1));
