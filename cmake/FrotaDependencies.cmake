@@ -10,6 +10,7 @@ find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(simdjson REQUIRED)
+find_package(FastFloat REQUIRED)  # libfast-float-dev: decimal text to double
 find_package(nlohmann_json REQUIRED)
 find_package(ZLIB REQUIRED)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)  # its CMake config needs the zipcmp tools

@@ -21,7 +21,7 @@ packages=(
   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev libpq-dev libprotobuf-dev protobuf-compiler
-  libsimdjson-dev libfmt-dev libspdlog-dev libcli11-dev
+  libsimdjson-dev libfast-float-dev libfmt-dev libspdlog-dev libcli11-dev
   libcurl4-openssl-dev libcpp-httplib-dev nlohmann-json3-dev
   zlib1g-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata
   # servers and tools the tests start: PostgreSQL 15, Java 17 + Maven for Kafka

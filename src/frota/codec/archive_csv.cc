@@ -333,6 +333,32 @@ class LocalTimeConverter {
   std::array<Entry, 64> cache_{};
 };
 
+// The last text of a time column and the instant it read as (nullopt: not a time). The
+// rows of one response share its capture time, so nearly every timestamp_captura is the
+// previous row's text; reading it again cost a tenth of the decode.
+class LastTime {
+ public:
+  template <typename Read>
+  std::optional<base::Timestamp> Get(std::string_view text, Read&& read) {
+    if (valid_ && text.size() == size_ && std::memcmp(text.data(), text_.data(), size_) == 0) {
+      return value_;
+    }
+    value_ = read(text);
+    valid_ = text.size() <= text_.size();
+    if (valid_) {
+      size_ = text.size();
+      std::memcpy(text_.data(), text.data(), size_);
+    }
+    return value_;
+  }
+
+ private:
+  std::array<char, 40> text_{};
+  std::size_t size_ = 0;
+  bool valid_ = false;
+  std::optional<base::Timestamp> value_;
+};
+
 // --- the reader -------------------------------------------------------------------------
 
 struct Columns {
@@ -374,6 +400,8 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   // Splits `row` into fields_ (quoted fields unescaped into scratch_).
   void SplitRow(std::string_view row);
   void DecodeRow(DecodedBatch& out);
+  // A time column's text as a UTC instant, nullopt when it is not a time.
+  std::optional<base::Timestamp> ReadTime(std::string_view text);
   [[nodiscard]] std::optional<std::string_view> Cell(
       const std::optional<std::size_t>& column) const {
     return column ? std::optional<std::string_view>(fields_[*column]) : std::nullopt;
@@ -386,6 +414,8 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   model::Mode mode_;
   LocalTimeConverter converter_;
   DateCache dates_;
+  LastTime last_event_time_;
+  LastTime last_ingest_time_;
   Columns columns_;
 
   std::vector<char> buffer_;
@@ -660,25 +690,14 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
   }
 
   const std::string_view vehicle_id = Trim(*Cell(columns_.id_veiculo));
+  const auto read_time = [this](std::string_view text) { return ReadTime(text); };
   const std::string_view gps_text = *Cell(columns_.timestamp_gps);
-  const auto event_local = ReadDateTime(gps_text, dates_);
-  std::optional<base::Timestamp> event_time;
-  if (event_local) {
-    event_time = event_local->offset_seconds
-                     ? base::FromUnixMicros(event_local->local_micros -
-                                            *event_local->offset_seconds * 1'000'000LL)
-                     : converter_.ToUtc(event_local->local_micros);
-  }
+  const std::optional<base::Timestamp> event_time = last_event_time_.Get(gps_text, read_time);
   std::optional<base::Timestamp> ingest_time = options_.ingest_time;
   std::string_view capture_text;
   if (!ingest_time) {
     capture_text = *Cell(columns_.timestamp_captura);
-    if (const auto capture_local = ReadDateTime(capture_text, dates_)) {
-      ingest_time = capture_local->offset_seconds
-                        ? base::FromUnixMicros(capture_local->local_micros -
-                                               *capture_local->offset_seconds * 1'000'000LL)
-                        : converter_.ToUtc(capture_local->local_micros);
-    }
+    ingest_time = last_ingest_time_.Get(capture_text, read_time);
   }
 
   DetailWriter detail;
@@ -750,6 +769,16 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
   if (speed.state == NumberState::kOk) {
     position.reported_speed_kmh = static_cast<float>(speed.value);
   }
+}
+
+std::optional<base::Timestamp> CsvArchiveReader::ReadTime(std::string_view text) {
+  const auto local = ReadDateTime(text, dates_);
+  if (!local) {
+    return std::nullopt;
+  }
+  return local->offset_seconds
+             ? base::FromUnixMicros(local->local_micros - *local->offset_seconds * 1'000'000LL)
+             : converter_.ToUtc(local->local_micros);
 }
 
 // `size` bounds the buffers: the file size, or the bytes in memory.

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <fast_float/fast_float.h>
+
 #include "frota/codec/decode_internal.h"
 
 namespace frota::codec {
@@ -155,84 +157,48 @@ DetailWriter& DetailWriter::AddNote(std::string_view note) {
   return *this;
 }
 
-namespace {
-
-// Powers of ten that a double holds exactly (up to 1e22).
-constexpr double kExactPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-// The general path: one '.' or ',' separator, exponents allowed, via from_chars.
-std::optional<double> ParseDecimalSlow(std::string_view text) {
+std::optional<double> ParseDecimal(std::string_view text) {
+  text = Trim(text);
   if (text.empty() || text.size() > 64) {
     return std::nullopt;
   }
-  // from_chars also takes "inf", "nan" and friends; a coordinate or speed never is one.
+  // Both parsers also take "inf", "nan" and friends; a coordinate or speed never is one.
   const char first = text.front();
   if (first != '-' && first != '.' && first != ',' && (first < '0' || first > '9')) {
     return std::nullopt;
   }
   char buffer[64];
   const char* begin = text.data();
-  if (const auto comma = text.find(','); comma != std::string_view::npos) {
+  // One ',' may stand for the '.' ("-22,92122"); "1.234,5" or "1,2,3" is not one number.
+  if (const void* comma = std::memchr(text.data(), ',', text.size()); comma != nullptr) {
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(comma) - text.data());
     if (text.find('.') != std::string_view::npos ||
-        text.find(',', comma + 1) != std::string_view::npos) {
-      return std::nullopt;  // "1.234,5" or "1,2,3": not one decimal number
+        text.find(',', at + 1) != std::string_view::npos) {
+      return std::nullopt;
     }
     std::memcpy(buffer, text.data(), text.size());
-    buffer[comma] = '.';
+    buffer[at] = '.';
     begin = buffer;
   }
   const char* end = begin + text.size();
+  // fast_float (Eisel-Lemire) gives the correctly rounded double, as std::from_chars
+  // does, in a fraction of its time: the CSV archive's 17-digit coordinates took a fifth
+  // of its decoding through from_chars. The two differ only on results that are not
+  // normal numbers (fast_float gives 0 or an infinity where from_chars says out of
+  // range), so those take from_chars, which decides as before.
   double value = 0;
+  const auto fast = fast_float::from_chars(begin, end, value);
+  if (fast.ec != std::errc() || fast.ptr != end) {
+    return std::nullopt;
+  }
+  if (std::isnormal(value)) {
+    return value;
+  }
   const auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr != end || !std::isfinite(value)) {
     return std::nullopt;
   }
   return value;
-}
-
-}  // namespace
-
-std::optional<double> ParseDecimal(std::string_view text) {
-  text = Trim(text);
-  // Fast path for what feeds write ("-22,92122", "51", "-43.365989"): with at most 15
-  // significant digits the mantissa and the power of ten are exact doubles, so one
-  // division is correctly rounded, the same value from_chars gives.
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  const bool negative = p < end && *p == '-';
-  if (negative) {
-    ++p;
-  }
-  std::uint64_t mantissa = 0;
-  int significant_digits = 0;
-  int fraction_digits = 0;
-  bool any_digit = false;
-  bool seen_separator = false;
-  for (; p < end; ++p) {
-    const char c = *p;
-    if (c >= '0' && c <= '9') {
-      any_digit = true;
-      if (mantissa != 0 || c != '0') {
-        ++significant_digits;
-      }
-      if (significant_digits > 15) {
-        break;
-      }
-      mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
-      fraction_digits += seen_separator ? 1 : 0;
-    } else if ((c == '.' || c == ',') && !seen_separator) {
-      seen_separator = true;
-    } else {
-      break;
-    }
-  }
-  if (p == end && any_digit && fraction_digits <= 22) {
-    const double value = static_cast<double>(mantissa) / kExactPowersOfTen[fraction_digits];
-    return negative ? -value : value;
-  }
-  return ParseDecimalSlow(text);
 }
 
 std::optional<std::int64_t> ParseInteger(std::string_view text) {
