@@ -99,6 +99,30 @@ class KeyedProcessor {
     }
   }
 
+  /// Add() of every record in turn, `key_of(record)` its key; the same result as the loop,
+  /// faster on many keys. A key's buffer is elsewhere in memory for every key, and
+  /// adding a record reads its last record: in a replay of a city's day most of AddAt's
+  /// time was that read missing the cache. So every key is looked up first, then each
+  /// buffer's last record is prefetched a few records before it is needed.
+  template <typename KeyOf>
+  void AddAll(std::span<Record> records, KeyOf&& key_of) {
+    batch_indices_.resize(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const std::uint32_t index = IndexOf(key_of(records[i]));
+      batch_indices_[i] = index;
+      if (const Pending* pending = entries_[index].pending.get()) {
+        __builtin_prefetch(pending);
+      }
+    }
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      if (i + kAhead < records.size()) {
+        PrefetchTail(batch_indices_[i + kAhead]);
+      }
+      AddAt(batch_indices_[i], std::move(records[i]));
+    }
+  }
+
   /// Releases every record with event time <= watermark and fires due timers.
   template <typename Operator>
   void Advance(Timestamp watermark, Operator& op) {
@@ -217,6 +241,19 @@ class KeyedProcessor {
       p.head = 0;
     }
   }
+  // Brings in the last pending record of the key at `index` (what AddAt compares with)
+  // and the place after it (where AddAt writes); a hint only, so a buffer that changes
+  // before then does no harm.
+  void PrefetchTail(std::uint32_t index) const {
+    const Pending* pending = entries_[index].pending.get();
+    if (pending == nullptr || pending->records.empty()) {
+      return;
+    }
+    const Record* last = pending->records.data() + pending->records.size() - 1;
+    __builtin_prefetch(last);
+    __builtin_prefetch(last + 1, /*rw=*/1);
+  }
+
   // 12 bytes, not 16: a million keys each have one, and time needs no 8-byte alignment
   // to be read on the targets we build for.
 #pragma pack(push, 4)
@@ -314,6 +351,7 @@ class KeyedProcessor {
   std::vector<std::uint32_t> slots_;
   base::BlockVector<Entry> entries_;  // by index; never moved, so never copied
   std::vector<Due> due_;
+  std::vector<std::uint32_t> batch_indices_;  // AddAll's keys, reused
   std::size_t pending_records_ = 0;
 };
 

@@ -132,5 +132,45 @@ TEST(KeyedProcessor, ReleaseTimingDoesNotChangeWhatEachKeySees) {
   EXPECT_EQ(once_out.timers.size(), 5U);
 }
 
+TEST(KeyedProcessor, AddAllGivesWhatAddInALoopGives) {
+  // Batches of records over 300 keys, in arrival order with some out of order, each
+  // batch added with AddAll in one processor and Add in another, advancing in between:
+  // the same records and timers in the same order, and the same keys in the same order.
+  std::mt19937 rng(11);
+  KeyedProcessor<Traits> loop;
+  KeyedProcessor<Traits> all;
+  Collected loop_out;
+  Collected all_out;
+  Op loop_op{&loop_out};
+  Op all_op{&all_out};
+  int seq = 0;
+  for (int batch = 0; batch < 60; ++batch) {
+    std::vector<Event> events;
+    const int size = static_cast<int>(rng() % 400);
+    for (int i = 0; i < size; ++i) {
+      const int late = rng() % 8 == 0 ? static_cast<int>(rng() % 20) : 0;
+      events.push_back({T(batch * 10 + static_cast<int>(rng() % 10) - late), seq++,
+                        "k" + std::to_string(rng() % 300)});
+    }
+    for (auto e : events) {
+      loop.Add(e.key, std::move(e));
+    }
+    all.AddAll(std::span<Event>(events), [](const Event& e) { return e.key; });
+    EXPECT_EQ(all.pending_records(), loop.pending_records());
+    loop.Advance(T(batch * 10 - 25), loop_op);
+    all.Advance(T(batch * 10 - 25), all_op);
+  }
+  loop.Advance(T(100000), loop_op);
+  all.Advance(T(100000), all_op);
+  EXPECT_EQ(all_out.records, loop_out.records);
+  EXPECT_EQ(all_out.timers, loop_out.timers);
+  EXPECT_EQ(all_out.records.size(), static_cast<std::size_t>(seq));
+  std::vector<std::string> loop_keys;
+  std::vector<std::string> all_keys;
+  loop.ForEach([&](const std::string& key, const auto&, auto) { loop_keys.push_back(key); });
+  all.ForEach([&](const std::string& key, const auto&, auto) { all_keys.push_back(key); });
+  EXPECT_EQ(all_keys, loop_keys);
+}
+
 }  // namespace
 }  // namespace frota::engine

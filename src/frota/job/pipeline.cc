@@ -161,9 +161,7 @@ void Pipeline::Advance() {
       shard.Reject(std::move(rejection));
     }
     inbox.rejections.clear();
-    for (auto& position : inbox.positions) {
-      shard.Add(std::move(position));
-    }
+    shard.AddAll(inbox.positions);
     inbox.positions.clear();
     shard.Advance(watermark);
   });

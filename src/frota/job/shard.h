@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -186,6 +187,8 @@ class Shard {
 
   /// A record that passed rules 1-4 and is not late: buffer it until W passes it.
   void Add(model::PositionRecord&& position);
+  /// Add() of each position in turn (moved from), faster than the loop.
+  void AddAll(std::span<model::PositionRecord> positions);
   /// A refused record: keep it and count it.
   void Reject(model::RejectionRecord&& rejection);
   /// Releases everything up to `watermark` and emits what became final.
