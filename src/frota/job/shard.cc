@@ -104,6 +104,12 @@ void Shard::Add(model::PositionRecord&& position) {
   vehicles_.AddAt(index, std::move(position));
 }
 
+void Shard::AddAll(std::span<model::PositionRecord> positions) {
+  vehicles_.AddAll(positions, [](const model::PositionRecord& position) {
+    return VehicleKey(position.feed_id, position.vehicle_id);
+  });
+}
+
 void Shard::Reject(model::RejectionRecord&& rejection) {
   // A trustworthy event time (rules 1-3 passed) dates the rejection; else the ingest time.
   const bool event_time_trusted =
@@ -146,6 +152,7 @@ model::EpochRows Shard::TakeRows() {
   // The next batch is likely as big; but not the burst of an end of input or a long-held
   // watermark, which would stay reserved.
   rows_.positions.reserve(std::min<std::size_t>(out.positions.size(), 1 << 16));
+  rows_.rejected.reserve(std::min<std::size_t>(out.rejected.size(), 1 << 16));
   return out;
 }
 
