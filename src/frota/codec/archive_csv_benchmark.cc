@@ -1,11 +1,10 @@
 // Rows per second of the Rio archive reader, streaming the real .csv.gz files.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "frota/codec/decode.h"
 #include "frota/testing/shared_data.h"
@@ -25,8 +24,30 @@ std::vector<std::filesystem::path> ArchiveFiles() {
   return files;
 }
 
-// Every line file of the 2022 archive, gunzipped, parsed and converted, in 64k batches
-// that the loop hands back (as a replay would) before reading on.
+// Reads `reader` to its end in 64k batches that the loop hands back (as a replay would)
+// before reading on, counting rows (and refused ones); false (the benchmark skipped) on
+// an error.
+bool ReadAll(ArchiveCsvReader& reader, DecodedBatch& batch, std::int64_t& rows,
+             benchmark::State& state, std::int64_t* refused = nullptr) {
+  while (true) {
+    batch.clear();
+    const auto more = reader.Next(batch, 1 << 16);
+    if (!more.ok()) {
+      state.SkipWithError(more.error().message().c_str());
+      return false;
+    }
+    rows += static_cast<std::int64_t>(batch.size());
+    if (refused != nullptr) {
+      *refused += static_cast<std::int64_t>(batch.rejections.size());
+    }
+    benchmark::DoNotOptimize(batch.positions.data());
+    if (!*more) {
+      return true;
+    }
+  }
+}
+
+// Every line file of the 2022 archive, gunzipped, parsed and converted.
 void BM_ArchiveCsvGzipAllLines(benchmark::State& state) {
   const auto files = ArchiveFiles();
   if (files.empty()) {
@@ -42,18 +63,8 @@ void BM_ArchiveCsvGzipAllLines(benchmark::State& state) {
         state.SkipWithError(reader.error().message().c_str());
         return;
       }
-      while (true) {
-        batch.clear();
-        const auto more = (*reader)->Next(batch, 1 << 16);
-        if (!more.ok()) {
-          state.SkipWithError(more.error().message().c_str());
-          return;
-        }
-        rows += static_cast<std::int64_t>(batch.size());
-        benchmark::DoNotOptimize(batch.positions.data());
-        if (!*more) {
-          break;
-        }
+      if (!ReadAll(**reader, batch, rows, state)) {
+        return;
       }
     }
   }
@@ -88,27 +99,18 @@ void BM_ArchiveCsvSimulatedRows(benchmark::State& state) {
   options.time_zone = "America/Sao_Paulo";
   DecodedBatch batch;
   std::int64_t rows = 0;
+  std::int64_t refused = 0;
   for (auto _ : state) {
     auto reader = ArchiveCsvReader::FromBytes(text, options);
     if (!reader.ok()) {
       state.SkipWithError(reader.error().message().c_str());
       return;
     }
-    while (true) {
-      batch.clear();
-      const auto more = (*reader)->Next(batch, 1 << 16);
-      if (!more.ok()) {
-        state.SkipWithError(more.error().message().c_str());
-        return;
-      }
-      rows += static_cast<std::int64_t>(batch.size());
-      benchmark::DoNotOptimize(batch.positions.data());
-      if (!*more) {
-        break;
-      }
+    if (!ReadAll(**reader, batch, rows, state, &refused)) {
+      return;
     }
   }
-  if (batch.rejections.size() != 0) {
+  if (refused != 0) {
     state.SkipWithError("a simulated row was refused");
   }
   state.SetItemsProcessed(rows);
