@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -160,6 +164,41 @@ base::Result<std::unique_ptr<DuckDbConnection>> OpenFrotaDuckDb(const std::files
   FROTA_RETURN_IF_ERROR(EnsureSchema(*db));
   return db;
 }
+
+namespace {
+
+// A DuckDB memory size ("512MB", "1.5 GiB", "100000"): DuckDB's units, KB = 1000 and
+// KiB = 1024 bytes; nullopt for anything else (the caller then leaves the limit alone).
+std::optional<double> MemorySizeBytes(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) != 0 || text[digits] == '.')) {
+    ++digits;
+  }
+  double number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
+  if (digits == 0 || ec != std::errc() || end != text.data() + digits) {
+    return std::nullopt;
+  }
+  std::string unit;
+  for (const char c : text.substr(digits)) {
+    if (c != ' ') {
+      unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"", 1},          {"b", 1},          {"bytes", 1},        {"kb", 1e3},
+      {"mb", 1e6},      {"gb", 1e9},       {"tb", 1e12},        {"kib", 1024.0},
+      {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1099511627776.0}};
+  for (const auto& [name, bytes] : kUnits) {
+    if (unit == name) {
+      return number * bytes;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem::path& path,
                                                           const model::SourceCatalog* catalog,
@@ -393,13 +432,42 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   }
   in_epoch_ = false;
   stored_.Commit();
+  return BetweenEpochs(checkpoint.epoch.value());
+}
+
+base::Status DuckDbSink::BetweenEpochs(std::int64_t epoch) {
+  // Lowering the limit makes DuckDB evict its cache down to it, or refuse when it cannot
+  // (then it keeps the old limit). A checkpoint runs under the lower limit too, where
+  // its peak would otherwise be the high point of a replay's memory; one that fails
+  // there is tried again with the whole limit.
+  const auto limit = MemorySizeBytes(options_.memory_limit);
+  const auto idle = MemorySizeBytes(options_.idle_memory_limit);
+  const bool lower = limit && idle && *idle > 0 && *idle < *limit;
+  if (lower) {
+    if (const auto lowered = connection_->Execute(
+            fmt::format("SET memory_limit = '{}'", options_.idle_memory_limit));
+        !lowered.ok()) {
+      spdlog::debug("duckdb cache not brought down to {}: {}", options_.idle_memory_limit,
+                    lowered.error().message());
+    }
+  }
+  const auto restore = [&] {
+    return connection_->Execute(fmt::format("SET memory_limit = '{}'", options_.memory_limit));
+  };
+  auto checkpointed = CheckpointIfHeld(epoch);
+  if (!checkpointed.ok() && lower) {
+    spdlog::debug("duckdb checkpoint after epoch {} under {} failed, retried: {}", epoch,
+                  options_.idle_memory_limit, checkpointed.error().message());
+    FROTA_RETURN_IF_ERROR(restore());
+    checkpointed = CheckpointIfHeld(epoch);
+  }
   // The epoch is durable whatever the checkpoint does; a failed one is retried after the
   // next commit.
-  if (const auto checkpointed = CheckpointIfHeld(checkpoint.epoch.value()); !checkpointed.ok()) {
-    spdlog::warn("duckdb checkpoint after epoch {} failed: {}", checkpoint.epoch.value(),
+  if (!checkpointed.ok()) {
+    spdlog::warn("duckdb checkpoint after epoch {} failed: {}", epoch,
                  checkpointed.error().message());
   }
-  return base::Status::Ok();
+  return lower ? restore() : base::Status::Ok();
 }
 
 base::Status DuckDbSink::CheckpointIfHeld(std::int64_t epoch) {

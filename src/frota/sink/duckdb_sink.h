@@ -63,6 +63,12 @@ struct DuckDbSinkOptions {
   /// checkpoint) must fit: 192 MB held the Rio-scale day (12.2 M records, epochs of 1 M)
   /// but not one 4 times as large, 384 MB one 8 times as large; 512 MB leaves room.
   std::string memory_limit = "512MB";
+  /// Between epochs, DuckDB's cache is brought down to this ("" or not below
+  /// memory_limit: never) and the limit then set back: an epoch has all of memory_limit
+  /// for its work, while the blocks earlier epochs wrote, never read back, do not pile
+  /// up to the limit. Best effort: what DuckDB cannot evict (the held memory a later
+  /// checkpoint frees) stays, and the limit is set back all the same.
+  std::string idle_memory_limit = "128MB";
   /// After a commit, a checkpoint when DuckDB holds more than this outside its block
   /// cache (row-group metadata, indexes, kept until a checkpoint); 0: never.
   std::int64_t checkpoint_held_bytes = 96LL << 20;
@@ -108,6 +114,9 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
         run_id_(std::move(run_id)),
         options_(std::move(options)) {}
   base::Status CheckpointIfHeld(std::int64_t epoch);
+  // After a commit: DuckDB's cache down to idle_memory_limit, CheckpointIfHeld, and
+  // memory_limit back.
+  base::Status BetweenEpochs(std::int64_t epoch);
   base::Status BeginEpoch();
   /// The open epoch's appender to `table` (created on first use, kept until the epoch
   /// ends, so that its rows reach DuckDB in row groups, not in pieces per Write).

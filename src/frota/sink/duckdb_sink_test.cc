@@ -375,5 +375,33 @@ TEST_F(DuckDbSinkTest, DuckDbsMemoryIsBoundedAndWhatItHoldsIsCheckpointedAway) {
   EXPECT_TRUE(fs::exists(wal) && fs::file_size(wal) > 0);
 }
 
+TEST_F(DuckDbSinkTest, BetweenEpochsTheCacheIsBroughtDownAndTheLimitComesBack) {
+  // A lower limit between epochs, a tiny one (under which the checkpoint cannot run and
+  // is retried with the whole limit), and one that is not a size: each commit
+  // checkpoints and leaves the epoch's limit in place.
+  const fs::path wal = dir_ / "t.duckdb.wal";
+  std::int64_t epoch = 0;
+  for (const char* idle : {"40MB", "1KB", "lots", "200MB"}) {
+    SCOPED_TRACE(idle);
+    DuckDbSinkOptions options;
+    options.memory_limit = "100MB";
+    options.idle_memory_limit = idle;
+    options.checkpoint_held_bytes = 1;
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run", options);
+    ASSERT_TRUE(sink.ok()) << sink.error().message();
+    for (int i = 0; i < 2; ++i) {
+      ++epoch;
+      const auto committed = (*sink)->Commit(SomeRows(), Checkpoint(epoch, 8 * epoch));
+      ASSERT_TRUE(committed.ok()) << committed.error().message();
+      auto limit = (*sink)->connection().Query("SELECT current_setting('memory_limit')");
+      ASSERT_TRUE(limit.ok());
+      EXPECT_EQ(limit->String(0, 0), "95.3 MiB");
+      EXPECT_TRUE(!fs::exists(wal) || fs::file_size(wal) == 0);  // checkpointed
+    }
+    auto count = (*sink)->connection().Query("SELECT count(*) FROM positions");
+    EXPECT_EQ(count->Int64(0, 0), epoch);
+  }
+}
+
 }  // namespace
 }  // namespace frota::sink
