@@ -436,38 +436,27 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
 }
 
 base::Status DuckDbSink::BetweenEpochs(std::int64_t epoch) {
-  // Lowering the limit makes DuckDB evict its cache down to it, or refuse when it cannot
-  // (then it keeps the old limit). A checkpoint runs under the lower limit too, where
-  // its peak would otherwise be the high point of a replay's memory; one that fails
-  // there is tried again with the whole limit.
-  const auto limit = MemorySizeBytes(options_.memory_limit);
-  const auto idle = MemorySizeBytes(options_.idle_memory_limit);
-  const bool lower = limit && idle && *idle > 0 && *idle < *limit;
-  if (lower) {
-    if (const auto lowered = connection_->Execute(
-            fmt::format("SET memory_limit = '{}'", options_.idle_memory_limit));
-        !lowered.ok()) {
-      spdlog::debug("duckdb cache not brought down to {}: {}", options_.idle_memory_limit,
-                    lowered.error().message());
-    }
-  }
-  const auto restore = [&] {
-    return connection_->Execute(fmt::format("SET memory_limit = '{}'", options_.memory_limit));
-  };
-  auto checkpointed = CheckpointIfHeld(epoch);
-  if (!checkpointed.ok() && lower) {
-    spdlog::debug("duckdb checkpoint after epoch {} under {} failed, retried: {}", epoch,
-                  options_.idle_memory_limit, checkpointed.error().message());
-    FROTA_RETURN_IF_ERROR(restore());
-    checkpointed = CheckpointIfHeld(epoch);
-  }
   // The epoch is durable whatever the checkpoint does; a failed one is retried after the
-  // next commit.
-  if (!checkpointed.ok()) {
+  // next commit. It runs under the whole limit: a checkpoint that runs out of memory
+  // invalidates the database (DuckDB 1.4: "FATAL Error: Failed to create checkpoint").
+  if (const auto checkpointed = CheckpointIfHeld(epoch); !checkpointed.ok()) {
     spdlog::warn("duckdb checkpoint after epoch {} failed: {}", epoch,
                  checkpointed.error().message());
   }
-  return lower ? restore() : base::Status::Ok();
+  // Lowering the limit makes DuckDB evict its cache down to it, or refuse, keeping the
+  // old limit, when it cannot; either way the epoch's limit comes back.
+  const auto limit = MemorySizeBytes(options_.memory_limit);
+  const auto idle = MemorySizeBytes(options_.idle_memory_limit);
+  if (!limit || !idle || *idle <= 0 || *idle >= *limit) {
+    return base::Status::Ok();
+  }
+  if (const auto lowered = connection_->Execute(
+          fmt::format("SET memory_limit = '{}'", options_.idle_memory_limit));
+      !lowered.ok()) {
+    spdlog::debug("duckdb cache not brought down to {}: {}", options_.idle_memory_limit,
+                  lowered.error().message());
+  }
+  return connection_->Execute(fmt::format("SET memory_limit = '{}'", options_.memory_limit));
 }
 
 base::Status DuckDbSink::CheckpointIfHeld(std::int64_t epoch) {

@@ -114,7 +114,7 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
         run_id_(std::move(run_id)),
         options_(std::move(options)) {}
   base::Status CheckpointIfHeld(std::int64_t epoch);
-  // After a commit: DuckDB's cache down to idle_memory_limit, CheckpointIfHeld, and
+  // After a commit: CheckpointIfHeld, then DuckDB's cache down to idle_memory_limit and
   // memory_limit back.
   base::Status BetweenEpochs(std::int64_t epoch);
   base::Status BeginEpoch();

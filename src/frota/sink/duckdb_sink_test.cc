@@ -376,9 +376,9 @@ TEST_F(DuckDbSinkTest, DuckDbsMemoryIsBoundedAndWhatItHoldsIsCheckpointedAway) {
 }
 
 TEST_F(DuckDbSinkTest, BetweenEpochsTheCacheIsBroughtDownAndTheLimitComesBack) {
-  // A lower limit between epochs, a tiny one (under which the checkpoint cannot run and
-  // is retried with the whole limit), and one that is not a size: each commit
-  // checkpoints and leaves the epoch's limit in place.
+  // A lower limit between epochs, a tiny one (DuckDB cannot evict down to it and keeps
+  // the old), one that is not a size and one above the limit: each commit checkpoints
+  // and leaves the epoch's limit in place.
   const fs::path wal = dir_ / "t.duckdb.wal";
   std::int64_t epoch = 0;
   for (const char* idle : {"40MB", "1KB", "lots", "200MB"}) {
