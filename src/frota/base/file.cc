@@ -1,6 +1,7 @@
 #include "frota/base/file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -97,6 +98,12 @@ unsigned CoreCount() { return std::max(1U, std::thread::hardware_concurrency());
 
 std::size_t ThreadsFor(std::size_t units) {
   return std::min<std::size_t>(units, CoreCount());
+}
+
+void NameThisThread(const char* name) {
+  char truncated[16] = {};
+  std::strncpy(truncated, name, sizeof truncated - 1);
+  pthread_setname_np(pthread_self(), truncated);
 }
 
 }  // namespace frota::base

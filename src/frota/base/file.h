@@ -26,5 +26,8 @@ std::int64_t CurrentRssBytes();
 unsigned CoreCount();
 /// Threads for `units` independent pieces of work: one each, at most one per core.
 std::size_t ThreadsFor(std::size_t units);
+/// Names the calling thread for `top -H`, `perf` and /proc/<pid>/task/*/comm (Linux keeps
+/// the first 15 bytes). Best effort: a failure changes nothing else.
+void NameThisThread(const char* name);
 
 }  // namespace frota::base

@@ -1,11 +1,16 @@
 #include "frota/engine/worker_pool.h"
 
+#include "frota/base/file.h"
+
 namespace frota::engine {
 
 WorkerPool::WorkerPool(std::size_t workers) {
   threads_.reserve(workers);
   for (std::size_t i = 0; i < workers; ++i) {
-    threads_.emplace_back([this] { Work(); });
+    threads_.emplace_back([this] {
+      base::NameThisThread("frota-worker");
+      Work();
+    });
   }
 }
 

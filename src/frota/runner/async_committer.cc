@@ -1,10 +1,15 @@
 #include "frota/runner/async_committer.h"
 
+#include "frota/base/file.h"
+
 namespace frota::runner {
 
 AsyncCommitter::AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit)
     : sink_(sink), streams_(sink.StreamsRows()), after_commit_(std::move(after_commit)) {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    base::NameThisThread("frota-sink");
+    Run();
+  });
 }
 
 AsyncCommitter::~AsyncCommitter() {

@@ -276,7 +276,10 @@ PrefetchingSource::PrefetchingSource(std::unique_ptr<ReplaySource> source,
                                      std::size_t batch_records, std::size_t depth)
     : source_(std::move(source)), batch_records_(batch_records), depth_(depth),
       progress_(source_->Progress()) {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    base::NameThisThread("frota-decode");
+    Run();
+  });
 }
 
 PrefetchingSource::~PrefetchingSource() {
