@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -318,10 +319,13 @@ base::Result<engine::RecoveredCheckpoint> DuckDbSink::Recover() {
   FROTA_ASSIGN_OR_RETURN(auto progress,
                          connection_->Query("SELECT source, partition_id, next_offset FROM "
                                             "source_progress ORDER BY partition_id, source"));
+  progress_in_db_.clear();
   for (std::size_t i = 0; i < progress.rows(); ++i) {
     out.progress.push_back({progress.String(i, 0),
                             base::PartitionId(static_cast<std::int32_t>(progress.Int64(i, 1))),
                             base::Offset(progress.Int64(i, 2))});
+    progress_in_db_[out.progress.back().source] = {out.progress.back().partition.value(),
+                                                   out.progress.back().next_offset.value()};
   }
   FROTA_ASSIGN_OR_RETURN(
       auto states,
@@ -380,6 +384,7 @@ base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
   // The strings this epoch numbered are not in the table: forget them, and every id
   // looked up with them.
   stored_.Rollback();
+  moved_.clear();
   by_dictionary_id_.clear();
   by_source_id_.clear();
   return error;
@@ -432,6 +437,11 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   }
   in_epoch_ = false;
   stored_.Commit();
+  for (auto& progress : moved_) {
+    progress_in_db_[std::move(progress.source)] = {progress.partition.value(),
+                                                   progress.next_offset.value()};
+  }
+  moved_.clear();
   return BetweenEpochs(checkpoint.epoch.value());
 }
 
@@ -696,11 +706,31 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
 base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoint) {
   const std::int64_t epoch = checkpoint.epoch.value();
   using P = SqlParam;
+  moved_.clear();
   for (const auto& progress : checkpoint.progress) {
-    FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(
-        "INSERT OR REPLACE INTO source_progress VALUES ($1, $2, $3, $4)",
-        {P::Text(progress.source), P::Int64(progress.partition.value()),
-         P::Int64(progress.next_offset.value()), P::Int64(epoch)}));
+    const auto held = progress_in_db_.find(progress.source);
+    if (held == progress_in_db_.end() ||
+        held->second != std::pair{progress.partition.value(), progress.next_offset.value()}) {
+      moved_.push_back(progress);
+    }
+  }
+  // At most kRowsPerStatement sources per statement (4 parameters each).
+  constexpr std::size_t kRowsPerStatement = 512;
+  for (std::size_t first = 0; first < moved_.size(); first += kRowsPerStatement) {
+    const std::size_t last = std::min(moved_.size(), first + kRowsPerStatement);
+    std::string sql = "INSERT OR REPLACE INTO source_progress VALUES ";
+    std::vector<SqlParam> params;
+    params.reserve((last - first) * 4);
+    for (std::size_t i = first; i < last; ++i) {
+      const std::size_t n = params.size();
+      fmt::format_to(std::back_inserter(sql), "{}(${}, ${}, ${}, ${})", i == first ? "" : ", ",
+                     n + 1, n + 2, n + 3, n + 4);
+      params.push_back(P::Text(moved_[i].source));
+      params.push_back(P::Int64(moved_[i].partition.value()));
+      params.push_back(P::Int64(moved_[i].next_offset.value()));
+      params.push_back(P::Int64(epoch));
+    }
+    FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(sql, params));
   }
   for (const auto& state : checkpoint.states) {
     FROTA_RETURN_IF_ERROR(

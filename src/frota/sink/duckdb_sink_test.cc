@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "frota/engine/checkpoint.h"
 #include "frota/model/rejection_record.h"
@@ -401,6 +402,72 @@ TEST_F(DuckDbSinkTest, BetweenEpochsTheCacheIsBroughtDownAndTheLimitComesBack) {
     auto count = (*sink)->connection().Query("SELECT count(*) FROM positions");
     EXPECT_EQ(count->Int64(0, 0), epoch);
   }
+}
+
+TEST_F(DuckDbSinkTest, OnlyMovedSourcesAreWrittenAndARolledBackMoveIsWrittenAgain) {
+  auto progress = [](std::vector<std::pair<std::string, std::int64_t>> offsets) {
+    std::vector<engine::SourceProgress> out;
+    for (auto& [source, offset] : offsets) {
+      out.push_back({source, base::PartitionId(0), base::Offset(offset)});
+    }
+    return out;
+  };
+  auto commit = [&](DuckDbSink& sink, std::int64_t epoch,
+                    std::vector<engine::SourceProgress> sources) {
+    auto checkpoint = Checkpoint(epoch, 0);
+    checkpoint.progress = std::move(sources);
+    return sink.Commit(model::EpochRows(), checkpoint);
+  };
+  // (next_offset, epoch) of each source, as the table holds it.
+  auto table = [](DuckDbSink& sink) {
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> out;
+    auto rows = sink.connection().Query("SELECT source, next_offset, epoch FROM source_progress");
+    EXPECT_TRUE(rows.ok());
+    for (std::size_t i = 0; i < rows->rows(); ++i) {
+      out[rows->String(i, 0)] = {rows->Int64(i, 1), rows->Int64(i, 2)};
+    }
+    return out;
+  };
+  using Row = std::pair<std::int64_t, std::int64_t>;
+  {
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+    ASSERT_TRUE(sink.ok()) << sink.error().message();
+    ASSERT_TRUE(commit(**sink, 1, progress({{"a", 10}, {"b", 20}, {"c", 30}})).ok());
+    ASSERT_TRUE(commit(**sink, 2, progress({{"a", 15}, {"b", 20}, {"c", 30}})).ok());
+    auto rows = table(**sink);
+    EXPECT_EQ(rows["a"], Row(15, 2));
+    EXPECT_EQ(rows["b"], Row(20, 1));  // unchanged: not written again
+    EXPECT_EQ(rows["c"], Row(30, 1));
+    // Epoch 2 again: its ledger row is refused and b's move goes with the transaction,
+    // so the next epoch must write b again.
+    EXPECT_FALSE(commit(**sink, 2, progress({{"a", 15}, {"b", 25}, {"c", 30}})).ok());
+    EXPECT_EQ(table(**sink)["b"], Row(20, 1));
+    ASSERT_TRUE(commit(**sink, 3, progress({{"a", 15}, {"b", 25}, {"c", 30}})).ok());
+    rows = table(**sink);
+    EXPECT_EQ(rows["a"], Row(15, 2));
+    EXPECT_EQ(rows["b"], Row(25, 3));
+  }
+  // A reopened database knows its progress from Recover; more sources than one
+  // statement takes are written in several.
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2");
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  ASSERT_TRUE((*sink)->Recover().ok());
+  std::vector<std::pair<std::string, std::int64_t>> many = {{"a", 15}, {"b", 25}, {"c", 31}};
+  for (int i = 0; i < 1100; ++i) {
+    many.emplace_back("file-" + std::to_string(i), i);
+  }
+  const auto committed = commit(**sink, 4, progress(many));
+  ASSERT_TRUE(committed.ok()) << committed.error().message();
+  auto rows = table(**sink);
+  EXPECT_EQ(rows.size(), 1103U);
+  EXPECT_EQ(rows["a"], Row(15, 2));
+  EXPECT_EQ(rows["b"], Row(25, 3));
+  EXPECT_EQ(rows["c"], Row(31, 4));
+  EXPECT_EQ(rows["file-0"], Row(0, 4));
+  EXPECT_EQ(rows["file-1099"], Row(1099, 4));
+  const auto recovered = (*sink)->Recover();
+  ASSERT_TRUE(recovered.ok());
+  EXPECT_EQ(recovered->progress.size(), 1103U);
 }
 
 }  // namespace
