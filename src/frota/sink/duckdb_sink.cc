@@ -324,8 +324,8 @@ base::Result<engine::RecoveredCheckpoint> DuckDbSink::Recover() {
     out.progress.push_back({progress.String(i, 0),
                             base::PartitionId(static_cast<std::int32_t>(progress.Int64(i, 1))),
                             base::Offset(progress.Int64(i, 2))});
-    progress_in_db_[out.progress.back().source] = {out.progress.back().partition.value(),
-                                                   out.progress.back().next_offset.value()};
+    const auto& p = out.progress.back();
+    progress_in_db_[p.source] = {p.partition.value(), p.next_offset.value()};
   }
   FROTA_ASSIGN_OR_RETURN(
       auto states,
@@ -384,7 +384,6 @@ base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
   // The strings this epoch numbered are not in the table: forget them, and every id
   // looked up with them.
   stored_.Rollback();
-  moved_.clear();
   by_dictionary_id_.clear();
   by_source_id_.clear();
   return error;
@@ -437,11 +436,9 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   }
   in_epoch_ = false;
   stored_.Commit();
-  for (auto& progress : moved_) {
-    progress_in_db_[std::move(progress.source)] = {progress.partition.value(),
-                                                   progress.next_offset.value()};
+  for (const auto& progress : checkpoint.progress) {
+    progress_in_db_[progress.source] = {progress.partition.value(), progress.next_offset.value()};
   }
-  moved_.clear();
   return BetweenEpochs(checkpoint.epoch.value());
 }
 
@@ -706,18 +703,18 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
 base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoint) {
   const std::int64_t epoch = checkpoint.epoch.value();
   using P = SqlParam;
-  moved_.clear();
+  std::vector<const engine::SourceProgress*> moved;
   for (const auto& progress : checkpoint.progress) {
     const auto held = progress_in_db_.find(progress.source);
     if (held == progress_in_db_.end() ||
         held->second != std::pair{progress.partition.value(), progress.next_offset.value()}) {
-      moved_.push_back(progress);
+      moved.push_back(&progress);
     }
   }
   // At most kRowsPerStatement sources per statement (4 parameters each).
   constexpr std::size_t kRowsPerStatement = 512;
-  for (std::size_t first = 0; first < moved_.size(); first += kRowsPerStatement) {
-    const std::size_t last = std::min(moved_.size(), first + kRowsPerStatement);
+  for (std::size_t first = 0; first < moved.size(); first += kRowsPerStatement) {
+    const std::size_t last = std::min(moved.size(), first + kRowsPerStatement);
     std::string sql = "INSERT OR REPLACE INTO source_progress VALUES ";
     std::vector<SqlParam> params;
     params.reserve((last - first) * 4);
@@ -725,9 +722,9 @@ base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoi
       const std::size_t n = params.size();
       fmt::format_to(std::back_inserter(sql), "{}(${}, ${}, ${}, ${})", i == first ? "" : ", ",
                      n + 1, n + 2, n + 3, n + 4);
-      params.push_back(P::Text(moved_[i].source));
-      params.push_back(P::Int64(moved_[i].partition.value()));
-      params.push_back(P::Int64(moved_[i].next_offset.value()));
+      params.push_back(P::Text(moved[i]->source));
+      params.push_back(P::Int64(moved[i]->partition.value()));
+      params.push_back(P::Int64(moved[i]->next_offset.value()));
       params.push_back(P::Int64(epoch));
     }
     FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(sql, params));

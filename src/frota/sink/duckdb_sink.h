@@ -154,12 +154,10 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   const model::StringDictionary* dictionary_ = nullptr;
   std::vector<std::int32_t> by_dictionary_id_;
   std::vector<std::int32_t> by_source_id_;
-  // Each source's (partition, next offset) as the database holds it, learned from
-  // Recover and from commits; WriteCheckpoint writes only the sources that moved, in one
-  // statement (one INSERT OR REPLACE per source took 5 ms: half a second per epoch of a
-  // replay of 107 files). `moved_` is what the open epoch wrote, kept once it commits.
+  // Each source's (partition, next offset) as the database holds it: read by Recover,
+  // updated after each COMMIT. WriteCheckpoint writes only the sources that differ
+  // (sink/README.md: one statement per source cost half a second per epoch).
   std::unordered_map<std::string, std::pair<std::int32_t, std::int64_t>> progress_in_db_;
-  std::vector<engine::SourceProgress> moved_;
 };
 
 /// Adds silver rows given as text, in the connection's open transaction (or its own):
