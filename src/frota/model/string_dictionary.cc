@@ -18,7 +18,7 @@ StringDictionary::StringDictionary()
     : blocks_(static_cast<Entry**>(std::calloc(kMaxBlocks, sizeof(Entry*)))),
       chunks_(static_cast<char**>(std::calloc(kMaxChunks, sizeof(char*)))),
       key_rank_(static_cast<std::uint32_t*>(std::calloc(kMaxBlocks, sizeof(std::uint32_t)))),
-      slots_(1024, 0) {
+      slots_(1024, Slot{kEmpty, 0}) {
   if (blocks_ == nullptr || chunks_ == nullptr || key_rank_ == nullptr) {
     std::free(static_cast<void*>(blocks_));
     std::free(static_cast<void*>(chunks_));
@@ -26,7 +26,7 @@ StringDictionary::StringDictionary()
     throw std::bad_alloc();
   }
   blocks_[0] = new Entry[std::size_t{1} << kBlockBits];
-  blocks_[0][0] = Entry{0, static_cast<std::uint32_t>(TextHash({}))};
+  blocks_[0][0] = Entry{0};
 }
 
 StringDictionary::~StringDictionary() {
@@ -86,48 +86,42 @@ StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64
   if (text.empty()) {
     return kEmpty;
   }
-  const auto hash_low = static_cast<std::uint32_t>(hash);
+  const std::uint8_t tag = TagOf(hash);
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-    const Id id = slots_[i];
-    if (id == kEmpty) {
+    const Slot slot = slots_[i];
+    if (slot.id == kEmpty) {
       const std::uint32_t at = Store(text);
       const Id new_id = NextId(kind);
-      blocks_[new_id >> kBlockBits][new_id & kBlockMask] = Entry{at, hash_low};
+      blocks_[new_id >> kBlockBits][new_id & kBlockMask] = Entry{at};
       const std::size_t count = size_.load(std::memory_order_relaxed) + 1;
       size_.store(count, std::memory_order_release);
-      slots_[i] = new_id;
+      slots_[i] = Slot{new_id, tag};
       if (count * 4 > slots_.size() * 3) {
         Grow();
       }
       return new_id;
     }
-    const Entry& entry = EntryOf(id);
-    if (entry.hash_low == hash_low && TextAt(entry.at) == text) {
-      return id;
+    if (slot.tag == tag && TextAt(EntryOf(slot.id).at) == text) {
+      return slot.id;
     }
   }
 }
 
 void StringDictionary::Grow() {
-  std::vector<Id> slots(slots_.size() * 2, kEmpty);
+  std::vector<Slot> slots(slots_.size() * 2, Slot{kEmpty, 0});
   const std::size_t mask = slots.size() - 1;
-  for (std::uint32_t block = 0; block < blocks_used_; ++block) {
-    // Every block is full but the one each kind is filling.
-    std::uint32_t used = 1U << kBlockBits;
-    for (const Id next : next_id_) {
-      if (next != 0 && ((next - 1) >> kBlockBits) == block) {
-        used = ((next - 1) & kBlockMask) + 1;
-      }
+  for (const Slot slot : slots_) {
+    if (slot.id == kEmpty) {
+      continue;
     }
-    for (std::uint32_t j = block == 0 ? 1 : 0; j < used; ++j) {
-      const Id id = (block << kBlockBits) | j;
-      std::size_t i = EntryOf(id).hash_low & mask;
-      while (slots[i] != kEmpty) {
-        i = (i + 1) & mask;
-      }
-      slots[i] = id;
+    // The slot has only the tag: the place comes from the text's hash, computed again
+    // (each text is placed again at most about twice over all growths).
+    std::size_t i = Hash(slot.id) & mask;
+    while (slots[i].id != kEmpty) {
+      i = (i + 1) & mask;
     }
+    slots[i] = slot;
   }
   slots_ = std::move(slots);
 }
