@@ -30,6 +30,9 @@ packages=(
   chromium
   # process measurement for benchmarks
   time
+  # the service scripts pick free ports with python3; bench/compare's harness and its
+  # PySpark venv
+  python3 python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -345,6 +345,7 @@ TEST(ReconcileSql, HaversineGivesTheStreamsBits) {
   auto result = db.Query(
       "SELECT lat1, lon1, lat2, lon2, haversine_m(lat1, lon1, lat2, lon2) FROM pairs");
   ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->rows(), pairs.size());
   std::size_t differing = 0;
   for (std::size_t i = 0; i < result->rows(); ++i) {
     const double cpp = geo::HaversineM(result->Double(i, 0), result->Double(i, 1),
@@ -373,6 +374,8 @@ TEST(ReconcileSql, IcuLocalHoursAgreeWithTheStreamsTimeZone) {
     auto rows = (*db)->Query(
         "SELECT s, local_time::DATE, hour(local_time) FROM t ORDER BY s");
     ASSERT_TRUE(rows.ok());
+    // (2082758400 - 946684800) / 1799, rounded up: every half hour less a second, 36 years.
+    ASSERT_EQ(rows->rows(), 631503U);
     std::size_t differing = 0;
     for (std::size_t i = 0; i < rows->rows(); ++i) {
       const auto local = zone->ToLocalHour(base::FromUnixSeconds(rows->Int64(i, 0)));

@@ -174,6 +174,7 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   std::int64_t responses = 0;
+  ASSERT_EQ((*collector)->feed_stats().size(), 4U);  // the four feeds of the header
   for (const auto& s : (*collector)->feed_stats()) {
     EXPECT_EQ(s.requests, served_total[s.feed_id]) << s.feed_id;
     EXPECT_EQ(s.responses, served_200[s.feed_id]) << s.feed_id;

@@ -172,5 +172,15 @@ TEST(KeyedProcessor, AddAllGivesWhatAddInALoopGives) {
   EXPECT_EQ(all_keys, loop_keys);
 }
 
+TEST(KeyRef, CombineHashesIsFixedForever) {
+  // The job's key (feed, vehicle) goes to shard CombineHashes(...) % shards, and a resumed
+  // run restores each shard's state in place: the value must never change. Computed
+  // separately (Python integers) from FastStableHash("rio-brt") and ("86811").
+  EXPECT_EQ(KeyRef::CombineHashes(0xa44d74f97946e9aaULL, 0xa4229e413dbe5077ULL),
+            0xda87c76e145218dcULL);
+  EXPECT_EQ(KeyRef::CombineHashes(base::FastStableHash("rio-brt"), base::FastStableHash("86811")),
+            0xda87c76e145218dcULL);
+}
+
 }  // namespace
 }  // namespace frota::engine

@@ -38,7 +38,11 @@ TEST(LiveWatermark, SilentFeedsGoIdleAndTheWatermarkFollowsTheIngestClock) {
 
 std::int64_t Count(sink::DuckDbSink& db, const std::string& table) {
   auto r = db.connection().Query("SELECT count(*) FROM " + table);
-  return r.ok() ? r->Int64(0, 0) : -1;
+  if (!r.ok()) {
+    ADD_FAILURE() << table << ": " << r.error().message();  // two failures must not agree
+    return -1;
+  }
+  return r->Int64(0, 0);
 }
 
 TEST(LiveRunner, FollowsTheArchiveAcrossRestartsExactlyOnceLikeAReplay) {

@@ -98,10 +98,9 @@ TEST(Simulator, EachFaultAppearsAtItsConfiguredRate) {
     ++checked;
   }
   EXPECT_EQ(checked, 16);
-  // The delay has a median near 33 s and a tail beyond 5 minutes.
-  EXPECT_NEAR(static_cast<double>(truth->records), static_cast<double>(summary->records), 0);
-  const auto text = base::ReadFile(summary->truth);
-  ASSERT_TRUE(text.ok());
+  // The truth counts the records the run wrote (the delay's shape is checked by
+  // ReportDelayHasARioLikeMedianAndTail).
+  EXPECT_EQ(truth->records, summary->records);
 }
 
 TEST(Simulator, ReportDelayHasARioLikeMedianAndTail) {

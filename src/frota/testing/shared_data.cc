@@ -49,6 +49,11 @@ std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only) {
     }
   }
   std::sort(a.files.begin(), a.files.end());
+  // Every file asked for, or none: a test of one named file must not get another, or
+  // an empty list it would loop over without checking anything.
+  if (a.files.empty() || (!only.empty() && a.files.size() != only.size())) {
+    return std::nullopt;
+  }
   a.gtfs = gtfs->string();
   a.area = area->string();
   return a;

@@ -28,7 +28,8 @@ struct BrtArchive {
   std::string area;
 };
 /// The archive under SharedDataDir() (only the GPS files named in `only`, if given), or
-/// nullopt when any part is missing (see FROTA_SHARED_MISSING).
+/// nullopt when any part is missing, a file named in `only` among them, or no GPS file
+/// is there (see FROTA_SHARED_MISSING).
 std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only = {});
 
 }  // namespace frota::testing

@@ -90,29 +90,40 @@ TEST_P(PayloadRoundTrip, APositionComesBackBitForBitWithItsOriginalProvenance) {
 TEST_P(PayloadRoundTrip, ARejectionAndAnEndMarkerComeBack) {
   model::SourceCatalog producer;
   model::SourceCatalog consumer;
-  model::Rejection r;
-  r.reason = model::RejectReason::kLatitudeOutOfRange;
-  r.feed_id = "rio-sppo";
-  r.vehicle_id = "";
-  r.ingest_time = base::FromUnixMicros(1'656'570'919'000'000);
-  r.source = {producer.Intern("a.json"), 7};
-  r.detail = "latitude=\"-122,5\"";
+  // One without an event time and one without an ingest time: each time, present and
+  // absent, comes back as it went.
+  model::Rejection malformed;
+  malformed.reason = model::RejectReason::kLatitudeOutOfRange;
+  malformed.feed_id = "rio-sppo";
+  malformed.vehicle_id = "";
+  malformed.ingest_time = base::FromUnixMicros(1'656'570'919'000'000);
+  malformed.source = {producer.Intern("a.json"), 7};
+  malformed.detail = "latitude=\"-122,5\"";
+  model::Rejection stale;
+  stale.reason = model::RejectReason::kStale;
+  stale.feed_id = "rio-brt";
+  stale.vehicle_id = "86811";
+  stale.event_time = base::FromUnixMicros(1'656'570'000'123'456);
+  stale.source = {producer.Intern("a.json"), 8};
   std::string bytes;
-  EncodeRejection(r, "a.json", GetParam(), bytes);
-  auto decoded = DecodePayload(bytes, consumer);
-  ASSERT_TRUE(decoded.ok()) << decoded.error().message();
-  const auto& back = std::get<model::Rejection>(*decoded);
-  EXPECT_EQ(back.reason, r.reason);
-  EXPECT_EQ(back.feed_id, r.feed_id);
-  EXPECT_EQ(back.vehicle_id, r.vehicle_id);
-  EXPECT_EQ(back.event_time, r.event_time);
-  EXPECT_EQ(back.ingest_time, r.ingest_time);
-  EXPECT_EQ(consumer.Name(back.source.source), "a.json");
-  EXPECT_EQ(back.source.offset, 7);
-  EXPECT_EQ(back.detail, r.detail);
+  for (const model::Rejection& r : {malformed, stale}) {
+    SCOPED_TRACE(std::string(model::RejectReasonName(r.reason)));
+    EncodeRejection(r, "a.json", GetParam(), bytes);
+    auto decoded = DecodePayload(bytes, consumer);
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message();
+    const auto& back = std::get<model::Rejection>(*decoded);
+    EXPECT_EQ(back.reason, r.reason);
+    EXPECT_EQ(back.feed_id, r.feed_id);
+    EXPECT_EQ(back.vehicle_id, r.vehicle_id);
+    EXPECT_EQ(back.event_time, r.event_time);
+    EXPECT_EQ(back.ingest_time, r.ingest_time);
+    EXPECT_EQ(consumer.Name(back.source.source), "a.json");
+    EXPECT_EQ(back.source.offset, r.source.offset);
+    EXPECT_EQ(back.detail, r.detail);
+  }
 
   EncodeEndOfInput({"run-1", 4242}, GetParam(), bytes);
-  decoded = DecodePayload(bytes, consumer);
+  const auto decoded = DecodePayload(bytes, consumer);
   ASSERT_TRUE(decoded.ok()) << decoded.error().message();
   EXPECT_EQ(std::get<EndOfInput>(*decoded), (EndOfInput{"run-1", 4242}));
 }
