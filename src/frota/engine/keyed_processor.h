@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -44,6 +45,7 @@ struct KeyRef {
 ///   bool Before(const Record& a, const Record& b) const;  // strict total order of a key's
 ///                                                         // records (event time, then a
 ///                                                         // tie-break independent of arrival)
+///   bool Repeats(const Record& earlier, const Record& later) const;  // optional: see below
 /// `Operator` (passed to Advance) supplies:
 ///   void OnRecord(State&, Record&&);                        // in Before() order per key
 ///   void OnTimer(const Key&, State&, Timestamp watermark);  // when NextTimer(state) <= W
@@ -55,6 +57,12 @@ struct KeyRef {
 /// time <= W is added afterwards (that is what "late" means). Within one Advance, each
 /// due key releases all its records <= W, then fires its timer if due.
 ///
+/// Repeats: given a `discard` (AddAt, AddAll), a record that Traits::Repeats says repeats
+/// its neighbour in Before() order (`later` right after `earlier`: e.g. the same event
+/// time, which the operator refuses on release whatever else comes) is not buffered: the
+/// later of the two goes to discard(State&, Record&&) as it is added. Most records of a
+/// feed that repeats positions then never wait for the watermark.
+///
 /// Not thread-safe; one instance per state partition (shard).
 template <typename Traits>
 class KeyedProcessor {
@@ -62,6 +70,10 @@ class KeyedProcessor {
   using Record = typename Traits::Record;
   using State = typename Traits::State;
   using Key = typename Traits::Key;
+  /// AddAt's and AddAll's default: every record buffered, Traits::Repeats not needed.
+  struct NoDiscard {
+    void operator()(State& /*state*/, Record&& /*record*/) const {}
+  };
 
   explicit KeyedProcessor(Traits traits = Traits()) : traits_(std::move(traits)) {}
 
@@ -73,8 +85,10 @@ class KeyedProcessor {
   /// builds a new one), so a caller may cache them to skip the key lookup.
   std::uint32_t KeyIndex(const Key& key) { return IndexOf(key); }
 
-  /// Add() for a key already looked up with KeyIndex().
-  void AddAt(std::uint32_t index, Record&& record) {
+  /// Add() for a key already looked up with KeyIndex(); with a `discard`, repeats are not
+  /// buffered (see the class comment).
+  template <typename Discard = NoDiscard>
+  void AddAt(std::uint32_t index, Record&& record, Discard&& discard = Discard()) {
     Entry& entry = entries_[index];
     if (!entry.pending) {
       if (spare_.empty()) {
@@ -91,6 +105,21 @@ class KeyedProcessor {
     while (it != head && traits_.Before(record, *std::prev(it))) {
       --it;
     }
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Discard>, NoDiscard>) {
+      if (it != head && traits_.Repeats(*std::prev(it), record)) {
+        discard(entry.state, std::move(record));
+        return;
+      }
+      if (it != pending.end() && traits_.Repeats(record, *it)) {
+        // The buffered one is the later: it goes, `record` takes its place.
+        std::swap(record, *it);
+        if (it == head) {
+          Schedule(index);
+        }
+        discard(entry.state, std::move(record));
+        return;
+      }
+    }
     const bool new_earliest = it == head;
     pending.insert(it, std::move(record));
     ++pending_records_;
@@ -104,8 +133,8 @@ class KeyedProcessor {
   /// adding a record reads its last record: in a replay of a city's day most of AddAt's
   /// time was that read missing the cache. So every key is looked up first, then each
   /// buffer's last record is prefetched a few records before it is needed.
-  template <typename KeyOf>
-  void AddAll(std::span<Record> records, KeyOf&& key_of) {
+  template <typename KeyOf, typename Discard = NoDiscard>
+  void AddAll(std::span<Record> records, KeyOf&& key_of, Discard&& discard = Discard()) {
     batch_indices_.resize(records.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
       const std::uint32_t index = IndexOf(key_of(records[i]));
@@ -119,7 +148,7 @@ class KeyedProcessor {
       if (i + kAhead < records.size()) {
         PrefetchTail(batch_indices_[i + kAhead]);
       }
-      AddAt(batch_indices_[i], std::move(records[i]));
+      AddAt(batch_indices_[i], std::move(records[i]), discard);
     }
   }
 

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
+#include <span>
 
 namespace frota::engine {
 namespace {
@@ -170,6 +172,87 @@ TEST(KeyedProcessor, AddAllGivesWhatAddInALoopGives) {
   loop.ForEach([&](const std::string& key, const auto&, auto) { loop_keys.push_back(key); });
   all.ForEach([&](const std::string& key, const auto&, auto) { all_keys.push_back(key); });
   EXPECT_EQ(all_keys, loop_keys);
+}
+
+// Traits whose records repeat when a key's event times are equal (as rule 5's duplicates).
+struct RepeatTraits : Traits {
+  [[nodiscard]] static bool Repeats(const Event& earlier, const Event& later) {
+    return earlier.time == later.time;
+  }
+};
+
+// Releases only the first record of each event time per key, as an operator that refuses
+// repeats on release does; the refused are collected.
+struct FirstOfEachTimeOp {
+  Collected* out;
+  std::map<std::string, Timestamp> last;
+  std::vector<std::pair<std::string, int>> refused;
+  void OnRecord(Traits::State& s, Event&& e) {
+    s.key = e.key;
+    if (const auto it = last.find(e.key); it != last.end() && it->second == e.time) {
+      refused.emplace_back(e.key, e.seq);
+      return;
+    }
+    last[e.key] = e.time;
+    out->records.emplace_back(e.key, e.seq);
+  }
+  void OnTimer(const Traits::Key&, Traits::State&, Timestamp) {}
+  [[nodiscard]] std::optional<Timestamp> NextTimer(const Traits::State&) const {
+    return std::nullopt;
+  }
+};
+
+TEST(KeyedProcessor, RepeatsGoToTheDiscardAsTheyComeAndTheRestIsReleasedAsBefore) {
+  // Random records of 10 keys with many equal event times per key, arriving in random
+  // order (never late: each batch holds only records after the watermark), each added
+  // to a processor with a discard and to one without, whose operator refuses repeats on
+  // release. The same records are released in the same order; the discarded ones are
+  // exactly those the operator refused; and the first of equal times in Before() order
+  // is the one kept, whichever came first.
+  std::mt19937 rng(5);
+  std::vector<Event> events;
+  for (int i = 0; i < 6000; ++i) {
+    events.push_back({T(static_cast<int>(rng() % 300)), i,
+                      std::string(1, static_cast<char>('a' + rng() % 10))});
+  }
+  KeyedProcessor<RepeatTraits> with(RepeatTraits{});
+  KeyedProcessor<RepeatTraits> without(RepeatTraits{});
+  Collected with_out;
+  Collected without_out;
+  FirstOfEachTimeOp with_op{&with_out, {}, {}};
+  FirstOfEachTimeOp without_op{&without_out, {}, {}};
+  std::vector<std::pair<std::string, int>> discarded;
+  std::shuffle(events.begin(), events.end(), rng);
+  Timestamp watermark = T(-1);
+  std::size_t added = 0;
+  for (std::size_t from = 0; from < events.size(); from += 250) {
+    std::vector<Event> batch;
+    for (std::size_t i = from; i < std::min(events.size(), from + 250); ++i) {
+      if (events[i].time > watermark) {
+        batch.push_back(events[i]);
+      }
+    }
+    added += batch.size();
+    for (const Event& e : batch) {
+      without.Add(e.key, Event(e));
+    }
+    with.AddAll(std::span<Event>(batch), [](const Event& e) { return e.key; },
+                [&discarded](Traits::State&, Event&& e) { discarded.emplace_back(e.key, e.seq); });
+    watermark = watermark + std::chrono::seconds(10);
+    with.Advance(watermark, with_op);
+    without.Advance(watermark, without_op);
+  }
+  with.Advance(T(1000), with_op);
+  without.Advance(T(1000), without_op);
+
+  EXPECT_EQ(with_out.records, without_out.records);
+  EXPECT_TRUE(with_op.refused.empty()) << "a repeat was buffered";
+  std::sort(discarded.begin(), discarded.end());
+  std::sort(without_op.refused.begin(), without_op.refused.end());
+  EXPECT_EQ(discarded, without_op.refused);
+  EXPECT_EQ(with_out.records.size() + discarded.size(), added);
+  EXPECT_GT(discarded.size(), 1000U);  // the test saw many repeats
+  EXPECT_EQ(with.pending_records(), 0U);
 }
 
 TEST(KeyRef, CombineHashesIsFixedForever) {

@@ -99,15 +99,20 @@ Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCa
       vehicles_(PositionOrder(catalog)) {}
 
 void Shard::Add(model::PositionRecord&& position) {
-  const std::uint32_t index =
-      vehicles_.KeyIndex(VehicleKey(position.feed_id, position.vehicle_id));
-  vehicles_.AddAt(index, std::move(position));
+  AddAll(std::span<model::PositionRecord>(&position, 1));
 }
 
 void Shard::AddAll(std::span<model::PositionRecord> positions) {
-  vehicles_.AddAll(positions, [](const model::PositionRecord& position) {
-    return VehicleKey(position.feed_id, position.vehicle_id);
-  });
+  // A repeat of a buffered position (rule 5) is refused now: the same rows as on
+  // release (OnRecord), without waiting for the watermark in the vehicle's buffer.
+  vehicles_.AddAll(
+      positions,
+      [](const model::PositionRecord& position) {
+        return VehicleKey(position.feed_id, position.vehicle_id);
+      },
+      [this](VehicleState& /*state*/, model::PositionRecord&& position) {
+        RejectPosition(position, RejectReason::kDuplicate);
+      });
 }
 
 void Shard::Reject(model::RejectionRecord&& rejection) {
@@ -190,7 +195,9 @@ Shard::QualityCounts& Shard::QualityFor(StringId feed_id, Timestamp t) {
 
 void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
   // Rule 5: the same key and event time as a record already released. Its detail, the
-  // event time, is derived where it is written (model::DuplicateDetail).
+  // event time, is derived where it is written (model::DuplicateDetail). AddAll refuses
+  // the repeats of buffered records as they come; this catches the rest (a restored
+  // buffer that holds two of one event time).
   if (state.has_released && position.event_time == state.last_released) {
     RejectPosition(position, RejectReason::kDuplicate);
     return;

@@ -163,9 +163,15 @@ class PositionOrder {
     }
     return TieBreak(a, b);
   }
+  /// Rule 5: a later record of the same event time is a duplicate, refused when released
+  /// whatever else the key holds, so Shard refuses it as it comes instead of buffering
+  /// it (engine::KeyedProcessor's repeats).
+  [[nodiscard]] static bool Repeats(const Record& earlier, const Record& later) {
+    return earlier.event_time == later.event_time;
+  }
 
  private:
-  // Equal event times (rare): source name, then offset.
+  // Equal event times (a feed's repeats): source name, then offset.
   [[nodiscard]] bool TieBreak(const Record& a, const Record& b) const;
   const model::SourceCatalog* catalog_;
 };
@@ -185,7 +191,8 @@ class Shard {
   Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,
         std::shared_ptr<model::StringDictionary> strings);
 
-  /// A record that passed rules 1-4 and is not late: buffer it until W passes it.
+  /// A record that passed rules 1-4 and is not late: buffered until W passes it, or
+  /// refused at once as the duplicate of one buffered (rule 5).
   void Add(model::PositionRecord&& position);
   /// Add() of each position in turn (moved from), faster than the loop.
   void AddAll(std::span<model::PositionRecord> positions);
