@@ -4,7 +4,7 @@
 # records decoded beforehand), the DuckDB batch recomputation (`frota reconcile`'s SQL) and
 # Apache Spark Structured Streaming (PySpark, local[2]) running the same rules and jobs over
 # the same CSV files; then frota's cost curve at 1x, 2x, 4x and 8x the day. Prints the
-# table and writes it to bench/results/DATE-HOST[-SIZE].md and build/compare/results.md
+# table and writes it to bench/results/DATE-HOST[-SIZE][-HHMM].md and build/compare/results.md
 # (bench/compare/README.md).
 #
 #   bench/compare/run.sh [--small] [--runs N] [--spark-runs N] [--vehicles N]
@@ -256,6 +256,8 @@ case $size in
 esac
 ((table)) || suffix=$suffix-curve
 result_file=$results_dir/$(date +%Y-%m-%d)-$(hostname -s)$suffix.md
+# A second run on one day keeps the first record: its file gets the time of day.
+[[ -e $result_file ]] && result_file=${result_file%.md}-$(date +%H%M).md
 FROTA_BIN_VERSION=$("$frota" --version) "$tools_py" "$here/table.py" "$runs_dir" \
   --records "$records" --vehicles "$vehicles" --size "$size" \
   --files-per-trigger "$files_per_trigger" --command "$command" \
