@@ -92,19 +92,21 @@ TEST_P(PayloadRoundTrip, ARejectionAndAnEndMarkerComeBack) {
   model::SourceCatalog consumer;
   // One without an event time and one without an ingest time: each time, present and
   // absent, comes back as it went.
-  model::Rejection malformed;
-  malformed.reason = model::RejectReason::kLatitudeOutOfRange;
-  malformed.feed_id = "rio-sppo";
-  malformed.vehicle_id = "";
+  const auto rejection = [&producer](model::RejectReason reason, std::string feed,
+                                     std::string vehicle, std::int64_t offset) {
+    model::Rejection r;
+    r.reason = reason;
+    r.feed_id = std::move(feed);
+    r.vehicle_id = std::move(vehicle);
+    r.source = {producer.Intern("a.json"), offset};
+    return r;
+  };
+  model::Rejection malformed =
+      rejection(model::RejectReason::kLatitudeOutOfRange, "rio-sppo", "", 7);
   malformed.ingest_time = base::FromUnixMicros(1'656'570'919'000'000);
-  malformed.source = {producer.Intern("a.json"), 7};
   malformed.detail = "latitude=\"-122,5\"";
-  model::Rejection stale;
-  stale.reason = model::RejectReason::kStale;
-  stale.feed_id = "rio-brt";
-  stale.vehicle_id = "86811";
+  model::Rejection stale = rejection(model::RejectReason::kStale, "rio-brt", "86811", 8);
   stale.event_time = base::FromUnixMicros(1'656'570'000'123'456);
-  stale.source = {producer.Intern("a.json"), 8};
   std::string bytes;
   for (const model::Rejection& r : {malformed, stale}) {
     SCOPED_TRACE(std::string(model::RejectReasonName(r.reason)));
