@@ -4,8 +4,8 @@
 # records decoded beforehand), the DuckDB batch recomputation (`frota reconcile`'s SQL) and
 # Apache Spark Structured Streaming (PySpark, local[2]) running the same rules and jobs over
 # the same CSV files; then frota's cost curve at 1x, 2x, 4x and 8x the day. Prints the
-# table and writes it to bench/results/DATE-HOST[-SIZE][-HHMM].md and build/compare/results.md
-# (bench/compare/README.md).
+# table and writes it to bench/results/DATE-HOST[-SIZE][-HHMM].md and
+# build/compare/results.md (bench/compare/README.md).
 #
 #   bench/compare/run.sh [--small] [--runs N] [--spark-runs N] [--vehicles N]
 #                        [--no-curve | --curve-only] [--curve-runs N] [--files-per-trigger N]
