@@ -135,11 +135,15 @@ TEST_F(BadInput, ACheckpointFromAnotherVersionIsRefusedWithoutTouchingTheDatabas
                                    {sink::SqlParam::Blob(future)})
                     .ok());
   }
+  ASSERT_FALSE(fs::exists(db_.string() + ".wal"));
+  const std::string before = Slurp(db_);
   const auto run = Replay({input_}, gtfs_);
   ExpectOneClearMessage(run, "version 99");
-  // The run stopped before writing anything: the refused state is still there for the
-  // frota that wrote it, and the export is as committed. (Not the file's bytes: opening
-  // a database re-creates its views, sql/views_v1.sql, which rewrites catalog blocks.)
+  // The run stopped before writing anything: the file is byte for byte as it was (its
+  // views are re-created only when missing or from another frota), the refused state is
+  // still there for the frota that wrote it, and the export is as committed.
+  EXPECT_TRUE(Slurp(db_) == before) << db_ << " was modified";
+  EXPECT_FALSE(fs::exists(db_.string() + ".wal"));
   {
     auto db = sink::DuckDbConnection::Open(db_, /*read_only=*/true);
     ASSERT_TRUE(db.ok());

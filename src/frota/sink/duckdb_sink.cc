@@ -1,6 +1,7 @@
 #include "frota/sink/duckdb_sink.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "frota/base/file.h"
+#include "frota/base/hash.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
@@ -87,6 +89,61 @@ constexpr model::RejectReason kReasons[] = {
 };
 static_assert(std::size(kReasons) == model::kRejectReasonCount);
 
+// The names of the views and macros `sql` creates ("CREATE OR REPLACE VIEW name AS").
+std::vector<std::string_view> CreatedNames(std::string_view sql, std::string_view kind) {
+  const std::string prefix = fmt::format("CREATE OR REPLACE {} ", kind);
+  std::vector<std::string_view> names;
+  for (std::size_t at = sql.find(prefix); at != std::string_view::npos;
+       at = sql.find(prefix, at + 1)) {
+    const std::size_t begin = at + prefix.size();
+    const std::size_t end = sql.find_first_of(" (\n", begin);
+    names.push_back(sql.substr(begin, end - begin));
+  }
+  return names;
+}
+
+// The views and macros of views_v1.sql as this binary defines them. Each view's comment
+// names the text it was made from, by hash; all are re-created, in one transaction, only
+// when one is missing or was made from another text. So an open that writes no rows (a
+// run refused at its start, a resume with nothing new) leaves the file's bytes as they
+// were, and a database written by another frota version gets this one's views.
+base::Status EnsureViews(DuckDbConnection& db, bool migrated) {
+  const std::string tag =
+      fmt::format("frota views {:016x}", base::FastStableHash(sql::kViewsV1Sql));
+  const auto views = CreatedNames(sql::kViewsV1Sql, "VIEW");
+  const auto macros = CreatedNames(sql::kViewsV1Sql, "MACRO");
+  if (!migrated) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto tagged,
+        db.Query(fmt::format("SELECT count(*) FROM duckdb_views() WHERE database_name = "
+                             "current_database() AND schema_name = 'main' AND comment = '{}' AND "
+                             "view_name IN ('{}')",
+                             tag, fmt::join(views, "', '"))));
+    FROTA_ASSIGN_OR_RETURN(
+        auto defined,
+        db.Query(fmt::format("SELECT count(DISTINCT function_name) FROM duckdb_functions() "
+                             "WHERE database_name = current_database() AND schema_name = "
+                             "'main' AND function_type = 'macro' AND function_name IN ('{}')",
+                             fmt::join(macros, "', '"))));
+    if (tagged.Int64(0, 0) == static_cast<std::int64_t>(views.size()) &&
+        defined.Int64(0, 0) == static_cast<std::int64_t>(macros.size())) {
+      return base::Status::Ok();
+    }
+  }
+  FROTA_RETURN_IF_ERROR(db.Execute("BEGIN TRANSACTION"));
+  auto status = db.Execute(sql::kViewsV1Sql);
+  for (const auto view : views) {
+    if (status.ok()) {
+      status = db.Execute(fmt::format("COMMENT ON VIEW {} IS '{}'", view, tag));
+    }
+  }
+  if (!status.ok()) {
+    (void)db.Execute("ROLLBACK");
+    return status.error().WithContext(fmt::format("{}: creating the views", db.path()));
+  }
+  return db.Execute("COMMIT");
+}
+
 base::Status EnsureSchema(DuckDbConnection& db) {
   FROTA_ASSIGN_OR_RETURN(
       auto tables,
@@ -112,10 +169,12 @@ base::Status EnsureSchema(DuckDbConnection& db) {
   }
   const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
                                    {2, {sql::kSchemaV2Sql, sql::kSilverFromTextSql}}};
+  bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
       continue;
     }
+    migrated = true;
     FROTA_RETURN_IF_ERROR(db.Execute("BEGIN TRANSACTION"));
     auto status = db.Execute(
         "CREATE TABLE IF NOT EXISTS frota_schema (version INTEGER NOT NULL, applied_at "
@@ -140,7 +199,7 @@ base::Status EnsureSchema(DuckDbConnection& db) {
   FROTA_RETURN_IF_ERROR(CheckNumbering(db, "modes", model::kAllModes, model::ModeName));
   FROTA_RETURN_IF_ERROR(
       CheckNumbering(db, "reject_reasons", kReasons, model::RejectReasonName));
-  return db.Execute(sql::kViewsV1Sql);
+  return EnsureViews(db, migrated);
 }
 
 std::string_view Name(Mode mode) { return model::ModeName(mode); }

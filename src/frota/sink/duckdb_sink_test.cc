@@ -328,6 +328,63 @@ TEST_F(DuckDbSinkTest, ADatabaseThatNumbersReasonsDifferentlyIsRefused) {
       << sink.error().message();
 }
 
+TEST_F(DuckDbSinkTest, ViewsAreMadeAgainOnlyWhenOneIsMissingOrFromAnotherText) {
+  const auto path = dir_ / "t.duckdb";
+  const auto bytes = [&path] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto open_and_close = [&path] {
+    auto db = OpenFrotaDuckDb(path, /*must_exist=*/true);
+    ASSERT_TRUE(db.ok()) << db.error().message();
+  };
+  {
+    auto sink = DuckDbSink::Open(path, &catalog_, "run1");
+    ASSERT_TRUE(sink.ok());
+    ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  }
+  // Every view carries the same tag, naming the text it was made from.
+  {
+    auto db = DuckDbConnection::Open(path, /*read_only=*/true);
+    ASSERT_TRUE(db.ok());
+    auto tags = (*db)->Query(
+        "SELECT count(*), count(DISTINCT comment), min(comment) FROM duckdb_views() "
+        "WHERE NOT internal AND schema_name = 'main'");
+    ASSERT_TRUE(tags.ok());
+    EXPECT_EQ(tags->Int64(0, 0), 10);
+    EXPECT_EQ(tags->Int64(0, 1), 1);
+    EXPECT_TRUE(tags->String(0, 2).starts_with("frota views ")) << tags->String(0, 2);
+  }
+  // An open that writes nothing leaves the file as it was.
+  const std::string before = bytes();
+  open_and_close();
+  EXPECT_TRUE(bytes() == before) << "an open without writes changed the file";
+  // A view dropped, a macro dropped, a view from another text: each is made again.
+  const char* changes[] = {
+      "DROP VIEW stop_rows",
+      "DROP MACRO frota_iso8601",
+      "COMMENT ON VIEW quality_hours IS 'frota views 0000000000000000'",
+  };
+  for (const char* change : changes) {
+    {
+      auto db = DuckDbConnection::Open(path);
+      ASSERT_TRUE(db.ok());
+      ASSERT_TRUE((*db)->Execute(change).ok()) << change;
+    }
+    open_and_close();
+    auto db = DuckDbConnection::Open(path, /*read_only=*/true);
+    ASSERT_TRUE(db.ok());
+    auto rows = (*db)->Query(
+        "SELECT (SELECT count(*) FROM stop_rows), (SELECT count(DISTINCT comment) FROM "
+        "duckdb_views() WHERE NOT internal AND schema_name = 'main'), "
+        "frota_iso8601(1656570891000000)");
+    ASSERT_TRUE(rows.ok()) << change << ": " << rows.error().message();
+    EXPECT_EQ(rows->Int64(0, 0), 0) << change;
+    EXPECT_EQ(rows->Int64(0, 1), 1) << change;
+    EXPECT_EQ(rows->String(0, 2), "2022-06-30T06:34:51Z") << change;
+  }
+}
+
 TEST_F(DuckDbSinkTest, StreamedRowsCommitWithTheirEpochAndGoWithItWhenItFails) {
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
   ASSERT_TRUE(sink.ok());

@@ -1,6 +1,7 @@
 -- What users read: the silver tables with their texts (schema_v2.sql keeps ids), and
 -- aggregates summed over partitions (semantics.md section 5), with the means derived from
--- the integer sums. Recreated on every open, so they always match the binary.
+-- the integer sums. Re-created on open when this text changed (duckdb_sink.cc,
+-- EnsureViews), so they always match the binary.
 
 -- base::FormatIso8601's text of a UTC instant in microseconds: a duplicate's detail.
 CREATE OR REPLACE MACRO frota_iso8601(us) AS
