@@ -333,30 +333,48 @@ class LocalTimeConverter {
   std::array<Entry, 64> cache_{};
 };
 
-// The last text of a time column and the instant it read as (nullopt: not a time). The
-// rows of one response share its capture time, so nearly every timestamp_captura is the
-// previous row's text; reading it again cost a tenth of the decode.
-class LastTime {
+// Texts of a time column and the instants they read as (nullopt: not a time), in a
+// small table by the text's last bytes. The rows of one response share its capture
+// time, so nearly every timestamp_captura is the previous row's text (reading it again
+// cost a tenth of the decode); a response's GPS times are a few dozen seconds, each
+// met again and again in the responses around it, so most of those are in the table
+// too (reading every one cost an eighth of the decode). The whole text is compared, so
+// what is returned is always what reading the text gives.
+class TimeTexts {
  public:
   template <typename Read>
   std::optional<base::Timestamp> Get(std::string_view text, Read&& read) {
-    if (valid_ && text.size() == size_ && std::memcmp(text.data(), text_.data(), size_) == 0) {
-      return value_;
+    if (text.size() > kMaxText) {
+      return read(text);
     }
-    value_ = read(text);
-    valid_ = text.size() <= text_.size();
-    if (valid_) {
-      size_ = text.size();
-      std::memcpy(text_.data(), text.data(), size_);
+    Entry& entry = entries_[Slot(text)];
+    if (entry.size == text.size() &&
+        std::memcmp(text.data(), entry.text.data(), text.size()) == 0) {
+      return entry.value;
     }
-    return value_;
+    entry.value = read(text);
+    entry.size = static_cast<std::uint8_t>(text.size());
+    std::memcpy(entry.text.data(), text.data(), text.size());
+    return entry.value;
   }
 
  private:
-  std::array<char, 40> text_{};
-  std::size_t size_ = 0;
-  bool valid_ = false;
-  std::optional<base::Timestamp> value_;
+  static constexpr std::size_t kMaxText = 40;
+  static constexpr std::size_t kSlots = 64;
+  // The last 8 bytes (where the seconds and their fraction are) mixed with the length.
+  static std::size_t Slot(std::string_view text) {
+    std::uint64_t tail = 0;
+    const std::size_t n = std::min<std::size_t>(text.size(), 8);
+    std::memcpy(&tail, text.data() + text.size() - n, n);
+    const std::uint64_t mixed = (tail ^ text.size()) * 0x9E3779B97F4A7C15ULL;
+    return static_cast<std::size_t>(mixed >> 58);  // 6 bits: kSlots
+  }
+  struct Entry {
+    std::array<char, kMaxText> text{};
+    std::uint8_t size = 0xff;  // no text has this size: the entry is empty
+    std::optional<base::Timestamp> value;
+  };
+  std::array<Entry, kSlots> entries_{};
 };
 
 // --- the reader -------------------------------------------------------------------------
@@ -414,8 +432,8 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   model::Mode mode_;
   LocalTimeConverter converter_;
   DateCache dates_;
-  LastTime last_event_time_;
-  LastTime last_ingest_time_;
+  TimeTexts event_times_;
+  TimeTexts ingest_times_;
   Columns columns_;
 
   std::vector<char> buffer_;
@@ -692,12 +710,12 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
   const std::string_view vehicle_id = Trim(*Cell(columns_.id_veiculo));
   const auto read_time = [this](std::string_view text) { return ReadTime(text); };
   const std::string_view gps_text = *Cell(columns_.timestamp_gps);
-  const std::optional<base::Timestamp> event_time = last_event_time_.Get(gps_text, read_time);
+  const std::optional<base::Timestamp> event_time = event_times_.Get(gps_text, read_time);
   std::optional<base::Timestamp> ingest_time = options_.ingest_time;
   std::string_view capture_text;
   if (!ingest_time) {
     capture_text = *Cell(columns_.timestamp_captura);
-    ingest_time = last_ingest_time_.Get(capture_text, read_time);
+    ingest_time = ingest_times_.Get(capture_text, read_time);
   }
 
   DetailWriter detail;

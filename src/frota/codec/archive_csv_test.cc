@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 
 #include "frota/codec/codec_test_util.h"
@@ -225,6 +226,82 @@ TEST(ArchiveCsvReader, TimestampsWithAnExplicitOffsetOrFractionAreHonoured) {
   EXPECT_EQ(base::FormatIso8601(batch.positions[0].event_time), "2022-06-30T06:34:51.250000Z");
   EXPECT_EQ(base::FormatIso8601(batch.positions[0].ingest_time), "2022-06-30T03:35:20Z");
   EXPECT_EQ(base::FormatIso8601(batch.positions[1].event_time), "2022-06-30T05:34:51Z");
+}
+
+TEST(ArchiveCsvReader, EveryTimeTextReadsTheSameHoweverItsTextsRepeatAndInterleave) {
+  // 2,000 rows whose GPS times are drawn from 300 texts (far more than the reader
+  // remembers), UTC and local, some with a fraction, some not times at all, and whose
+  // capture times cycle through 3 texts: each must read as it does alone.
+  std::mt19937 random(7);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 300; ++i) {
+    const int minute = i / 60;
+    const int second = i % 60;
+    const std::string hms = fmt::format("03:{:02d}:{:02d}", minute, second);
+    switch (i % 4) {
+      case 0:
+        texts.push_back("2022-06-30T" + hms + "Z");
+        break;
+      case 1:
+        texts.push_back("2022-06-30 " + hms);
+        break;
+      case 2:
+        texts.push_back("2022-06-30 " + hms + ".5");
+        break;
+      default:
+        texts.push_back(fmt::format("2022-06-30 {}:{:02d}", hms, i));  // not a time
+        break;
+    }
+  }
+  const auto expected = [](const std::string& text) -> std::optional<std::string> {
+    if (text.size() > 19 && text[19] == ':') {
+      return std::nullopt;  // not a time
+    }
+    // Rio's offset on 2022-06-30 is -03:00 (no summer time since 2019).
+    std::string utc = text.substr(0, 10) + "T0" + std::to_string(text[12] - '0' + 3) +
+                      text.substr(13, 6);
+    if (text.ends_with(".5")) {
+      return utc + ".500000Z";
+    }
+    return text.ends_with('Z') ? text : utc + "Z";
+  };
+  const std::string captures[] = {"2022-06-30 03:59:00", "2022-06-30T07:00:00Z",
+                                  "2022-06-30 03:59:30.25"};
+  std::string csv(kHeader);
+  std::vector<std::string> gps;
+  for (int row = 0; row < 2000; ++row) {
+    gps.push_back(texts[random() % texts.size()]);
+    csv += Row(std::to_string(row), gps.back(), captures[row % 3]);
+  }
+  const DecodedBatch batch = DecodeText(csv);
+  std::map<std::string, std::string> event_time_of_vehicle;
+  std::map<std::string, std::string> ingest_time_of_vehicle;
+  for (const auto& p : batch.positions) {
+    event_time_of_vehicle[p.vehicle_id] = base::FormatIso8601(p.event_time);
+    ingest_time_of_vehicle[p.vehicle_id] = base::FormatIso8601(p.ingest_time);
+  }
+  std::set<std::string> refused;
+  for (const auto& r : batch.rejections) {
+    EXPECT_EQ(r.reason, RejectReason::kMalformedRecord);
+    refused.insert(r.vehicle_id);
+  }
+  std::size_t times = 0;
+  for (int row = 0; row < 2000; ++row) {
+    const std::string vehicle = std::to_string(row);
+    const auto want = expected(gps[row]);
+    if (!want) {
+      EXPECT_EQ(refused.count(vehicle), 1U) << gps[row];
+      continue;
+    }
+    ++times;
+    EXPECT_EQ(event_time_of_vehicle[vehicle], *want) << gps[row];
+    const std::string capture_utc[] = {"2022-06-30T06:59:00Z", "2022-06-30T07:00:00Z",
+                                       "2022-06-30T06:59:30.250000Z"};
+    EXPECT_EQ(ingest_time_of_vehicle[vehicle], capture_utc[row % 3]);
+  }
+  EXPECT_GT(times, 1000U);
+  EXPECT_GT(refused.size(), 300U);
+  EXPECT_EQ(batch.positions.size() + batch.rejections.size(), 2000U);
 }
 
 // --- CSV shapes -------------------------------------------------------------------------

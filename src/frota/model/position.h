@@ -16,6 +16,11 @@ namespace frota::model {
 /// Key: (feed_id, vehicle_id). Optional numbers are NaN when absent; optional
 /// strings are empty; direction_id and on_ground are -1 when absent.
 struct Position {
+  // Every member has its initializer. Provided (not defaulted) so that value
+  // initialisation, as vector::emplace_back() does, does not first zero all ~260 bytes:
+  // that was a twentieth of the CSV decoder's row.
+  Position() {}  // NOLINT(modernize-use-equals-default)
+
   std::string feed_id;
   std::string vehicle_id;
   std::string route_id;         // GTFS-RT route_id; Rio `linha`/`servico`; OpenSky callsign
