@@ -45,21 +45,22 @@ class ReplaySource::Partition {
     return NextIsPosition() ? batch_.positions[p_].ingest_time
                             : batch_.rejections[r_].ingest_time.value_or(last_ingest_);
   }
+  // Each record is moved once, straight into its place in `out` (default-constructing
+  // the record and then assigning it zeroed and moved every field twice).
   void PopInto(std::vector<SourceRecord>& out) {
-    SourceRecord& record = out.emplace_back();
-    record.partition = id_;
-    record.order_time = front_time();
+    const base::Timestamp order_time = front_time();
     if (NextIsPosition()) {
       model::Position& position = batch_.positions[p_++];
-      record.offset = position.source.offset;
+      const std::int64_t offset = position.source.offset;
       last_ingest_ = position.ingest_time;
-      record.record = std::move(position);
+      out.emplace_back(id_, offset, order_time, std::move(position));
+      next_offset_ = offset + 1;
     } else {
       model::Rejection& rejection = batch_.rejections[r_++];
-      record.offset = rejection.source.offset;
-      record.record = std::move(rejection);
+      const std::int64_t offset = rejection.source.offset;
+      out.emplace_back(id_, offset, order_time, std::move(rejection));
+      next_offset_ = offset + 1;
     }
-    next_offset_ = record.offset + 1;
   }
 
   [[nodiscard]] base::PartitionId id() const { return id_; }
