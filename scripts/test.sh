@@ -26,12 +26,14 @@ fi
 FROTA_SERVICES_DIR="$services_dir" scripts/services/with-services.sh \
   ctest --test-dir build/ci --output-on-failure -j "$jobs" -LE benchmark --timeout 1500 "$@"
 
-# With no arguments, the whole run: the concurrency tests (engine, job, runner) once more
-# under ThreadSanitizer, halting on the first race (CMakePresets.json, test preset
-# "tsan"). Address-space randomisation off for it (setarch -R): ThreadSanitizer maps its
-# shadow memory at fixed addresses, which some kernels' wider randomisation collides with.
+# With no arguments, the whole run: the concurrency tests (engine, job, runner, source)
+# once more under ThreadSanitizer, halting on the first race (CMakePresets.json, test
+# preset "tsan"). Address-space randomisation off for it (setarch -R): ThreadSanitizer
+# maps its shadow memory at fixed addresses, which some kernels' wider randomisation
+# collides with.
 if [[ $# -eq 0 ]]; then
   cmake --preset tsan >/dev/null
-  cmake --build build/tsan -j "$jobs" --target engine_test job_test runner_test runner_live_test
+  cmake --build build/tsan -j "$jobs" \
+    --target engine_test job_test runner_test runner_live_test source_test
   setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
 fi

@@ -45,20 +45,20 @@ class ReplaySource::Partition {
     return NextIsPosition() ? batch_.positions[p_].ingest_time
                             : batch_.rejections[r_].ingest_time.value_or(last_ingest_);
   }
-  // Each record is moved once, straight into its place in `out` (default-constructing
-  // the record and then assigning it zeroed and moved every field twice).
+  // Each record is built from its fields and moved into `out` (default-constructing the
+  // record there and then assigning it zeroed and moved every field twice).
   void PopInto(std::vector<SourceRecord>& out) {
     const base::Timestamp order_time = front_time();
     if (NextIsPosition()) {
       model::Position& position = batch_.positions[p_++];
       const std::int64_t offset = position.source.offset;
       last_ingest_ = position.ingest_time;
-      out.emplace_back(id_, offset, order_time, std::move(position));
+      out.push_back(SourceRecord{id_, offset, order_time, std::move(position)});
       next_offset_ = offset + 1;
     } else {
       model::Rejection& rejection = batch_.rejections[r_++];
       const std::int64_t offset = rejection.source.offset;
-      out.emplace_back(id_, offset, order_time, std::move(rejection));
+      out.push_back(SourceRecord{id_, offset, order_time, std::move(rejection)});
       next_offset_ = offset + 1;
     }
   }
@@ -295,6 +295,13 @@ PrefetchingSource::~PrefetchingSource() {
 void PrefetchingSource::Run() {
   while (true) {
     Batch batch;
+    {
+      const std::lock_guard lock(mutex_);
+      if (!spare_.empty()) {
+        batch.records = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
     const auto more = source_->Next(batch.records, batch_records_);
     if (!more.ok()) {
       batch.error = more.error();
@@ -317,7 +324,15 @@ void PrefetchingSource::Run() {
 }
 
 base::Result<bool> PrefetchingSource::Next(std::vector<SourceRecord>& out) {
+  // The caller is done with the last batch: its vector goes back to the reader, capacity
+  // and all. A fresh one per batch (megabytes) was allocated, faulted in page by page
+  // and handed back to the system again, a sixth of a replay's page faults.
+  out.clear();
   std::unique_lock lock(mutex_);
+  if (out.capacity() != 0 && spare_.size() < depth_) {
+    spare_.push_back(std::move(out));
+    out = {};
+  }
   changed_.wait(lock, [&] { return !ready_.empty(); });
   Batch batch = std::move(ready_.front());
   if (!batch.end && !batch.error) {

@@ -109,6 +109,7 @@ class PrefetchingSource {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Batch> ready_;
+  std::vector<std::vector<SourceRecord>> spare_;  // emptied batches, for the reader to fill
   bool stop_ = false;
   std::vector<engine::SourceProgress> progress_;
   std::thread thread_;

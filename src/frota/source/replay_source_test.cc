@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 
 #include "frota/testing/subprocess.h"
@@ -81,6 +83,67 @@ TEST(ReplaySource, ResumesAfterTheCommittedOffsets) {
   EXPECT_EQ(ReadAll(**source),
             (std::vector<std::string>{"B@2022-06-30T10:04:20Z", "A@2022-06-30T10:05:20Z"}));
   EXPECT_EQ((*source)->skipped_records(), 3);
+}
+
+TEST(PrefetchingSource, GivesWhatTheSourceGivesBatchByBatchReusingTheCallersBatches) {
+  // 3 files of 400 rows read 7 records at a time, 2 batches ahead: the records, their
+  // order and the progress after each batch are the source's own, while the batches the
+  // caller hands back are refilled on the reading thread.
+  testing::TempDir dir("replay-source-prefetch");
+  std::vector<InputSpec> specs;
+  for (const std::string name : {"a", "b", "c"}) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (int i = 0; i < 400; ++i) {
+      rows.emplace_back(name + std::to_string(i), fmt::format("{:02d}", i % 60));
+    }
+    WriteCsv(dir.path() / (name + ".csv"), rows);
+    specs.push_back(*ParseInputSpec((dir.path() / (name + ".csv")).string()));
+  }
+  const auto open = [&](model::SourceCatalog& catalog) {
+    auto partitions = ExpandInputs(specs, "");
+    EXPECT_TRUE(partitions.ok());
+    auto source = ReplaySource::Open(std::move(*partitions), &catalog, {}, {});
+    EXPECT_TRUE(source.ok());
+    return std::move(*source);
+  };
+  const auto describe = [](const std::vector<SourceRecord>& batch) {
+    std::vector<std::string> out;
+    for (const auto& r : batch) {
+      const auto& p = std::get<model::Position>(r.record);
+      out.push_back(fmt::format("{}/{}@{}", r.partition.value(), r.offset, p.vehicle_id));
+    }
+    return out;
+  };
+  model::SourceCatalog direct_catalog;
+  auto direct = open(direct_catalog);
+  model::SourceCatalog prefetched_catalog;
+  PrefetchingSource prefetched(open(prefetched_catalog), 7, 2);
+  std::vector<SourceRecord> want;
+  std::vector<SourceRecord> got;
+  std::size_t batches = 0;
+  std::size_t records = 0;
+  while (true) {
+    const auto more = direct->Next(want, 7);
+    ASSERT_TRUE(more.ok());
+    const auto got_more = prefetched.Next(got);
+    ASSERT_TRUE(got_more.ok());
+    ASSERT_EQ(*got_more, *more) << "after " << batches << " batches";
+    if (!*more) {
+      break;
+    }
+    ++batches;
+    records += got.size();
+    ASSERT_EQ(describe(got), describe(want)) << "batch " << batches;
+    const auto progress = prefetched.Progress();
+    const auto direct_progress = direct->Progress();
+    ASSERT_EQ(progress.size(), direct_progress.size());
+    for (std::size_t i = 0; i < progress.size(); ++i) {
+      EXPECT_EQ(progress[i].next_offset.value(), direct_progress[i].next_offset.value());
+    }
+  }
+  EXPECT_EQ(records, 1200U);
+  EXPECT_GE(batches, 1200U / 7);
+  EXPECT_TRUE(got.empty());
 }
 
 TEST(InputSpec, FormatPrefixesAndBarePaths) {
