@@ -45,21 +45,21 @@ class ReplaySource::Partition {
     return NextIsPosition() ? batch_.positions[p_].ingest_time
                             : batch_.rejections[r_].ingest_time.value_or(last_ingest_);
   }
-  // Each record is built from its fields and moved into `out` (default-constructing the
-  // record there and then assigning it zeroed and moved every field twice).
+  // The next record, built in `out` from its fields: one move of the decoded record
+  // (making it empty first and then assigning it zeroed it and moved it twice).
   void PopInto(std::vector<SourceRecord>& out) {
     const base::Timestamp order_time = front_time();
+    const auto push = [&](auto&& decoded) {
+      const std::int64_t offset = decoded.source.offset;
+      out.push_back(SourceRecord{id_, offset, order_time, std::move(decoded)});
+      next_offset_ = offset + 1;
+    };
     if (NextIsPosition()) {
       model::Position& position = batch_.positions[p_++];
-      const std::int64_t offset = position.source.offset;
       last_ingest_ = position.ingest_time;
-      out.push_back(SourceRecord{id_, offset, order_time, std::move(position)});
-      next_offset_ = offset + 1;
+      push(std::move(position));
     } else {
-      model::Rejection& rejection = batch_.rejections[r_++];
-      const std::int64_t offset = rejection.source.offset;
-      out.push_back(SourceRecord{id_, offset, order_time, std::move(rejection)});
-      next_offset_ = offset + 1;
+      push(std::move(batch_.rejections[r_++]));
     }
   }
 
@@ -330,8 +330,7 @@ base::Result<bool> PrefetchingSource::Next(std::vector<SourceRecord>& out) {
   out.clear();
   std::unique_lock lock(mutex_);
   if (out.capacity() != 0 && spare_.size() < depth_) {
-    spare_.push_back(std::move(out));
-    out = {};
+    spare_.push_back(std::move(out));  // leaves `out` empty
   }
   changed_.wait(lock, [&] { return !ready_.empty(); });
   Batch batch = std::move(ready_.front());
