@@ -192,12 +192,18 @@ TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
         FROM positions_data WHERE rowid = (SELECT max(rowid) FROM positions_data);
       DELETE FROM positions_data WHERE rowid = (SELECT min(rowid) FROM positions_data);
 
-      -- A derived detail is NULL in the table (a duplicate's): the edit writes one.
-      UPDATE rejected_data SET detail = coalesce(detail, 'derived') || ' (edited)'
+      -- Refusals live in two tables (duplicates apart, schema_v3.sql): one of each kind
+      -- planted in both.
+      UPDATE rejected_data SET detail = detail || ' (edited)'
         WHERE rowid = (SELECT max(rowid) FROM rejected_data);
       INSERT INTO rejected_data SELECT * REPLACE (source_offset + 1000000 AS source_offset)
         FROM rejected_data WHERE rowid = (SELECT max(rowid) FROM rejected_data);
       DELETE FROM rejected_data WHERE rowid = (SELECT min(rowid) FROM rejected_data);
+      UPDATE duplicates_data SET ingest_time = ingest_time + INTERVAL 1 SECOND
+        WHERE rowid = (SELECT max(rowid) FROM duplicates_data);
+      INSERT INTO duplicates_data SELECT * REPLACE (source_offset + 1000000 AS source_offset)
+        FROM duplicates_data WHERE rowid = (SELECT max(rowid) FROM duplicates_data);
+      DELETE FROM duplicates_data WHERE rowid = (SELECT min(rowid) FROM duplicates_data);
 
       UPDATE speed_cells SET duration_us = duration_us + 1
         WHERE rowid = (SELECT max(rowid) FROM speed_cells);
@@ -241,7 +247,7 @@ TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
     std::int64_t different;
   };
   const Expected expected[] = {
-      {"positions", 1, 1, 1}, {"rejected", 1, 1, 1}, {"speed_cells", 1, 1, 1},
+      {"positions", 1, 1, 1}, {"rejected", 2, 2, 2}, {"speed_cells", 1, 1, 1},
       {"speed_lines", 0, 0, 1}, {"fleet_hours", 0, 0, 1}, {"stops", 1, 1, 1},
       {"trips", 1, 1, 1},     {"quality", 0, 0, 1},
   };

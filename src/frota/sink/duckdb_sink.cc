@@ -22,6 +22,7 @@
 namespace frota::sink::sql {
 extern const std::string_view kSchemaV1Sql;
 extern const std::string_view kSchemaV2Sql;
+extern const std::string_view kSchemaV3Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
 }  // namespace frota::sink::sql
@@ -168,7 +169,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
         db.path(), version, kDuckDbSchemaVersion);
   }
   const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
-                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextSql}}};
+                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextSql}},
+                                   {3, {sql::kSchemaV3Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -608,24 +610,49 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
   }
-  if (!rows.rejected.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("rejected_data",
-                                      {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kTimestamp,
-                                       CT::kTimestamp, CT::kInteger, CT::kBigint, CT::kVarchar}));
-    const model::StringDictionary& strings = *rows.strings;
-    for (const auto& r : rows.rejected) {
+  if (rows.rejected.empty()) {
+    return base::Status::Ok();
+  }
+  const model::StringDictionary& strings = *rows.strings;
+  // A duplicate's detail is derived from its event time: it goes to duplicates_data,
+  // which has neither detail nor reason (schema_v3.sql); every other refusal to
+  // rejected_data. Appenders are made for the tables an epoch writes, when it first does.
+  ChunkAppender* duplicates = nullptr;
+  ChunkAppender* rejected = nullptr;
+  for (const auto& r : rows.rejected) {
+    if (model::HasDerivedDetail(r)) {
+      if (duplicates == nullptr) {
+        FROTA_ASSIGN_OR_RETURN(duplicates, EpochAppender("duplicates_data",
+                                              {CT::kInteger, CT::kInteger, CT::kTimestamp,
+                                               CT::kTimestamp, CT::kInteger, CT::kBigint}));
+      }
+      ChunkAppender* a = duplicates;
       a->SetInt32(0, StringId(strings, r.feed_id));
       a->SetInt32(1, StringId(strings, r.vehicle_id));
-      a->SetUInt8(2, static_cast<std::uint8_t>(r.reason));
-      r.event_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time)) : a->SetNull(3);
-      r.ingest_time ? a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time))
-                    : a->SetNull(4);
-      a->SetInt32(5, SourceStringId(r.source.source));
-      a->SetInt64(6, r.source.offset);
-      // NULL: the `rejected` view derives it (model::DuplicateDetail).
-      model::HasDerivedDetail(r) ? a->SetNull(7) : a->SetString(7, r.detail);
+      a->SetTimestampMicros(2, base::ToUnixMicros(*r.event_time));
+      r.ingest_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.ingest_time))
+                    : a->SetNull(3);
+      a->SetInt32(4, SourceStringId(r.source.source));
+      a->SetInt64(5, r.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
+      continue;
     }
+    if (rejected == nullptr) {
+      FROTA_ASSIGN_OR_RETURN(rejected, EpochAppender("rejected_data",
+                                          {CT::kInteger, CT::kInteger, CT::kUtinyint,
+                                           CT::kTimestamp, CT::kTimestamp, CT::kInteger,
+                                           CT::kBigint, CT::kVarchar}));
+    }
+    ChunkAppender* a = rejected;
+    a->SetInt32(0, StringId(strings, r.feed_id));
+    a->SetInt32(1, StringId(strings, r.vehicle_id));
+    a->SetUInt8(2, static_cast<std::uint8_t>(r.reason));
+    r.event_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time)) : a->SetNull(3);
+    r.ingest_time ? a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time)) : a->SetNull(4);
+    a->SetInt32(5, SourceStringId(r.source.source));
+    a->SetInt64(6, r.source.offset);
+    a->SetString(7, r.detail);
+    FROTA_RETURN_IF_ERROR(a->EndRow());
   }
   return base::Status::Ok();
 }

@@ -1,5 +1,6 @@
 #include "frota/sink/duckdb_sink.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,6 +13,8 @@
 
 namespace frota::sink::sql {
 extern const std::string_view kSchemaV1Sql;
+extern const std::string_view kSchemaV2Sql;
+extern const std::string_view kSilverFromTextSql;
 }  // namespace frota::sink::sql
 
 namespace frota::sink {
@@ -224,11 +227,16 @@ TEST_F(DuckDbSinkTest, ADuplicatesDetailIsDerivedAndOtherDetailsAreKept) {
   malformed.detail = "line 10: 3 fields, expected 10";
   rows.rejected.push_back(malformed);
   ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 10)).ok());
-  auto stored = (*sink)->connection().Query(
-      "SELECT source_offset, detail IS NULL FROM rejected_data ORDER BY source_offset");
-  ASSERT_EQ(stored->rows(), 2U);
-  EXPECT_TRUE(stored->Bool(0, 1));   // the duplicate's is derived...
-  EXPECT_FALSE(stored->Bool(1, 1));  // ...any other kept
+  // The duplicate goes to duplicates_data, without detail or reason; any other refusal
+  // to rejected_data with its detail.
+  auto duplicates = (*sink)->connection().Query("SELECT source_offset FROM duplicates_data");
+  ASSERT_TRUE(duplicates.ok()) << duplicates.error().message();
+  ASSERT_EQ(duplicates->rows(), 1U);
+  EXPECT_EQ(duplicates->Int64(0, 0), 8);
+  auto stored = (*sink)->connection().Query("SELECT source_offset, detail FROM rejected_data");
+  ASSERT_EQ(stored->rows(), 1U);
+  EXPECT_EQ(stored->Int64(0, 0), 9);
+  EXPECT_EQ(stored->String(0, 1), "line 10: 3 fields, expected 10");
   auto shown = (*sink)->connection().Query(
       "SELECT reason, vehicle_id, detail FROM rejected ORDER BY source_offset");
   ASSERT_TRUE(shown.ok()) << shown.error().message();
@@ -312,6 +320,59 @@ TEST_F(DuckDbSinkTest, AVersion1DatabaseIsMigratedWithEveryRow) {
       "SELECT count(*), count(DISTINCT vehicle_id) FROM positions WHERE vehicle_id IS NOT NULL");
   EXPECT_EQ(all->Int64(0, 0), 3);
   EXPECT_EQ(all->Int64(0, 1), 3);
+}
+
+TEST_F(DuckDbSinkTest, AVersion2DatabaseKeepsItsDuplicatesAndNewOnesGetTheirOwnTable) {
+  const auto path = dir_ / "v2.duckdb";
+  {
+    // Version 2 as its migration left it, with a duplicate stored the version 2 way: in
+    // rejected_data, its detail NULL.
+    auto db = DuckDbConnection::Open(path);
+    ASSERT_TRUE(db.ok());
+    const auto made = (*db)->Execute(fmt::format(
+        "CREATE TABLE frota_schema (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL, "
+        "frota_version VARCHAR NOT NULL); {} {} {} INSERT INTO frota_schema VALUES (1, "
+        "now()::TIMESTAMP, '0.1.0'), (2, now()::TIMESTAMP, '0.1.0'); INSERT INTO strings "
+        "VALUES (1, 'f'), (2, 'B1'), (3, 'a.csv'); INSERT INTO rejected_data VALUES (1, 2, 13, "
+        "TIMESTAMP '2022-06-30 06:34:51', TIMESTAMP '2022-06-30 06:35:20', 3, 3, NULL)",
+        sql::kSchemaV1Sql, sql::kSchemaV2Sql, sql::kSilverFromTextSql));
+    ASSERT_TRUE(made.ok()) << made.error().message();
+  }
+  auto sink = DuckDbSink::Open(path, &catalog_, "run1");
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  auto rows = SomeRows();
+  model::RejectionRecord duplicate;
+  duplicate.reason = model::RejectReason::kDuplicate;
+  duplicate.feed_id = rows.positions[0].feed_id;
+  duplicate.vehicle_id = rows.positions[0].vehicle_id;
+  duplicate.event_time = base::FromUnixSeconds(1'656'570'900);
+  duplicate.ingest_time = base::FromUnixSeconds(1'656'570'930);
+  duplicate.source = {catalog_.Intern("a.csv"), 8};
+  rows.rejected.push_back(duplicate);
+  ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 9)).ok());
+  auto& db = (*sink)->connection();
+  auto version = db.Query("SELECT max(version) FROM frota_schema");
+  EXPECT_EQ(version->Int64(0, 0), kDuckDbSchemaVersion);
+  auto stored = db.Query(
+      "SELECT (SELECT count(*) FROM rejected_data), (SELECT count(*) FROM duplicates_data)");
+  EXPECT_EQ(stored->Int64(0, 0), 1);  // the old row stays where it was
+  EXPECT_EQ(stored->Int64(0, 1), 1);  // the new one has the new table
+  auto shown = db.Query(
+      "SELECT feed_id, vehicle_id, reason, source, source_offset, detail FROM rejected "
+      "ORDER BY source_offset");
+  ASSERT_TRUE(shown.ok()) << shown.error().message();
+  ASSERT_EQ(shown->rows(), 2U);
+  EXPECT_EQ(shown->String(0, 0), "f");
+  EXPECT_EQ(shown->String(0, 1), "B1");
+  EXPECT_EQ(shown->String(0, 2), "duplicate");
+  EXPECT_EQ(shown->String(0, 3), "a.csv");
+  EXPECT_EQ(shown->String(0, 5), "event_time=2022-06-30T06:34:51Z");
+  EXPECT_EQ(shown->String(1, 0), "f");
+  EXPECT_EQ(shown->String(1, 1), "v, \"quoted\"");
+  EXPECT_EQ(shown->String(1, 2), "duplicate");
+  EXPECT_EQ(shown->String(1, 3), "a.csv");
+  EXPECT_EQ(shown->Int64(1, 4), 8);
+  EXPECT_EQ(shown->String(1, 5), model::DuplicateDetail(*duplicate.event_time));
 }
 
 TEST_F(DuckDbSinkTest, ADatabaseThatNumbersReasonsDifferentlyIsRefused) {

@@ -26,11 +26,21 @@ LEFT JOIN strings d ON d.id = p.trip_start_date
 LEFT JOIN strings st ON st.id = p.trip_start_time
 LEFT JOIN strings src ON src.id = p.source;
 
+-- Refusals: rejected_data (every reason, with its detail; a NULL detail, written by
+-- schema version 2, is a duplicate's) and duplicates_data (schema_v3.sql: reason
+-- `duplicate`, the detail derived from the event time).
 CREATE OR REPLACE VIEW rejected AS
 SELECT f.text AS feed_id, v.text AS vehicle_id, x.name AS reason, j.event_time,
        j.ingest_time, src.text AS source, j.source_offset,
        coalesce(j.detail, 'event_time=' || frota_iso8601(epoch_us(j.event_time))) AS detail
-FROM rejected_data j
+FROM (
+  SELECT feed_id, vehicle_id, reason, event_time, ingest_time, source, source_offset, detail
+  FROM rejected_data
+  UNION ALL
+  SELECT feed_id, vehicle_id, (SELECT id FROM reject_reasons WHERE name = 'duplicate'),
+         event_time, ingest_time, source, source_offset, NULL::VARCHAR
+  FROM duplicates_data
+) j
 LEFT JOIN strings f ON f.id = j.feed_id
 LEFT JOIN strings v ON v.id = j.vehicle_id
 LEFT JOIN reject_reasons x ON x.id = j.reason
