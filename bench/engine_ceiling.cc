@@ -2,10 +2,11 @@
 //
 // Reads the inputs `frota replay` reads, through the same code (source::ReplaySource over
 // the same partitions, the same job configuration from runner::LoadReplayContext), decodes
-// every record into memory untimed, then times only job::Pipeline: Offer, Advance after
+// every record into memory untimed, its strings interned into the pipeline's dictionary as
+// the replay's decoding thread does, then times only job::Pipeline: Offer, Advance after
 // every batch as the replay runner does, Finish, TakeRows (rows counted, then dropped).
-// No sink, no epochs, no checkpoints: what a replay would take if decoding and writing
-// cost nothing. Prints one JSON object; bench/compare/run.sh checks its counts against
+// No sink, no epochs, no checkpoints: what a replay's pipeline thread would take if
+// decoding and writing cost nothing. Prints one JSON object; bench/compare/run.sh checks its counts against
 // the replay's run report.
 //
 //   engine_ceiling INPUT... [--feed-id ID] [--mode bus] [--time-zone ZONE] [--gtfs G]
@@ -48,19 +49,20 @@ std::chrono::duration<double> CpuTime() {
 }
 
 // Every record of the inputs, in the order a replay offers them, in the batches the replay
-// runner takes them in (kept as they come: no reallocation, no slack capacity).
-using Batches = std::vector<std::vector<source::SourceRecord>>;
+// runner takes them in (kept as they come: no reallocation, no slack capacity), interned
+// by `interner` as a replay's decoding thread interns them.
+using Batches = std::vector<std::vector<source::InternedRecord>>;
 base::Result<Batches> DecodeAll(const runner::ReplayConfig& config,
                                 const runner::ReplayContext& context,
-                                model::SourceCatalog& catalog) {
+                                model::SourceCatalog& catalog, model::RecordInterner& interner) {
   FROTA_ASSIGN_OR_RETURN(auto partitions, runner::ReplayPartitions(config));
   FROTA_ASSIGN_OR_RETURN(
       auto replay, source::ReplaySource::Open(std::move(partitions), &catalog,
                                               runner::ReplaySourceOptions(config, context), {}));
   Batches batches;
   while (true) {
-    std::vector<source::SourceRecord> batch;
-    FROTA_ASSIGN_OR_RETURN(const bool more, replay->Next(batch, config.batch_records));
+    std::vector<source::InternedRecord> batch;
+    FROTA_ASSIGN_OR_RETURN(const bool more, replay->Next(batch, config.batch_records, interner));
     if (!more) {
       break;
     }
@@ -77,8 +79,10 @@ int Run(const runner::ReplayConfig& config) {
     return 1;
   }
   model::SourceCatalog catalog;
+  job::Pipeline pipeline((*context)->job, job::Routing::kByKeyHash, config.partitions, &catalog,
+                         config.threads);
   const auto decode_started = std::chrono::steady_clock::now();
-  auto batches = DecodeAll(config, **context, catalog);
+  auto batches = DecodeAll(config, **context, catalog, pipeline.interner());
   if (!batches.ok()) {
     fmt::print(stderr, "engine_ceiling: {}\n", batches.error().message());
     return 1;
@@ -95,14 +99,14 @@ int Run(const runner::ReplayConfig& config) {
   Counts counts;
   const auto cpu_started = CpuTime();
   const auto started = std::chrono::steady_clock::now();
-  job::Pipeline pipeline((*context)->job, job::Routing::kByKeyHash, config.partitions, &catalog,
-                         config.threads);
   for (auto& batch : *batches) {
     for (auto& record : batch) {
-      if (auto* position = std::get_if<model::Position>(&record.record)) {
-        pipeline.Offer(record.partition, std::move(*position));
+      if (auto* position = std::get_if<model::PositionRecord>(&record.record)) {
+        pipeline.Offer(record.partition, std::move(*position), record.key_hash);
       } else {
-        pipeline.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
+        pipeline.Offer(record.partition,
+                       std::move(std::get<model::RejectionRecord>(record.record)),
+                       record.key_hash);
       }
     }
     pipeline.Advance();

@@ -55,6 +55,19 @@ std::size_t Pipeline::ShardIndexFor(base::PartitionId source_partition, std::uin
 }
 
 void Pipeline::Offer(base::PartitionId source_partition, model::Position&& position) {
+  model::KeyTextHashes hashes;
+  model::PositionRecord record = interner_.Intern(position, &hashes);
+  Offer(source_partition, std::move(record), KeyHash(hashes));
+}
+
+void Pipeline::Offer(base::PartitionId source_partition, model::Rejection&& rejection) {
+  model::KeyTextHashes hashes;
+  model::RejectionRecord record = interner_.Intern(std::move(rejection), &hashes);
+  OfferRejection(source_partition, std::move(record), KeyHash(hashes));
+}
+
+void Pipeline::Offer(base::PartitionId source_partition, model::PositionRecord&& position,
+                     std::uint64_t key_hash) {
   // kBySourcePartition: the record's own partition's watermark decides lateness (the
   // partition is created here if new, so the index stays valid below).
   const std::size_t partition_index = routing_ == Routing::kBySourcePartition
@@ -75,77 +88,29 @@ void Pipeline::Offer(base::PartitionId source_partition, model::Position&& posit
   if (reason) {
     model::RejectionRecord rejection;
     rejection.reason = *reason;
-    rejection.feed_id = feed_cache_.Get(position.feed_id, *strings_);
-    rejection.vehicle_id = strings_->InternKey(position.vehicle_id);
+    rejection.feed_id = position.feed_id;
+    rejection.vehicle_id = position.vehicle_id;
     rejection.event_time = position.event_time;
     rejection.ingest_time = position.ingest_time;
     rejection.source = position.source;
     rejection.detail = std::move(detail);
-    OfferRejection(source_partition, std::move(rejection));
+    OfferRejection(source_partition, std::move(rejection), key_hash);
     return;
   }
   watermark.Observe(source_partition, position.event_time, position.ingest_time);
-  std::uint64_t key_hash = 0;
-  model::PositionRecord record = InternCached(position, &key_hash);
   const std::size_t index = routing_ == Routing::kBySourcePartition
                                 ? partition_index
                                 : ShardIndexFor(source_partition, key_hash);
-  inboxes_[index].positions.push_back(record);
+  inboxes_[index].positions.push_back(position);
 }
 
-model::PositionRecord Pipeline::InternCached(const model::Position& p, std::uint64_t* key_hash) {
-  model::PositionRecord r;
-  r.event_time = p.event_time;
-  r.ingest_time = p.ingest_time;
-  r.lat = p.lat;
-  r.lon = p.lon;
-  r.source = p.source;
-  r.reported_speed_kmh = p.reported_speed_kmh;
-  r.bearing_deg = p.bearing_deg;
-  r.altitude_m = p.altitude_m;
-  model::StringDictionary& strings = *strings_;
-  r.feed_id = feed_cache_.Get(p.feed_id, strings);
-  const std::uint64_t vehicle_hash = model::StringDictionary::TextHash(p.vehicle_id);
-  r.vehicle_id = strings.Intern(p.vehicle_id, vehicle_hash, model::StringDictionary::Kind::kKey);
-  *key_hash = engine::KeyRef::CombineHashes(feed_cache_.hash, vehicle_hash);
-  const std::uint32_t ordinal = strings.KeyOrdinal(r.vehicle_id);
-  RecentStrings no_recent;  // a vehicle id first seen as another field's text: no cache
-  RecentStrings& recent = ordinal == model::StringDictionary::kNoOrdinal
-                              ? no_recent
-                              : base::GrowingAt(recent_by_vehicle_, ordinal);
-  const auto reuse = [&strings](StringId& id, std::string_view text) {
-    if (strings.View(id) != text) {
-      id = strings.Intern(text);
-    }
-    return id;
-  };
-  r.route_id = reuse(recent.route, p.route_id);
-  r.trip_id = reuse(recent.trip, p.trip_id);
-  r.trip_start_date = reuse(recent.date, p.trip_start_date);
-  r.trip_start_time = reuse(recent.time, p.trip_start_time);
-  r.direction_id = p.direction_id;
-  r.on_ground = p.on_ground;
-  r.mode = p.mode;
-  r.event_time_from_header = p.event_time_from_header;
-  return r;
-}
-
-void Pipeline::Offer(base::PartitionId source_partition, model::Rejection&& rejection) {
-  model::RejectionRecord record;
-  record.reason = rejection.reason;
-  record.feed_id = feed_cache_.Get(rejection.feed_id, *strings_);
-  record.vehicle_id = strings_->InternKey(rejection.vehicle_id);
-  record.event_time = rejection.event_time;
-  record.ingest_time = rejection.ingest_time;
-  record.source = rejection.source;
-  record.detail = std::move(rejection.detail);
-  OfferRejection(source_partition, std::move(record));
+void Pipeline::Offer(base::PartitionId source_partition, model::RejectionRecord&& rejection,
+                     std::uint64_t key_hash) {
+  OfferRejection(source_partition, std::move(rejection), key_hash);
 }
 
 void Pipeline::OfferRejection(base::PartitionId source_partition,
-                              model::RejectionRecord&& rejection) {
-  const std::uint64_t key_hash = engine::KeyRef::CombineHashes(
-      strings_->Hash(rejection.feed_id), strings_->Hash(rejection.vehicle_id));
+                              model::RejectionRecord&& rejection, std::uint64_t key_hash) {
   inboxes_[ShardIndexFor(source_partition, key_hash)].rejections.push_back(std::move(rejection));
 }
 

@@ -14,6 +14,7 @@
 #include "frota/engine/worker_pool.h"
 #include "frota/job/config.h"
 #include "frota/job/shard.h"
+#include "frota/model/record_interner.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 
@@ -54,6 +55,21 @@ class Pipeline {
 
   void Offer(base::PartitionId source_partition, model::Position&& position);
   void Offer(base::PartitionId source_partition, model::Rejection&& rejection);
+  /// The same for records interned already, by interner(), with the hash of their key
+  /// (KeyHash of the hashes the interner gave).
+  void Offer(base::PartitionId source_partition, model::PositionRecord&& position,
+             std::uint64_t key_hash);
+  void Offer(base::PartitionId source_partition, model::RejectionRecord&& rejection,
+             std::uint64_t key_hash);
+  /// The interner of the pipeline's dictionary, for a reader that interns records on
+  /// another thread (source::ReplaySource on the decoding thread) and offers them with
+  /// the overloads above. While it does, the pipeline's thread must not offer records
+  /// that are not interned: the dictionary has one writer at a time.
+  [[nodiscard]] model::RecordInterner& interner() { return interner_; }
+  /// The hash a record's key is routed by (engine::KeyRef::CombineHashes of its texts').
+  static std::uint64_t KeyHash(const model::KeyTextHashes& hashes) {
+    return engine::KeyRef::CombineHashes(hashes.feed, hashes.vehicle);
+  }
   /// Processes everything offered so far up to the current watermark.
   void Advance();
   /// Live input only: no record still to come has an earlier ingest time (see
@@ -120,39 +136,8 @@ class Pipeline {
     std::vector<model::RejectionRecord> rejections;
   };
   /// Queues an interned rejection for the shard of its key.
-  void OfferRejection(base::PartitionId source_partition, model::RejectionRecord&& rejection);
-  /// InternPosition with caches: the vehicle id is interned (one hash lookup per record);
-  /// the feed through a one-entry cache (consecutive records mostly share it); route,
-  /// trip, service date and start time through the ids the same vehicle id had last time
-  /// (a vehicle keeps its trip for many records), compared by text, so a hit costs a
-  /// short memcmp and no hashing.
-  /// Also gives the key's hash (engine::KeyRef::CombineHashes of the feed and vehicle
-  /// ids' texts), computed once from the texts as they are interned.
-  model::PositionRecord InternCached(const model::Position& position, std::uint64_t* key_hash);
-  struct FieldCache {
-    std::string text;
-    StringId id = 0;
-    std::uint64_t hash = model::StringDictionary::TextHash({});
-    StringId Get(std::string_view value, model::StringDictionary& strings) {
-      if (value != text) {
-        hash = model::StringDictionary::TextHash(value);
-        id = strings.Intern(value, hash);
-        text.assign(value);
-      }
-      return id;
-    }
-  };
-  FieldCache feed_cache_;
-  /// The last route, trip, date and start time ids seen with each vehicle id, indexed by
-  /// the vehicle id's StringDictionary::KeyOrdinal: vehicle ids are interned as keys, so
-  /// other texts (trip ids, one per vehicle too) take no slot.
-  struct RecentStrings {
-    StringId route = 0;
-    StringId trip = 0;
-    StringId date = 0;
-    StringId time = 0;
-  };
-  std::vector<RecentStrings> recent_by_vehicle_;
+  void OfferRejection(base::PartitionId source_partition, model::RejectionRecord&& rejection,
+                      std::uint64_t key_hash);
 
   std::size_t ShardIndexFor(base::PartitionId source_partition, std::uint64_t key_hash);
   [[nodiscard]] std::size_t FindShard(base::PartitionId partition) const;  // size(): absent
@@ -161,6 +146,7 @@ class Pipeline {
   Routing routing_;
   model::SourceCatalog* catalog_;
   std::shared_ptr<model::StringDictionary> strings_ = std::make_shared<model::StringDictionary>();
+  model::RecordInterner interner_{strings_};
   engine::WatermarkTracker watermark_;  // kByKeyHash
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<Inbox> inboxes_;

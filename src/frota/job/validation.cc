@@ -5,7 +5,8 @@
 
 namespace frota::job {
 
-std::optional<model::RejectReason> CheckRecordRules(const model::Position& position,
+template <typename Record>
+std::optional<model::RejectReason> CheckRecordRules(const Record& position,
                                                     const JobConfig& config) {
   if (position.event_time > position.ingest_time + config.future_tolerance) {
     return model::RejectReason::kFuture;
@@ -19,8 +20,8 @@ std::optional<model::RejectReason> CheckRecordRules(const model::Position& posit
   return std::nullopt;
 }
 
-std::string DescribeRecordRuleFailure(const model::Position& position,
-                                      model::RejectReason reason) {
+template <typename Record>
+std::string DescribeRecordRuleFailure(const Record& position, model::RejectReason reason) {
   const auto lag_s =
       std::chrono::duration<double>(position.ingest_time - position.event_time).count();
   switch (reason) {
@@ -47,6 +48,14 @@ std::string DescribeRecordRuleFailure(const model::Position& position,
       return {};
   }
 }
+
+template std::optional<model::RejectReason> CheckRecordRules(const model::Position&,
+                                                             const JobConfig&);
+template std::optional<model::RejectReason> CheckRecordRules(const model::PositionRecord&,
+                                                             const JobConfig&);
+template std::string DescribeRecordRuleFailure(const model::Position&, model::RejectReason);
+template std::string DescribeRecordRuleFailure(const model::PositionRecord&,
+                                               model::RejectReason);
 
 model::Rejection MakeRejection(const model::Position& position, model::RejectReason reason,
                                std::string detail) {

@@ -6,13 +6,16 @@
 
 #include "frota/job/config.h"
 #include "frota/model/position.h"
+#include "frota/model/position_record.h"
 #include "frota/model/rejection.h"
 
 namespace frota::job {
 
 /// The first of rules 2-4 that `position` fails, or nullopt. Rule 1 is the decoders';
 /// rules 5-7 need the key's history and the watermark, so the pipeline applies them.
-std::optional<model::RejectReason> CheckRecordRules(const model::Position& position,
+/// `Record`: model::Position or model::PositionRecord.
+template <typename Record>
+std::optional<model::RejectReason> CheckRecordRules(const Record& position,
                                                     const JobConfig& config);
 
 /// A rejection record for `position` refused for `reason`, with the values that failed
@@ -21,7 +24,7 @@ model::Rejection MakeRejection(const model::Position& position, model::RejectRea
                                std::string detail);
 
 /// The detail text of a record-level rejection: the values the rule compared.
-std::string DescribeRecordRuleFailure(const model::Position& position,
-                                      model::RejectReason reason);
+template <typename Record>
+std::string DescribeRecordRuleFailure(const Record& position, model::RejectReason reason);
 
 }  // namespace frota::job

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frota/model/mode.h"
+#include "frota/model/record_interner.h"
 #include "frota/model/rejection.h"
 #include "frota/model/rejection_record.h"
 #include "frota/model/string_dictionary.h"
@@ -167,6 +168,54 @@ TEST(StringDictionary, TellsApartTextsWhoseHashesCollide) {
   EXPECT_EQ(strings.Intern("c", 42 + (std::uint64_t{1} << 32)), c);
   EXPECT_EQ(strings.View(a), "a");
   EXPECT_EQ(strings.View(c), "c");
+}
+
+TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
+  // A stream of records whose vehicles change route, trip, date and start time back and
+  // forth, a vehicle id first seen as a route's text (no cache slot), an empty vehicle
+  // id and two feeds in turn: every id is the dictionary's own for the text, every hash
+  // the text's.
+  auto strings = std::make_shared<StringDictionary>();
+  RecordInterner interner(strings);
+  std::size_t checked = 0;
+  for (int i = 0; i < 2000; ++i) {
+    Position p;
+    p.feed_id = i % 3 == 0 ? "rio-brt" : "rio-sppo";
+    p.vehicle_id =
+        i % 101 == 0 ? "" : (i % 37 == 0 && i > 200 ? "R7" : fmt::format("V{}", i % 29));
+    p.route_id = fmt::format("R{}", (i / 13) % 9);
+    p.trip_id = i % 5 == 0 ? "" : fmt::format("T{}", (i / 7) % 11);
+    p.trip_start_date = (i / 50) % 2 == 0 ? "20240605" : "20240606";
+    p.trip_start_time = fmt::format("{:02d}:00:00", (i / 17) % 24);
+    p.source = {1, i};
+    KeyTextHashes hashes;
+    if (i % 19 == 0) {
+      Rejection rejection;
+      rejection.reason = RejectReason::kMalformedRecord;
+      rejection.feed_id = p.feed_id;
+      rejection.vehicle_id = p.vehicle_id;
+      rejection.detail = "x";
+      const RejectionRecord r = interner.Intern(std::move(rejection), &hashes);
+      EXPECT_EQ(strings->View(r.feed_id), p.feed_id);
+      EXPECT_EQ(strings->View(r.vehicle_id), p.vehicle_id);
+      EXPECT_EQ(r.detail, "x");
+    } else {
+      const PositionRecord r = interner.Intern(p, &hashes);
+      EXPECT_EQ(r.feed_id, strings->Intern(p.feed_id)) << i;
+      EXPECT_EQ(r.vehicle_id, strings->Intern(p.vehicle_id)) << i;
+      EXPECT_EQ(r.route_id, strings->Intern(p.route_id)) << i;
+      EXPECT_EQ(r.trip_id, strings->Intern(p.trip_id)) << i;
+      EXPECT_EQ(r.trip_start_date, strings->Intern(p.trip_start_date)) << i;
+      EXPECT_EQ(r.trip_start_time, strings->Intern(p.trip_start_time)) << i;
+      EXPECT_EQ(r.source.offset, i);
+      ++checked;
+    }
+    EXPECT_EQ(hashes.feed, StringDictionary::TextHash(p.feed_id));
+    EXPECT_EQ(hashes.vehicle, StringDictionary::TextHash(p.vehicle_id));
+  }
+  EXPECT_GT(checked, 1800U);
+  // "R7" was first a route: interned as text, it has no key ordinal, and still the id.
+  EXPECT_EQ(strings->KeyOrdinal(strings->Intern("R7")), StringDictionary::kNoOrdinal);
 }
 
 }  // namespace

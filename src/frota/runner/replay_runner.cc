@@ -155,7 +155,11 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       auto replay,
       source::ReplaySource::Open(std::move(partitions), &catalog,
                                  ReplaySourceOptions(config, context), recovered.progress));
-  source::PrefetchingSource source(std::move(replay), config.batch_records);
+  // The decoding thread interns the records into the pipeline's dictionary (it is the
+  // dictionary's writer until the input ends: the pipeline is only offered interned
+  // records), so that only ids cross to this thread.
+  source::InterningPrefetchingSource source(std::move(replay), config.batch_records,
+                                            pipeline.interner());
 
   engine::EpochPolicy policy(
       config.epoch_records, config.epoch_interval,
@@ -210,7 +214,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     return base::Status::Ok();
   };
 
-  std::vector<source::SourceRecord> batch;
+  std::vector<source::InternedRecord> batch;
   while (true) {
     FROTA_ASSIGN_OR_RETURN(const bool more, source.Next(batch));
     if (!more) {
@@ -219,10 +223,12 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     for (auto& record : batch) {
       offered[progress_index.at(record.partition.value())].next_offset =
           base::Offset(record.offset + 1);
-      if (auto* position = std::get_if<model::Position>(&record.record)) {
-        pipeline.Offer(record.partition, std::move(*position));
+      if (auto* position = std::get_if<model::PositionRecord>(&record.record)) {
+        pipeline.Offer(record.partition, std::move(*position), record.key_hash);
       } else {
-        pipeline.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
+        pipeline.Offer(record.partition,
+                       std::move(std::get<model::RejectionRecord>(record.record)),
+                       record.key_hash);
       }
       ++report.records;
       policy.Count(1);

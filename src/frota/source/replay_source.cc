@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "frota/base/file.h"
+#include "frota/engine/keyed_processor.h"
 #include "frota/source/bronze_archive.h"
 
 namespace frota::source {
@@ -61,6 +62,24 @@ class ReplaySource::Partition {
     } else {
       push(std::move(batch_.rejections[r_++]));
     }
+  }
+  // The next record interned straight from the decoded chunk: its strings are read where
+  // the decoder wrote them, and only the ids travel on.
+  void PopInto(std::vector<InternedRecord>& out, model::RecordInterner& interner) {
+    model::KeyTextHashes hashes;
+    std::int64_t offset = 0;
+    if (NextIsPosition()) {
+      const model::Position& position = batch_.positions[p_++];
+      last_ingest_ = position.ingest_time;
+      offset = position.source.offset;
+      out.push_back(InternedRecord{id_, offset, 0, interner.Intern(position, &hashes)});
+    } else {
+      model::Rejection& rejection = batch_.rejections[r_++];
+      offset = rejection.source.offset;
+      out.push_back(InternedRecord{id_, offset, 0, interner.Intern(std::move(rejection), &hashes)});
+    }
+    out.back().key_hash = engine::KeyRef::CombineHashes(hashes.feed, hashes.vehicle);
+    next_offset_ = offset + 1;
   }
 
   [[nodiscard]] base::PartitionId id() const { return id_; }
@@ -204,6 +223,18 @@ base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
 }
 
 base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_t max_records) {
+  return Merge(out, max_records, [&out](Partition& partition) { partition.PopInto(out); });
+}
+
+base::Result<bool> ReplaySource::Next(std::vector<InternedRecord>& out, std::size_t max_records,
+                                      model::RecordInterner& interner) {
+  return Merge(out, max_records,
+               [&out, &interner](Partition& partition) { partition.PopInto(out, interner); });
+}
+
+template <typename Record, typename Pop>
+base::Result<bool> ReplaySource::Merge(std::vector<Record>& out, std::size_t max_records,
+                                       Pop pop) {
   out.clear();
   out.reserve(max_records);  // the batch is handed on, capacity and all
   // The partition with the earliest next record, by (its ingest time, partition id), is
@@ -235,7 +266,7 @@ base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_
       ready_.pop_back();
     }
     Partition& partition = *partitions_[*current_];
-    partition.PopInto(out);
+    pop(partition);
     FROTA_RETURN_IF_ERROR(partition.Fill());
     if (partition.empty()) {
       current_.reset();
@@ -273,17 +304,20 @@ std::int64_t ReplaySource::bytes_read() const {
   return n;
 }
 
-PrefetchingSource::PrefetchingSource(std::unique_ptr<ReplaySource> source,
-                                     std::size_t batch_records, std::size_t depth)
-    : source_(std::move(source)), batch_records_(batch_records), depth_(depth),
-      progress_(source_->Progress()) {
+template <typename Record>
+BasicPrefetchingSource<Record>::BasicPrefetchingSource(std::unique_ptr<ReplaySource> source,
+                                                       std::size_t batch_records, Fill fill,
+                                                       std::size_t depth)
+    : source_(std::move(source)), batch_records_(batch_records), fill_(std::move(fill)),
+      depth_(depth), progress_(source_->Progress()) {
   thread_ = std::thread([this] {
     base::NameThisThread("frota-decode");
     Run();
   });
 }
 
-PrefetchingSource::~PrefetchingSource() {
+template <typename Record>
+BasicPrefetchingSource<Record>::~BasicPrefetchingSource() {
   {
     const std::lock_guard lock(mutex_);
     stop_ = true;
@@ -292,7 +326,8 @@ PrefetchingSource::~PrefetchingSource() {
   thread_.join();
 }
 
-void PrefetchingSource::Run() {
+template <typename Record>
+void BasicPrefetchingSource<Record>::Run() {
   while (true) {
     Batch batch;
     {
@@ -302,7 +337,7 @@ void PrefetchingSource::Run() {
         spare_.pop_back();
       }
     }
-    const auto more = source_->Next(batch.records, batch_records_);
+    const auto more = fill_(*source_, batch.records, batch_records_);
     if (!more.ok()) {
       batch.error = more.error();
     } else if (!*more) {
@@ -323,7 +358,8 @@ void PrefetchingSource::Run() {
   }
 }
 
-base::Result<bool> PrefetchingSource::Next(std::vector<SourceRecord>& out) {
+template <typename Record>
+base::Result<bool> BasicPrefetchingSource<Record>::Next(std::vector<Record>& out) {
   // The caller is done with the last batch: its vector goes back to the reader, capacity
   // and all. A fresh one per batch (megabytes) was allocated, faulted in page by page
   // and handed back to the system again, a sixth of a replay's page faults.
@@ -351,5 +387,28 @@ base::Result<bool> PrefetchingSource::Next(std::vector<SourceRecord>& out) {
   progress_ = std::move(batch.progress);
   return true;
 }
+
+template class BasicPrefetchingSource<SourceRecord>;
+template class BasicPrefetchingSource<InternedRecord>;
+
+PrefetchingSource::PrefetchingSource(std::unique_ptr<ReplaySource> source,
+                                     std::size_t batch_records, std::size_t depth)
+    : BasicPrefetchingSource(
+          std::move(source), batch_records,
+          [](ReplaySource& s, std::vector<SourceRecord>& out, std::size_t max) {
+            return s.Next(out, max);
+          },
+          depth) {}
+
+InterningPrefetchingSource::InterningPrefetchingSource(std::unique_ptr<ReplaySource> source,
+                                                       std::size_t batch_records,
+                                                       model::RecordInterner& interner,
+                                                       std::size_t depth)
+    : BasicPrefetchingSource(
+          std::move(source), batch_records,
+          [&interner](ReplaySource& s, std::vector<InternedRecord>& out, std::size_t max) {
+            return s.Next(out, max, interner);
+          },
+          depth) {}
 
 }  // namespace frota::source

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,7 +19,10 @@
 #include "frota/codec/decode.h"
 #include "frota/engine/transactional_sink.h"
 #include "frota/model/position.h"
+#include "frota/model/position_record.h"
+#include "frota/model/record_interner.h"
 #include "frota/model/rejection.h"
+#include "frota/model/rejection_record.h"
 #include "frota/model/source.h"
 #include "frota/source/input.h"
 
@@ -30,6 +34,17 @@ struct SourceRecord {
   std::int64_t offset = 0;
   base::Timestamp order_time;  // the ingest time that orders the merge
   std::variant<model::Position, model::Rejection> record;
+};
+
+/// One decoded record with its strings interned (model::RecordInterner) and the hash its
+/// key is routed by (engine::KeyRef::CombineHashes of its feed and vehicle texts' hashes,
+/// as job::Pipeline::KeyHash): what a replay hands the pipeline, smaller than a
+/// SourceRecord, made on the decoding thread.
+struct InternedRecord {
+  base::PartitionId partition;
+  std::int64_t offset = 0;
+  std::uint64_t key_hash = 0;
+  std::variant<model::PositionRecord, model::RejectionRecord> record;
 };
 
 /// Options shared by every partition of a replay.
@@ -59,6 +74,9 @@ class ReplaySource {
   /// Moves up to `max_records` records into `out` (cleared first); false when every
   /// partition is exhausted and nothing was moved.
   base::Result<bool> Next(std::vector<SourceRecord>& out, std::size_t max_records);
+  /// The same records, interned by `interner` as they are taken from the decoded chunk.
+  base::Result<bool> Next(std::vector<InternedRecord>& out, std::size_t max_records,
+                          model::RecordInterner& interner);
 
   /// For each partition, the offset after the last record handed out by Next().
   [[nodiscard]] std::vector<engine::SourceProgress> Progress() const;
@@ -71,6 +89,9 @@ class ReplaySource {
 
  private:
   ReplaySource() = default;
+  // Next's merge, each record put in `out` by pop(partition, out).
+  template <typename Record, typename Pop>
+  base::Result<bool> Merge(std::vector<Record>& out, std::size_t max_records, Pop pop);
   std::vector<PartitionInput> inputs_;
   std::vector<std::unique_ptr<Partition>> partitions_;
   std::vector<std::size_t> ready_;      // heap of partitions with a record ready (Next)
@@ -80,23 +101,30 @@ class ReplaySource {
 
 /// Runs a ReplaySource on a background thread, a few batches ahead of the consumer, so
 /// decoding overlaps processing. Progress() reflects the batches taken, not read ahead.
-class PrefetchingSource {
+/// `Record`: SourceRecord, or InternedRecord when the reading thread interns (see
+/// InterningPrefetchingSource).
+template <typename Record>
+class BasicPrefetchingSource {
  public:
-  PrefetchingSource(std::unique_ptr<ReplaySource> source, std::size_t batch_records,
-                    std::size_t depth = 3);
-  ~PrefetchingSource();
-  PrefetchingSource(const PrefetchingSource&) = delete;
-  PrefetchingSource& operator=(const PrefetchingSource&) = delete;
+  /// How the reading thread fills a batch: ReplaySource::Next of one kind or the other.
+  using Fill =
+      std::function<base::Result<bool>(ReplaySource&, std::vector<Record>&, std::size_t)>;
+  BasicPrefetchingSource(std::unique_ptr<ReplaySource> source, std::size_t batch_records,
+                         Fill fill, std::size_t depth = 3);
+  ~BasicPrefetchingSource();
+  BasicPrefetchingSource(const BasicPrefetchingSource&) = delete;
+  BasicPrefetchingSource& operator=(const BasicPrefetchingSource&) = delete;
 
   /// The next batch (false at end), or the reader's error.
-  base::Result<bool> Next(std::vector<SourceRecord>& out);
+  base::Result<bool> Next(std::vector<Record>& out);
   /// Offsets after the last batch returned by Next().
   [[nodiscard]] std::vector<engine::SourceProgress> Progress() const { return progress_; }
+  /// The source, for its counters; read it once Next() has returned false or an error.
   [[nodiscard]] const ReplaySource& source() const { return *source_; }
 
  private:
   struct Batch {
-    std::vector<SourceRecord> records;
+    std::vector<Record> records;
     std::vector<engine::SourceProgress> progress;
     std::optional<base::Error> error;
     bool end = false;
@@ -105,14 +133,33 @@ class PrefetchingSource {
 
   std::unique_ptr<ReplaySource> source_;
   std::size_t batch_records_;
+  Fill fill_;
   std::size_t depth_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Batch> ready_;
-  std::vector<std::vector<SourceRecord>> spare_;  // emptied batches, for the reader to fill
+  std::vector<std::vector<Record>> spare_;  // emptied batches, for the reader to fill
   bool stop_ = false;
   std::vector<engine::SourceProgress> progress_;
   std::thread thread_;
 };
+
+/// Decoded records as they are.
+class PrefetchingSource : public BasicPrefetchingSource<SourceRecord> {
+ public:
+  PrefetchingSource(std::unique_ptr<ReplaySource> source, std::size_t batch_records,
+                    std::size_t depth = 3);
+};
+
+/// Decoded records interned on the reading thread, which is then the dictionary's
+/// writer: while it runs, nothing else may intern into `interner`'s dictionary.
+class InterningPrefetchingSource : public BasicPrefetchingSource<InternedRecord> {
+ public:
+  InterningPrefetchingSource(std::unique_ptr<ReplaySource> source, std::size_t batch_records,
+                             model::RecordInterner& interner, std::size_t depth = 3);
+};
+
+extern template class BasicPrefetchingSource<SourceRecord>;
+extern template class BasicPrefetchingSource<InternedRecord>;
 
 }  // namespace frota::source

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "frota/engine/keyed_processor.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota::source {
@@ -144,6 +145,98 @@ TEST(PrefetchingSource, GivesWhatTheSourceGivesBatchByBatchReusingTheCallersBatc
   EXPECT_EQ(records, 1200U);
   EXPECT_GE(batches, 1200U / 7);
   EXPECT_TRUE(got.empty());
+}
+
+TEST(InterningPrefetchingSource, GivesTheSourcesRecordsInternedAndTheirKeysHashes) {
+  // Records of 3 files (vehicles changing route and trip, a vehicle id that is also a
+  // route's text, malformed rows) interned on the reading thread while this one reads the
+  // dictionary: each record equals the source's own, its strings by id, its key hash
+  // that of its texts (what job::Pipeline routes by).
+  testing::TempDir dir("replay-source-interning");
+  std::vector<InputSpec> specs;
+  for (const std::string name : {"a", "b", "c"}) {
+    std::ofstream out(dir.path() / (name + ".csv"));
+    out << kHeader;
+    for (int i = 0; i < 500; ++i) {
+      const std::string vehicle = i % 97 == 0 ? "13" : fmt::format("{}{}", name, i % 23);
+      const std::string minute = fmt::format("{:02d}", i % 60);
+      if (i % 71 == 5) {
+        out << i << ",2022-06-30 00:00:00,7," << vehicle << ",not a time\n";  // malformed
+        continue;
+      }
+      out << i << ",2022-06-30 00:00:00,7," << vehicle << ",2022-06-30 07:" << minute
+          << ":00,2022-06-30 07:" << minute << ":20,-22.99,-43.59," << (i / 50) % 3 << ",IDA,30,"
+          << (i % 2 == 0 ? "I" : "V") << ",13,T" << (i / 40) % 4 << "\n";
+    }
+    out.close();
+    specs.push_back(*ParseInputSpec((dir.path() / (name + ".csv")).string()));
+  }
+  const auto open = [&](model::SourceCatalog& catalog) {
+    auto partitions = ExpandInputs(specs, "");
+    EXPECT_TRUE(partitions.ok());
+    auto source = ReplaySource::Open(std::move(*partitions), &catalog, {}, {});
+    EXPECT_TRUE(source.ok());
+    return std::move(*source);
+  };
+  model::SourceCatalog direct_catalog;
+  auto direct = open(direct_catalog);
+  model::SourceCatalog interned_catalog;
+  auto strings = std::make_shared<model::StringDictionary>();
+  model::RecordInterner interner(strings);
+  InterningPrefetchingSource interned(open(interned_catalog), 11, interner, 2);
+  const auto key_hash = [](std::string_view feed, std::string_view vehicle) {
+    return engine::KeyRef::CombineHashes(model::StringDictionary::TextHash(feed),
+                                         model::StringDictionary::TextHash(vehicle));
+  };
+  std::vector<SourceRecord> want;
+  std::vector<InternedRecord> got;
+  std::size_t positions = 0;
+  std::size_t rejections = 0;
+  while (true) {
+    const auto more = direct->Next(want, 11);
+    ASSERT_TRUE(more.ok());
+    const auto got_more = interned.Next(got);
+    ASSERT_TRUE(got_more.ok());
+    ASSERT_EQ(*got_more, *more);
+    if (!*more) {
+      break;
+    }
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].partition, want[i].partition);
+      ASSERT_EQ(got[i].offset, want[i].offset);
+      if (const auto* p = std::get_if<model::Position>(&want[i].record)) {
+        ++positions;
+        const auto* r = std::get_if<model::PositionRecord>(&got[i].record);
+        ASSERT_NE(r, nullptr) << "offset " << want[i].offset;
+        const model::Position back = model::MaterializePosition(*r, *strings);
+        EXPECT_EQ(back.vehicle_id, p->vehicle_id);
+        EXPECT_EQ(back.feed_id, p->feed_id);
+        EXPECT_EQ(back.route_id, p->route_id);
+        EXPECT_EQ(back.trip_id, p->trip_id);
+        EXPECT_EQ(back.trip_start_date, p->trip_start_date);
+        EXPECT_EQ(back.trip_start_time, p->trip_start_time);
+        EXPECT_EQ(back.direction_id, p->direction_id);
+        EXPECT_EQ(back.event_time, p->event_time);
+        EXPECT_EQ(back.ingest_time, p->ingest_time);
+        EXPECT_EQ(back.lat, p->lat);
+        EXPECT_EQ(back.source.offset, p->source.offset);
+        EXPECT_EQ(got[i].key_hash, key_hash(p->feed_id, p->vehicle_id));
+      } else {
+        ++rejections;
+        const auto& j = std::get<model::Rejection>(want[i].record);
+        const auto* r = std::get_if<model::RejectionRecord>(&got[i].record);
+        ASSERT_NE(r, nullptr) << "offset " << want[i].offset;
+        EXPECT_EQ(r->reason, j.reason);
+        EXPECT_EQ(strings->View(r->vehicle_id), j.vehicle_id);
+        EXPECT_EQ(strings->View(r->feed_id), j.feed_id);
+        EXPECT_EQ(r->detail, j.detail);
+        EXPECT_EQ(got[i].key_hash, key_hash(j.feed_id, j.vehicle_id));
+      }
+    }
+  }
+  EXPECT_EQ(positions + rejections, 1500U);
+  EXPECT_GT(rejections, 15U);
 }
 
 TEST(InputSpec, FormatPrefixesAndBarePaths) {

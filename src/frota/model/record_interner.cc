@@ -1,0 +1,73 @@
+#include "frota/model/record_interner.h"
+
+#include <utility>
+
+#include "frota/base/vector_growth.h"
+
+namespace frota::model {
+
+RecordInterner::RecordInterner(std::shared_ptr<StringDictionary> strings)
+    : strings_(std::move(strings)) {}
+
+RecordInterner::Id RecordInterner::Feed(std::string_view text) {
+  if (text != feed_.text) {
+    feed_.hash = StringDictionary::TextHash(text);
+    feed_.id = strings_->Intern(text, feed_.hash);
+    feed_.text.assign(text);
+  }
+  return feed_.id;
+}
+
+PositionRecord RecordInterner::Intern(const Position& p, KeyTextHashes* hashes) {
+  PositionRecord r;
+  r.event_time = p.event_time;
+  r.ingest_time = p.ingest_time;
+  r.lat = p.lat;
+  r.lon = p.lon;
+  r.source = p.source;
+  r.reported_speed_kmh = p.reported_speed_kmh;
+  r.bearing_deg = p.bearing_deg;
+  r.altitude_m = p.altitude_m;
+  StringDictionary& strings = *strings_;
+  r.feed_id = Feed(p.feed_id);
+  hashes->feed = feed_.hash;
+  hashes->vehicle = StringDictionary::TextHash(p.vehicle_id);
+  r.vehicle_id = strings.Intern(p.vehicle_id, hashes->vehicle, StringDictionary::Kind::kKey);
+  const std::uint32_t ordinal = strings.KeyOrdinal(r.vehicle_id);
+  RecentStrings no_recent;  // a vehicle id first seen as another field's text: no cache
+  RecentStrings& recent = ordinal == StringDictionary::kNoOrdinal
+                              ? no_recent
+                              : base::GrowingAt(recent_by_vehicle_, ordinal);
+  const auto reuse = [&strings](Id& id, std::string_view text) {
+    if (strings.View(id) != text) {
+      id = strings.Intern(text);
+    }
+    return id;
+  };
+  r.route_id = reuse(recent.route, p.route_id);
+  r.trip_id = reuse(recent.trip, p.trip_id);
+  r.trip_start_date = reuse(recent.date, p.trip_start_date);
+  r.trip_start_time = reuse(recent.time, p.trip_start_time);
+  r.direction_id = p.direction_id;
+  r.on_ground = p.on_ground;
+  r.mode = p.mode;
+  r.event_time_from_header = p.event_time_from_header;
+  return r;
+}
+
+RejectionRecord RecordInterner::Intern(Rejection&& rejection, KeyTextHashes* hashes) {
+  RejectionRecord r;
+  r.event_time = rejection.event_time;
+  r.ingest_time = rejection.ingest_time;
+  r.source = rejection.source;
+  r.feed_id = Feed(rejection.feed_id);
+  hashes->feed = feed_.hash;
+  hashes->vehicle = StringDictionary::TextHash(rejection.vehicle_id);
+  r.vehicle_id =
+      strings_->Intern(rejection.vehicle_id, hashes->vehicle, StringDictionary::Kind::kKey);
+  r.reason = rejection.reason;
+  r.detail = std::move(rejection.detail);
+  return r;
+}
+
+}  // namespace frota::model
