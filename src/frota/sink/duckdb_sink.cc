@@ -23,6 +23,7 @@ namespace frota::sink::sql {
 extern const std::string_view kSchemaV1Sql;
 extern const std::string_view kSchemaV2Sql;
 extern const std::string_view kSchemaV3Sql;
+extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
 }  // namespace frota::sink::sql
@@ -169,7 +170,7 @@ base::Status EnsureSchema(DuckDbConnection& db) {
         db.path(), version, kDuckDbSchemaVersion);
   }
   const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
-                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextSql}},
+                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
                                    {3, {sql::kSchemaV3Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
@@ -293,6 +294,7 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
   std::unique_ptr<DuckDbSink> sink(
       new DuckDbSink(std::move(db), catalog, std::move(run_id), std::move(options)));
   FROTA_RETURN_IF_ERROR(sink->stored_.Load(*sink->connection_));
+  FROTA_RETURN_IF_ERROR(sink->labels_.Load(*sink->connection_));
   return sink;
 }
 
@@ -344,6 +346,95 @@ base::Status StoredStrings::Flush(DuckDbConnection& db) {
 void StoredStrings::Rollback() {
   for (const auto& text : added_) {
     ids_.erase(ids_.find(text));
+  }
+  next_ -= static_cast<std::int32_t>(added_.size());
+  added_.clear();
+  flushed_ = 0;
+}
+
+std::size_t StoredLabels::Hash::operator()(const Label& l) const {
+  std::uint64_t h = static_cast<std::uint32_t>(l.feed_id);
+  for (const std::int64_t part :
+       {std::int64_t{l.vehicle_id}, std::int64_t{l.route_id}, std::int64_t{l.trip_id},
+        std::int64_t{l.trip_start_date}, std::int64_t{l.trip_start_time},
+        std::int64_t{l.mode} << 8 | static_cast<std::uint8_t>(l.direction_id)}) {
+    h = (h ^ static_cast<std::uint64_t>(part)) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+  }
+  return static_cast<std::size_t>(h);
+}
+
+base::Status StoredLabels::Load(DuckDbConnection& db) {
+  ids_.clear();
+  added_.clear();
+  flushed_ = 0;
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows, db.Query("SELECT id, feed_id, vehicle_id, mode, route_id, trip_id, "
+                          "trip_start_date, trip_start_time, coalesce(direction_id, -1) "
+                          "FROM position_labels"));
+  std::int64_t largest = 0;
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    const std::int64_t id = rows.Int64(i, 0);
+    largest = std::max(largest, id);
+    Label label;
+    label.feed_id = static_cast<std::int32_t>(rows.Int64(i, 1));
+    label.vehicle_id = static_cast<std::int32_t>(rows.Int64(i, 2));
+    label.mode = static_cast<std::uint8_t>(rows.Int64(i, 3));
+    label.route_id = static_cast<std::int32_t>(rows.Int64(i, 4));
+    label.trip_id = static_cast<std::int32_t>(rows.Int64(i, 5));
+    label.trip_start_date = static_cast<std::int32_t>(rows.Int64(i, 6));
+    label.trip_start_time = static_cast<std::int32_t>(rows.Int64(i, 7));
+    label.direction_id = static_cast<std::int8_t>(rows.Int64(i, 8));
+    ids_.emplace(label, static_cast<std::int32_t>(id));
+  }
+  if (largest >= std::numeric_limits<std::int32_t>::max()) {
+    return base::InvalidInput("{}: the position_labels table is full", db.path());
+  }
+  next_ = static_cast<std::int32_t>(largest + 1);
+  return base::Status::Ok();
+}
+
+std::int32_t StoredLabels::IdOf(const Label& label) {
+  const auto [it, added] = ids_.try_emplace(label, next_);
+  if (added) {
+    ++next_;
+    added_.push_back(label);
+  }
+  return it->second;
+}
+
+base::Status StoredLabels::Flush(DuckDbConnection& db) {
+  if (flushed_ == added_.size()) {
+    return base::Status::Ok();
+  }
+  using CT = ColumnType;
+  FROTA_ASSIGN_OR_RETURN(auto a, ChunkAppender::Create(db, "position_labels",
+                                                       {CT::kInteger, CT::kInteger, CT::kInteger,
+                                                        CT::kUtinyint, CT::kInteger,
+                                                        CT::kInteger, CT::kInteger,
+                                                        CT::kInteger, CT::kTinyint}));
+  const auto first = next_ - static_cast<std::int32_t>(added_.size());
+  for (std::size_t i = flushed_; i < added_.size(); ++i) {
+    const Label& l = added_[i];
+    a->SetInt32(0, first + static_cast<std::int32_t>(i));
+    a->SetInt32(1, l.feed_id);
+    a->SetInt32(2, l.vehicle_id);
+    a->SetUInt8(3, l.mode);
+    a->SetInt32(4, l.route_id);
+    a->SetInt32(5, l.trip_id);
+    a->SetInt32(6, l.trip_start_date);
+    a->SetInt32(7, l.trip_start_time);
+    l.direction_id >= 0 ? a->SetInt8(8, l.direction_id) : a->SetNull(8);
+    FROTA_RETURN_IF_ERROR(a->EndRow());
+  }
+  FROTA_RETURN_IF_ERROR(a->Close());
+  flushed_ = added_.size();
+  return base::Status::Ok();
+}
+
+void StoredLabels::Rollback() {
+  for (const auto& label : added_) {
+    ids_.erase(label);
   }
   next_ -= static_cast<std::int32_t>(added_.size());
   added_.clear();
@@ -442,10 +533,11 @@ base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
     (void)connection_->Execute("ROLLBACK");
     in_epoch_ = false;
   }
-  // The strings this epoch numbered are not in the table: forget them, and every id
-  // looked up with them.
+  // The strings and labels this epoch numbered are not in the tables: forget them, and
+  // every id looked up with them.
   stored_.Rollback();
-  by_dictionary_id_.clear();
+  labels_.Rollback();
+  ForgetLookups();
   by_source_id_.clear();
   return error;
 }
@@ -486,6 +578,9 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
     status = stored_.Flush(*connection_);
   }
   if (status.ok()) {
+    status = labels_.Flush(*connection_);
+  }
+  if (status.ok()) {
     status = WriteCheckpoint(checkpoint);
   }
   if (status.ok()) {
@@ -497,6 +592,7 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   }
   in_epoch_ = false;
   stored_.Commit();
+  labels_.Commit();
   for (const auto& progress : checkpoint.progress) {
     progress_in_db_[progress.source] = {progress.partition.value(), progress.next_offset.value()};
   }
@@ -542,10 +638,15 @@ base::Status DuckDbSink::CheckpointIfHeld(std::int64_t epoch) {
   return connection_->Execute("CHECKPOINT");
 }
 
+void DuckDbSink::ForgetLookups() {
+  by_dictionary_id_.clear();
+  recent_labels_.clear();
+}
+
 std::int32_t DuckDbSink::StringId(const model::StringDictionary& strings, std::uint32_t id) {
   if (&strings != dictionary_) {
     dictionary_ = &strings;
-    by_dictionary_id_.clear();
+    ForgetLookups();
   }
   if (id == model::StringDictionary::kEmpty) {
     return 0;  // '' is id 0 in every database (schema_v2.sql)
@@ -574,6 +675,40 @@ std::int32_t DuckDbSink::SourceStringId(model::SourceId id) {
   return slot - 1;
 }
 
+std::int32_t DuckDbSink::LabelId(const model::StringDictionary& strings,
+                                 const model::PositionRecord& p) {
+  const auto lookup = [&] {
+    StoredLabels::Label label;
+    label.feed_id = StringId(strings, p.feed_id);
+    label.vehicle_id = StringId(strings, p.vehicle_id);
+    label.route_id = StringId(strings, p.route_id);
+    label.trip_id = StringId(strings, p.trip_id);
+    label.trip_start_date = StringId(strings, p.trip_start_date);
+    label.trip_start_time = StringId(strings, p.trip_start_time);
+    label.mode = static_cast<std::uint8_t>(p.mode);
+    label.direction_id = p.direction_id >= 0 ? p.direction_id : std::int8_t{-1};
+    return labels_.IdOf(label);
+  };
+  StringId(strings, p.vehicle_id);  // forgets every lookup if `strings` is another dictionary
+  const std::uint32_t ordinal = strings.KeyOrdinal(p.vehicle_id);
+  if (ordinal == model::StringDictionary::kNoOrdinal) {
+    return lookup();
+  }
+  if (ordinal >= recent_labels_.size()) {
+    recent_labels_.resize(std::max<std::size_t>(ordinal + 1, recent_labels_.size() * 2));
+  }
+  RecentLabel& recent = recent_labels_[ordinal];
+  const std::int8_t direction = p.direction_id >= 0 ? p.direction_id : std::int8_t{-1};
+  if (recent.label == 0 || recent.feed_id != p.feed_id || recent.route_id != p.route_id ||
+      recent.trip_id != p.trip_id || recent.trip_start_date != p.trip_start_date ||
+      recent.trip_start_time != p.trip_start_time || recent.mode != p.mode ||
+      recent.direction_id != direction) {
+    recent = {p.feed_id, p.route_id, p.trip_id, p.trip_start_date, p.trip_start_time,
+              p.mode, direction, lookup() + 1};
+  }
+  return recent.label - 1;
+}
+
 base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
   using CT = ColumnType;
   if ((!rows.positions.empty() || !rows.rejected.empty()) && !rows.strings) {
@@ -581,32 +716,24 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
   }
   if (!rows.positions.empty()) {
     FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("positions_data",
-                                      {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kInteger,
-                                       CT::kInteger, CT::kInteger, CT::kInteger, CT::kTinyint,
-                                       CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat,
-                                       CT::kFloat, CT::kBoolean, CT::kTimestamp, CT::kTimestamp,
-                                       CT::kBoolean, CT::kInteger, CT::kBigint}));
+                                      {CT::kInteger, CT::kDouble, CT::kDouble, CT::kFloat,
+                                       CT::kFloat, CT::kFloat, CT::kBoolean, CT::kTimestamp,
+                                       CT::kTimestamp, CT::kBoolean, CT::kInteger,
+                                       CT::kBigint}));
     const model::StringDictionary& strings = *rows.strings;
     for (const auto& p : rows.positions) {
-      a->SetInt32(0, StringId(strings, p.feed_id));
-      a->SetInt32(1, StringId(strings, p.vehicle_id));
-      a->SetUInt8(2, static_cast<std::uint8_t>(p.mode));
-      a->SetInt32(3, StringId(strings, p.route_id));
-      a->SetInt32(4, StringId(strings, p.trip_id));
-      a->SetInt32(5, StringId(strings, p.trip_start_date));
-      a->SetInt32(6, StringId(strings, p.trip_start_time));
-      p.direction_id >= 0 ? a->SetInt8(7, p.direction_id) : a->SetNull(7);
-      a->SetDouble(8, p.lat);
-      a->SetDouble(9, p.lon);
-      std::isnan(p.reported_speed_kmh) ? a->SetNull(10) : a->SetFloat(10, p.reported_speed_kmh);
-      std::isnan(p.bearing_deg) ? a->SetNull(11) : a->SetFloat(11, p.bearing_deg);
-      std::isnan(p.altitude_m) ? a->SetNull(12) : a->SetFloat(12, p.altitude_m);
-      p.on_ground >= 0 ? a->SetBool(13, p.on_ground == 1) : a->SetNull(13);
-      a->SetTimestampMicros(14, base::ToUnixMicros(p.event_time));
-      a->SetTimestampMicros(15, base::ToUnixMicros(p.ingest_time));
-      a->SetBool(16, p.event_time_from_header);
-      a->SetInt32(17, SourceStringId(p.source.source));
-      a->SetInt64(18, p.source.offset);
+      a->SetInt32(0, LabelId(strings, p));
+      a->SetDouble(1, p.lat);
+      a->SetDouble(2, p.lon);
+      std::isnan(p.reported_speed_kmh) ? a->SetNull(3) : a->SetFloat(3, p.reported_speed_kmh);
+      std::isnan(p.bearing_deg) ? a->SetNull(4) : a->SetFloat(4, p.bearing_deg);
+      std::isnan(p.altitude_m) ? a->SetNull(5) : a->SetFloat(5, p.altitude_m);
+      p.on_ground >= 0 ? a->SetBool(6, p.on_ground == 1) : a->SetNull(6);
+      a->SetTimestampMicros(7, base::ToUnixMicros(p.event_time));
+      a->SetTimestampMicros(8, base::ToUnixMicros(p.ingest_time));
+      a->SetBool(9, p.event_time_from_header);
+      a->SetInt32(10, SourceStringId(p.source.source));
+      a->SetInt64(11, p.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
   }

@@ -54,6 +54,46 @@ class StoredStrings {
   std::int32_t next_ = 1;
 };
 
+/// The rows of the `position_labels` table (schema_v3.sql) by their columns, kept in step
+/// with it as StoredStrings is with `strings`: labels numbered in a transaction are
+/// forgotten if it rolls back.
+class StoredLabels {
+ public:
+  /// A position's label: stored string ids, mode and direction (-1: none).
+  struct Label {
+    std::int32_t feed_id = 0;
+    std::int32_t vehicle_id = 0;
+    std::int32_t route_id = 0;
+    std::int32_t trip_id = 0;
+    std::int32_t trip_start_date = 0;
+    std::int32_t trip_start_time = 0;
+    std::uint8_t mode = 0;
+    std::int8_t direction_id = -1;
+    bool operator==(const Label&) const = default;
+  };
+  /// Reads the table.
+  base::Status Load(DuckDbConnection& db);
+  /// The id of `label`, new ones numbered after the largest stored (written by Flush).
+  std::int32_t IdOf(const Label& label);
+  /// Appends the labels numbered since the last Flush, Commit or Rollback, in the
+  /// connection's open transaction.
+  base::Status Flush(DuckDbConnection& db);
+  void Commit() {
+    added_.clear();
+    flushed_ = 0;
+  }
+  void Rollback();
+
+ private:
+  struct Hash {
+    std::size_t operator()(const Label& l) const;
+  };
+  std::unordered_map<Label, std::int32_t, Hash> ids_;
+  std::vector<Label> added_;  // ids next_ - added_.size() ... next_ - 1, in order
+  std::size_t flushed_ = 0;
+  std::int32_t next_ = 1;
+};
+
 /// How the sink uses DuckDB's memory.
 struct DuckDbSinkOptions {
   /// DuckDB's memory_limit ("" for DuckDB's default, 80 % of RAM). The sink only
@@ -133,12 +173,18 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
   std::int32_t StringId(const model::StringDictionary& strings, std::uint32_t id);
   std::int32_t SourceStringId(model::SourceId id);
+  /// The stored label of `p` (position_labels), through the label its vehicle had last.
+  std::int32_t LabelId(const model::StringDictionary& strings, const model::PositionRecord& p);
+  /// Forgets the ids looked up through `dictionary_` (another dictionary, or a rollback
+  /// that forgot the stored ids they led to).
+  void ForgetLookups();
 
   std::unique_ptr<DuckDbConnection> connection_;
   const model::SourceCatalog* catalog_;
   std::string run_id_;
   DuckDbSinkOptions options_;
   StoredStrings stored_;
+  StoredLabels labels_;
   // The open epoch: its transaction, what it wrote (for the ledger row), or why it failed.
   bool in_epoch_ = false;
   struct EpochCounts {
@@ -154,6 +200,20 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   const model::StringDictionary* dictionary_ = nullptr;
   std::vector<std::int32_t> by_dictionary_id_;
   std::vector<std::int32_t> by_source_id_;
+  // Per vehicle (by the dictionary's KeyOrdinal of its id), the dictionary ids of its last
+  // position's label and that label's stored id + 1 (0: none yet): a vehicle keeps its
+  // label for a whole trip, so most positions find theirs here without hashing.
+  struct RecentLabel {
+    std::uint32_t feed_id = 0;
+    std::uint32_t route_id = 0;
+    std::uint32_t trip_id = 0;
+    std::uint32_t trip_start_date = 0;
+    std::uint32_t trip_start_time = 0;
+    model::Mode mode = model::Mode::kOther;
+    std::int8_t direction_id = -1;
+    std::int32_t label = 0;
+  };
+  std::vector<RecentLabel> recent_labels_;
   // Each source's (partition, next offset) as the database holds it: read by Recover,
   // updated after each COMMIT. WriteCheckpoint writes only the sources that differ
   // (sink/README.md: one statement per source cost half a second per epoch).

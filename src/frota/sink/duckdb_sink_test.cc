@@ -14,7 +14,7 @@
 namespace frota::sink::sql {
 extern const std::string_view kSchemaV1Sql;
 extern const std::string_view kSchemaV2Sql;
-extern const std::string_view kSilverFromTextSql;
+extern const std::string_view kSilverFromTextV2Sql;
 }  // namespace frota::sink::sql
 
 namespace frota::sink {
@@ -322,25 +322,78 @@ TEST_F(DuckDbSinkTest, AVersion1DatabaseIsMigratedWithEveryRow) {
   EXPECT_EQ(all->Int64(0, 1), 3);
 }
 
-TEST_F(DuckDbSinkTest, AVersion2DatabaseKeepsItsDuplicatesAndNewOnesGetTheirOwnTable) {
+TEST_F(DuckDbSinkTest, AVersion2DatabaseIsMigratedToLabelsAndKeepsItsDuplicatesWhereTheyAre) {
   const auto path = dir_ / "v2.duckdb";
   {
-    // Version 2 as its migration left it, with a duplicate stored the version 2 way: in
-    // rejected_data, its detail NULL.
+    // Version 2 as its migration left it: positions with every text as an id (two of one
+    // label, one of another that differs only by its missing direction), and a
+    // duplicate stored the version 2 way: in rejected_data, its detail NULL.
     auto db = DuckDbConnection::Open(path);
     ASSERT_TRUE(db.ok());
     const auto made = (*db)->Execute(fmt::format(
         "CREATE TABLE frota_schema (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL, "
         "frota_version VARCHAR NOT NULL); {} {} {} INSERT INTO frota_schema VALUES (1, "
         "now()::TIMESTAMP, '0.1.0'), (2, now()::TIMESTAMP, '0.1.0'); INSERT INTO strings "
-        "VALUES (1, 'f'), (2, 'B1'), (3, 'a.csv'); INSERT INTO rejected_data VALUES (1, 2, 13, "
-        "TIMESTAMP '2022-06-30 06:34:51', TIMESTAMP '2022-06-30 06:35:20', 3, 3, NULL)",
-        sql::kSchemaV1Sql, sql::kSchemaV2Sql, sql::kSilverFromTextSql));
+        "VALUES (1, 'f'), (2, 'B1'), (3, 'a.csv'), (4, '13'), (5, 't-1'), (6, '20220630'); "
+        "INSERT INTO positions_data VALUES "
+        "(1, 2, 1, 4, 5, 6, 0, 1, -22.9, -43.3, 41.5, NULL, NULL, NULL, "
+        "TIMESTAMP '2022-06-30 06:34:51', TIMESTAMP '2022-06-30 06:35:20', false, 3, 0), "
+        "(1, 2, 1, 4, 5, 6, 0, 1, -22.8, -43.2, NULL, NULL, NULL, NULL, "
+        "TIMESTAMP '2022-06-30 06:35:21', TIMESTAMP '2022-06-30 06:35:40', false, 3, 1), "
+        "(1, 2, 1, 4, 5, 6, 0, NULL, -22.7, -43.1, NULL, NULL, NULL, NULL, "
+        "TIMESTAMP '2022-06-30 06:36:01', TIMESTAMP '2022-06-30 06:36:20', true, 3, 2); "
+        "INSERT INTO rejected_data VALUES (1, 2, 13, TIMESTAMP '2022-06-30 06:34:51', "
+        "TIMESTAMP '2022-06-30 06:35:20', 3, 3, NULL)",
+        sql::kSchemaV1Sql, sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql));
     ASSERT_TRUE(made.ok()) << made.error().message();
   }
   auto sink = DuckDbSink::Open(path, &catalog_, "run1");
   ASSERT_TRUE(sink.ok()) << sink.error().message();
+  auto& db = (*sink)->connection();
+  auto version = db.Query("SELECT max(version) FROM frota_schema");
+  EXPECT_EQ(version->Int64(0, 0), kDuckDbSchemaVersion);
+  auto labels = db.Query("SELECT count(*) FROM position_labels");
+  EXPECT_EQ(labels->Int64(0, 0), 2);
+  auto positions = db.Query(
+      "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, trip_start_time, "
+      "direction_id, lat, reported_speed_kmh, event_time_from_header, source, source_offset "
+      "FROM positions ORDER BY source_offset");
+  ASSERT_TRUE(positions.ok()) << positions.error().message();
+  ASSERT_EQ(positions->rows(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(positions->String(i, 0), "f");
+    EXPECT_EQ(positions->String(i, 1), "B1");
+    EXPECT_EQ(positions->String(i, 2), "brt");
+    EXPECT_EQ(positions->String(i, 3), "13");
+    EXPECT_EQ(positions->String(i, 4), "t-1");
+    EXPECT_EQ(positions->String(i, 5), "20220630");
+    EXPECT_EQ(positions->String(i, 6), "");
+    EXPECT_EQ(positions->String(i, 11), "a.csv");
+    EXPECT_EQ(positions->Int64(i, 12), static_cast<std::int64_t>(i));
+  }
+  EXPECT_EQ(positions->Int64(0, 7), 1);
+  EXPECT_EQ(positions->Int64(1, 7), 1);
+  EXPECT_TRUE(positions->IsNull(2, 7));
+  EXPECT_DOUBLE_EQ(positions->Double(0, 8), -22.9);
+  EXPECT_DOUBLE_EQ(positions->Double(0, 9), 41.5);
+  EXPECT_TRUE(positions->IsNull(1, 9));
+  EXPECT_TRUE(positions->Bool(2, 10));
+
+  // New rows: a position of a new label, one of a migrated label, and a duplicate.
   auto rows = SomeRows();
+  model::Position again = model::MaterializePosition(rows.positions[0], *rows.strings);
+  again.feed_id = "f";
+  again.vehicle_id = "B1";
+  again.mode = model::Mode::kBrt;
+  again.route_id = "13";
+  again.trip_id = "t-1";
+  again.trip_start_date = "20220630";
+  again.trip_start_time = "";
+  again.direction_id = 1;
+  again.source = {catalog_.Intern("a.csv"), 10};
+  // The rows' dictionary (SomeRows made it, and only it writes to it).
+  rows.positions.push_back(model::InternPosition(
+      again, *std::const_pointer_cast<model::StringDictionary>(rows.strings)));
   model::RejectionRecord duplicate;
   duplicate.reason = model::RejectReason::kDuplicate;
   duplicate.feed_id = rows.positions[0].feed_id;
@@ -349,10 +402,12 @@ TEST_F(DuckDbSinkTest, AVersion2DatabaseKeepsItsDuplicatesAndNewOnesGetTheirOwnT
   duplicate.ingest_time = base::FromUnixSeconds(1'656'570'930);
   duplicate.source = {catalog_.Intern("a.csv"), 8};
   rows.rejected.push_back(duplicate);
-  ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 9)).ok());
-  auto& db = (*sink)->connection();
-  auto version = db.Query("SELECT max(version) FROM frota_schema");
-  EXPECT_EQ(version->Int64(0, 0), kDuckDbSchemaVersion);
+  ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 11)).ok());
+  labels = db.Query("SELECT count(*) FROM position_labels");
+  EXPECT_EQ(labels->Int64(0, 0), 3);  // SomeRows' position has a label of its own
+  auto reused = db.Query(
+      "SELECT count(DISTINCT label) FROM positions_data WHERE source_offset IN (0, 10)");
+  EXPECT_EQ(reused->Int64(0, 0), 1);
   auto stored = db.Query(
       "SELECT (SELECT count(*) FROM rejected_data), (SELECT count(*) FROM duplicates_data)");
   EXPECT_EQ(stored->Int64(0, 0), 1);  // the old row stays where it was

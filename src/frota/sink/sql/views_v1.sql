@@ -10,20 +10,26 @@ CREATE OR REPLACE MACRO frota_iso8601(us) AS
           THEN printf('.%06d', ((us % 1000000) + 1000000) % 1000000) ELSE '' END
   || 'Z';
 
+-- Positions: positions_data with the texts of its label (position_labels, schema_v3.sql).
 CREATE OR REPLACE VIEW positions AS
-SELECT f.text AS feed_id, v.text AS vehicle_id, m.name AS mode, r.text AS route_id,
-       t.text AS trip_id, d.text AS trip_start_date, st.text AS trip_start_time,
-       p.direction_id, p.lat, p.lon, p.reported_speed_kmh, p.bearing_deg, p.altitude_m,
-       p.on_ground, p.event_time, p.ingest_time, p.event_time_from_header,
+SELECT l.feed_id, l.vehicle_id, l.mode, l.route_id, l.trip_id, l.trip_start_date,
+       l.trip_start_time, l.direction_id, p.lat, p.lon, p.reported_speed_kmh, p.bearing_deg,
+       p.altitude_m, p.on_ground, p.event_time, p.ingest_time, p.event_time_from_header,
        src.text AS source, p.source_offset
 FROM positions_data p
-LEFT JOIN strings f ON f.id = p.feed_id
-LEFT JOIN strings v ON v.id = p.vehicle_id
-LEFT JOIN modes m ON m.id = p.mode
-LEFT JOIN strings r ON r.id = p.route_id
-LEFT JOIN strings t ON t.id = p.trip_id
-LEFT JOIN strings d ON d.id = p.trip_start_date
-LEFT JOIN strings st ON st.id = p.trip_start_time
+LEFT JOIN (
+  SELECT pl.id, f.text AS feed_id, v.text AS vehicle_id, m.name AS mode, r.text AS route_id,
+         t.text AS trip_id, d.text AS trip_start_date, st.text AS trip_start_time,
+         pl.direction_id
+  FROM position_labels pl
+  LEFT JOIN strings f ON f.id = pl.feed_id
+  LEFT JOIN strings v ON v.id = pl.vehicle_id
+  LEFT JOIN modes m ON m.id = pl.mode
+  LEFT JOIN strings r ON r.id = pl.route_id
+  LEFT JOIN strings t ON t.id = pl.trip_id
+  LEFT JOIN strings d ON d.id = pl.trip_start_date
+  LEFT JOIN strings st ON st.id = pl.trip_start_time
+) l ON l.id = p.label
 LEFT JOIN strings src ON src.id = p.source;
 
 -- Refusals: rejected_data (every reason, with its detail; a NULL detail, written by
