@@ -174,9 +174,18 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   // Offsets after the last record offered, per partition: an epoch may end mid-batch,
   // and what it commits must be exactly what the pipeline has seen.
   std::vector<engine::SourceProgress> offered = source.Progress();
-  std::map<std::int32_t, std::size_t> progress_index;
+  // offered's index by partition id, looked up for every record: the ids are small and
+  // dense (ReplaySource numbers partitions 0, 1, 2...; a resume keeps the database's).
+  std::vector<std::size_t> progress_index;
   for (std::size_t i = 0; i < offered.size(); ++i) {
-    progress_index[offered[i].partition.value()] = i;
+    const std::int32_t id = offered[i].partition.value();
+    if (id < 0) {
+      return base::Internal("source partition id {} is negative", id);
+    }
+    if (static_cast<std::size_t>(id) >= progress_index.size()) {
+      progress_index.resize(static_cast<std::size_t>(id) + 1, offered.size());
+    }
+    progress_index[static_cast<std::size_t>(id)] = i;
   }
 
   AsyncCommitter committer(sink, config.after_commit);
@@ -221,7 +230,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       break;
     }
     for (auto& record : batch) {
-      offered[progress_index.at(record.partition.value())].next_offset =
+      offered[progress_index[static_cast<std::size_t>(record.partition.value())]].next_offset =
           base::Offset(record.offset + 1);
       if (auto* position = std::get_if<model::PositionRecord>(&record.record)) {
         pipeline.Offer(record.partition, std::move(*position), record.key_hash);

@@ -17,6 +17,7 @@
 
 #include "frota/base/file.h"
 #include "frota/base/hash.h"
+#include "frota/engine/watermark.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
@@ -595,6 +596,12 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   labels_.Commit();
   for (const auto& progress : checkpoint.progress) {
     progress_in_db_[progress.source] = {progress.partition.value(), progress.next_offset.value()};
+  }
+  if (checkpoint.watermark == engine::kWatermarkMax) {
+    // The input ended with this epoch: no epoch follows that needs the memory, and what a
+    // checkpoint would move into the file now, the end of the run moves (a replay with
+    // every core, CheckpointWithAllCores; else closing the database).
+    return base::Status::Ok();
   }
   return BetweenEpochs(checkpoint.epoch.value());
 }
