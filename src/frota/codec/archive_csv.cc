@@ -410,6 +410,8 @@ class CsvArchiveReader final : public ArchiveCsvReader {
 
   base::Status ReadHeader();
   base::Result<bool> Next(DecodedBatch& out, std::size_t max_records) override;
+  base::Result<bool> Next(InternedBatch& out, std::size_t max_records,
+                          model::RecordInterner& interner) override;
 
  private:
   // The next row without its line end, or nullopt at the end of the input.
@@ -417,7 +419,11 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   base::Status Refill();
   // Splits `row` into fields_ (quoted fields unescaped into scratch_).
   void SplitRow(std::string_view row);
-  void DecodeRow(DecodedBatch& out);
+  // Next's loop, each row decoded into `out` (DecodedOut or InternedOut below).
+  template <typename Out>
+  base::Result<bool> ReadRows(Out& out, std::size_t max_records);
+  template <typename Out>
+  void DecodeRow(Out& out);
   // A time column's text as a UTC instant, nullopt when it is not a time.
   std::optional<base::Timestamp> ReadTime(std::string_view text);
   [[nodiscard]] std::optional<std::string_view> Cell(
@@ -449,6 +455,7 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   std::int64_t next_offset_;
   std::vector<std::string_view> fields_;
   std::string scratch_;
+  std::array<char, 8> service_date_text_{};  // the row's service date as YYYYMMDD
 };
 
 base::Status CsvArchiveReader::Refill() {
@@ -659,7 +666,39 @@ base::Status CsvArchiveReader::ReadHeader() {
   return base::Status::Ok();
 }
 
+// Where DecodeRow puts a row: a Position or a Rejection in a DecodedBatch...
+struct DecodedOut {
+  DecodedBatch& batch;
+  void Add(const model::PositionView& position) { model::AppendPosition(position, batch.positions); }
+  void Add(model::Rejection&& rejection) { batch.rejections.push_back(std::move(rejection)); }
+};
+
+// ...or the same interned, straight from the row's texts.
+struct InternedOut {
+  InternedBatch& batch;
+  model::RecordInterner& interner;
+  void Add(const model::PositionView& position) {
+    batch.positions.push_back(interner.Intern(position, &batch.position_keys.emplace_back()));
+  }
+  void Add(model::Rejection&& rejection) {
+    batch.rejections.push_back(
+        interner.Intern(std::move(rejection), &batch.rejection_keys.emplace_back()));
+  }
+};
+
 base::Result<bool> CsvArchiveReader::Next(DecodedBatch& out, std::size_t max_records) {
+  DecodedOut decoded{out};
+  return ReadRows(decoded, max_records);
+}
+
+base::Result<bool> CsvArchiveReader::Next(InternedBatch& out, std::size_t max_records,
+                                          model::RecordInterner& interner) {
+  InternedOut interned{out, interner};
+  return ReadRows(interned, max_records);
+}
+
+template <typename Out>
+base::Result<bool> CsvArchiveReader::ReadRows(Out& out, std::size_t max_records) {
   if (failure_) {
     return *failure_;
   }
@@ -684,12 +723,13 @@ base::Result<bool> CsvArchiveReader::Next(DecodedBatch& out, std::size_t max_rec
   return !finished_;
 }
 
-void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
+template <typename Out>
+void CsvArchiveReader::DecodeRow(Out& out) {
   const std::int64_t offset = next_offset_++;
   const auto reject = [&](RejectReason reason, std::string_view vehicle_id,
                           std::optional<base::Timestamp> event_time,
                           std::optional<base::Timestamp> ingest_time, std::string detail) {
-    model::Rejection& rejection = out.rejections.emplace_back();
+    model::Rejection rejection;
     rejection.reason = reason;
     rejection.feed_id = feed_id_;
     rejection.vehicle_id = vehicle_id;
@@ -697,6 +737,7 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
     rejection.ingest_time = ingest_time;
     rejection.source = model::SourceRef{options_.source, offset};
     rejection.detail = std::move(detail);
+    out.Add(std::move(rejection));
   };
 
   if (fields_.size() != columns_.count) {
@@ -755,7 +796,7 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
     return;
   }
 
-  model::Position& position = out.positions.emplace_back();
+  model::PositionView position;
   position.feed_id = feed_id_;
   position.mode = mode_;
   position.source = model::SourceRef{options_.source, offset};
@@ -773,8 +814,8 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
   if (service_date) {
     // The `data` column is the service date: "2022-06-30 00:00:00" → "20220630".
     const std::string_view date = Trim(*date_text);
-    char compact[8] = {date[0], date[1], date[2], date[3], date[5], date[6], date[8], date[9]};
-    position.trip_start_date.assign(compact, sizeof compact);
+    service_date_text_ = {date[0], date[1], date[2], date[3], date[5], date[6], date[8], date[9]};
+    position.trip_start_date = std::string_view(service_date_text_.data(), service_date_text_.size());
   }
   if (const auto direction = Cell(columns_.direction)) {
     const std::string_view code = Trim(*direction);
@@ -787,6 +828,7 @@ void CsvArchiveReader::DecodeRow(DecodedBatch& out) {
   if (speed.state == NumberState::kOk) {
     position.reported_speed_kmh = static_cast<float>(speed.value);
   }
+  out.Add(position);
 }
 
 std::optional<base::Timestamp> CsvArchiveReader::ReadTime(std::string_view text) {

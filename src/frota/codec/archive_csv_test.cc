@@ -339,6 +339,78 @@ TEST(ArchiveCsvReader, QuotedFieldsMayHoldCommasQuotesAndLineBreaks) {
   EXPECT_EQ(batch.rejections[0].source.offset, 2);
 }
 
+TEST(ArchiveCsvReader, InterningAsItReadsGivesTheDecodedRecordsInterned) {
+  // Ordinary rows of vehicles changing route, trip, date and direction, a quoted row and
+  // bad cells, read both ways in odd chunks: each interned record is its decoded one, its
+  // texts by id, with its key's hashes.
+  std::string text(kHeader);
+  text +=
+      "0,2022-06-30 00:00:00,3,\"86,811\",2022-06-30 03:34:51,2022-06-30 03:35:20,-22.99,"
+      "-43.59,\"13\",\"ITI \"\"IDA\"\"\nsecond line\",0,I,13,B1\n";
+  for (int i = 0; i < 400; ++i) {
+    const std::string vehicle = fmt::format("{}", i % 7 == 0 ? 13 : 100 + i % 17);
+    const std::string gps = fmt::format("2022-06-30 03:{:02d}:{:02d}", i / 60 % 60, i % 60);
+    text += Row(vehicle, gps, "2022-06-30 04:10:00", i % 53 == 0 ? "abc" : "-22.99",
+                (i / 90) % 2 == 0 ? "2022-06-30 00:00:00" : "2022-07-01", i % 3 == 0 ? "V" : "I");
+  }
+  text += "0,bad\n" + Row("", "2022-06-30 03:34:51", "2022-06-30 03:35:20");
+  DecodeOptions options;
+  options.feed_id = "rio-brt";
+  options.first_offset = 50;
+  const DecodedBatch decoded = DecodeText(text, options);
+  auto reader = ArchiveCsvReader::FromBytes(text, options);
+  ASSERT_TRUE(reader.ok());
+  auto strings = std::make_shared<model::StringDictionary>();
+  model::RecordInterner interner(strings);
+  InternedBatch interned;
+  while (true) {
+    const auto more = (*reader)->Next(interned, 37, interner);
+    ASSERT_TRUE(more.ok()) << more.error().message();
+    if (!*more) {
+      break;
+    }
+  }
+  ASSERT_EQ(interned.positions.size(), decoded.positions.size());
+  ASSERT_EQ(interned.position_keys.size(), decoded.positions.size());
+  ASSERT_EQ(interned.rejections.size(), decoded.rejections.size());
+  ASSERT_EQ(interned.rejection_keys.size(), decoded.rejections.size());
+  ASSERT_GT(decoded.positions.size(), 350U);
+  ASSERT_GT(decoded.rejections.size(), 5U);
+  for (std::size_t i = 0; i < decoded.positions.size(); ++i) {
+    const model::Position& want = decoded.positions[i];
+    const model::Position got = model::MaterializePosition(interned.positions[i], *strings);
+    EXPECT_EQ(got.feed_id, want.feed_id) << i;
+    EXPECT_EQ(got.vehicle_id, want.vehicle_id) << i;
+    EXPECT_EQ(got.route_id, want.route_id) << i;
+    EXPECT_EQ(got.trip_id, want.trip_id) << i;
+    EXPECT_EQ(got.trip_start_date, want.trip_start_date) << i;
+    EXPECT_EQ(got.trip_start_time, want.trip_start_time) << i;
+    EXPECT_EQ(got.direction_id, want.direction_id) << i;
+    EXPECT_EQ(got.mode, want.mode) << i;
+    EXPECT_EQ(got.lat, want.lat) << i;
+    EXPECT_EQ(got.lon, want.lon) << i;
+    EXPECT_TRUE(got.reported_speed_kmh == want.reported_speed_kmh ||
+                (std::isnan(got.reported_speed_kmh) && std::isnan(want.reported_speed_kmh)));
+    EXPECT_EQ(got.event_time, want.event_time) << i;
+    EXPECT_EQ(got.ingest_time, want.ingest_time) << i;
+    EXPECT_EQ(got.source.offset, want.source.offset) << i;
+    EXPECT_EQ(interned.position_keys[i].feed, model::StringDictionary::TextHash(want.feed_id));
+    EXPECT_EQ(interned.position_keys[i].vehicle,
+              model::StringDictionary::TextHash(want.vehicle_id));
+  }
+  for (std::size_t i = 0; i < decoded.rejections.size(); ++i) {
+    const model::Rejection& want = decoded.rejections[i];
+    const model::Rejection got = model::MaterializeRejection(interned.rejections[i], *strings);
+    EXPECT_EQ(got.reason, want.reason) << i;
+    EXPECT_EQ(got.vehicle_id, want.vehicle_id) << i;
+    EXPECT_EQ(got.detail, want.detail) << i;
+    EXPECT_EQ(got.event_time, want.event_time) << i;
+    EXPECT_EQ(got.source.offset, want.source.offset) << i;
+    EXPECT_EQ(interned.rejection_keys[i].vehicle,
+              model::StringDictionary::TextHash(want.vehicle_id));
+  }
+}
+
 TEST(ArchiveCsvReader, BadCellsBecomeRejectionsWithTheLineNumber) {
   const DecodedBatch batch = DecodeText(
       std::string(kHeader) + Row("", "2022-06-30 03:34:51", "2022-06-30 03:35:20") +

@@ -27,6 +27,16 @@ base::Result<ResponseInfo> DecodeResponse(Format format, std::string_view bytes,
   return base::Internal("unknown format {}", static_cast<int>(format));
 }
 
+void InternedBatch::Append(DecodedBatch&& batch, model::RecordInterner& interner) {
+  for (const auto& position : batch.positions) {
+    positions.push_back(interner.Intern(position, &position_keys.emplace_back()));
+  }
+  for (auto& rejection : batch.rejections) {
+    rejections.push_back(interner.Intern(std::move(rejection), &rejection_keys.emplace_back()));
+  }
+  batch.clear();
+}
+
 namespace internal {
 
 namespace {

@@ -13,6 +13,7 @@
 #include "frota/base/time.h"
 #include "frota/codec/format.h"
 #include "frota/model/position.h"
+#include "frota/model/record_interner.h"
 #include "frota/model/rejection.h"
 
 namespace frota::codec {
@@ -43,6 +44,25 @@ struct DecodedBatch {
     rejections.clear();
   }
   [[nodiscard]] std::size_t size() const { return positions.size() + rejections.size(); }
+};
+
+/// Records decoded and interned as they were read (model::RecordInterner), each with the
+/// hashes of its key's texts, in offset order within each vector.
+struct InternedBatch {
+  std::vector<model::PositionRecord> positions;
+  std::vector<model::KeyTextHashes> position_keys;  // positions[i]'s
+  std::vector<model::RejectionRecord> rejections;
+  std::vector<model::KeyTextHashes> rejection_keys;  // rejections[i]'s
+
+  void clear() {
+    positions.clear();
+    position_keys.clear();
+    rejections.clear();
+    rejection_keys.clear();
+  }
+  [[nodiscard]] std::size_t size() const { return positions.size() + rejections.size(); }
+  /// Interns `batch`'s records in offset order and appends them.
+  void Append(DecodedBatch&& batch, model::RecordInterner& interner);
 };
 
 /// What a whole response said about itself besides its records.
@@ -80,6 +100,10 @@ class ArchiveCsvReader {
   /// Appends up to `max_records` records to `out`; returns false once the file is done.
   /// An I/O or gzip error is an error naming the file and the byte offset.
   virtual base::Result<bool> Next(DecodedBatch& out, std::size_t max_records) = 0;
+  /// The same, each record interned by `interner` as its row is read: a position's texts
+  /// go from the file's buffer to the dictionary without a copy in between.
+  virtual base::Result<bool> Next(InternedBatch& out, std::size_t max_records,
+                                  model::RecordInterner& interner) = 0;
 };
 
 }  // namespace frota::codec

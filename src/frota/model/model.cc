@@ -178,6 +178,51 @@ std::size_t EpochRows::RowCount() const {
 
 namespace frota::model {
 
+PositionView ViewOf(const Position& p) {
+  PositionView v;
+  v.feed_id = p.feed_id;
+  v.vehicle_id = p.vehicle_id;
+  v.route_id = p.route_id;
+  v.trip_id = p.trip_id;
+  v.trip_start_date = p.trip_start_date;
+  v.trip_start_time = p.trip_start_time;
+  v.direction_id = p.direction_id;
+  v.mode = p.mode;
+  v.event_time_from_header = p.event_time_from_header;
+  v.lat = p.lat;
+  v.lon = p.lon;
+  v.reported_speed_kmh = p.reported_speed_kmh;
+  v.bearing_deg = p.bearing_deg;
+  v.altitude_m = p.altitude_m;
+  v.on_ground = p.on_ground;
+  v.event_time = p.event_time;
+  v.ingest_time = p.ingest_time;
+  v.source = p.source;
+  return v;
+}
+
+void AppendPosition(const PositionView& v, std::vector<Position>& out) {
+  Position& p = out.emplace_back();
+  p.feed_id = v.feed_id;
+  p.vehicle_id = v.vehicle_id;
+  p.route_id = v.route_id;
+  p.trip_id = v.trip_id;
+  p.trip_start_date = v.trip_start_date;
+  p.trip_start_time = v.trip_start_time;
+  p.direction_id = v.direction_id;
+  p.mode = v.mode;
+  p.event_time_from_header = v.event_time_from_header;
+  p.lat = v.lat;
+  p.lon = v.lon;
+  p.reported_speed_kmh = v.reported_speed_kmh;
+  p.bearing_deg = v.bearing_deg;
+  p.altitude_m = v.altitude_m;
+  p.on_ground = v.on_ground;
+  p.event_time = v.event_time;
+  p.ingest_time = v.ingest_time;
+  p.source = v.source;
+}
+
 PositionRecord InternPosition(const Position& p, StringDictionary& strings) {
   PositionRecord r;
   r.event_time = p.event_time;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "frota/base/time.h"
 #include "frota/model/mode.h"
@@ -40,5 +42,34 @@ struct Position {
   base::Timestamp ingest_time;
   SourceRef source;
 };
+
+/// A Position whose texts are borrowed: views into a decoder's buffer, valid until it
+/// decodes on. What a reader that interns as it decodes (model::RecordInterner) takes, so
+/// that no text is copied into a Position only to be looked up and dropped.
+struct PositionView {
+  std::string_view feed_id;
+  std::string_view vehicle_id;
+  std::string_view route_id;
+  std::string_view trip_id;
+  std::string_view trip_start_date;
+  std::string_view trip_start_time;
+  std::int8_t direction_id = -1;
+  Mode mode = Mode::kOther;
+  bool event_time_from_header = false;
+  double lat = 0;
+  double lon = 0;
+  float reported_speed_kmh = NAN;
+  float bearing_deg = NAN;
+  float altitude_m = NAN;
+  std::int8_t on_ground = -1;
+  base::Timestamp event_time;
+  base::Timestamp ingest_time;
+  SourceRef source;
+};
+
+/// `position`'s fields, its texts borrowed.
+PositionView ViewOf(const Position& position);
+/// The Position of `view`, its texts copied, appended to `out`.
+void AppendPosition(const PositionView& view, std::vector<Position>& out);
 
 }  // namespace frota::model

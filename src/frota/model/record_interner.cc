@@ -18,7 +18,7 @@ RecordInterner::Id RecordInterner::Feed(std::string_view text) {
   return feed_.id;
 }
 
-PositionRecord RecordInterner::Intern(const Position& p, KeyTextHashes* hashes) {
+PositionRecord RecordInterner::Intern(const PositionView& p, KeyTextHashes* hashes) {
   PositionRecord r;
   r.event_time = p.event_time;
   r.ingest_time = p.ingest_time;

@@ -37,7 +37,10 @@ class RecordInterner {
  public:
   explicit RecordInterner(std::shared_ptr<StringDictionary> strings);
 
-  PositionRecord Intern(const Position& position, KeyTextHashes* hashes);
+  PositionRecord Intern(const PositionView& position, KeyTextHashes* hashes);
+  PositionRecord Intern(const Position& position, KeyTextHashes* hashes) {
+    return Intern(ViewOf(position), hashes);
+  }
   RejectionRecord Intern(Rejection&& rejection, KeyTextHashes* hashes);
 
   [[nodiscard]] const std::shared_ptr<StringDictionary>& strings() const { return strings_; }

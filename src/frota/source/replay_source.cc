@@ -13,13 +13,31 @@ namespace frota::source {
 
 // One partition's reader: decodes a chunk at a time and hands its records out in offset
 // order (positions and rejections come in separate vectors: they are merged here, each
-// record moved once, into the caller's batch), dropping records before `skip_to_`.
+// record moved once, into the caller's batch), dropping records before `skip_to_`. Given
+// an interner (Intern), it interns each chunk as it decodes it (a Rio archive CSV row by
+// row, straight from the file's text) and hands out InternedRecords.
 class ReplaySource::Partition {
+  // f(the chunk being handed out): the decoded one, or the interned one (defined first:
+  // the members below deduce their types from it).
+  template <typename F>
+  decltype(auto) OnChunk(F&& f) const {
+    return interner_ != nullptr ? f(interned_) : f(batch_);
+  }
+  template <typename Chunk>
+  [[nodiscard]] bool NextIsPosition(const Chunk& chunk) const {
+    return r_ >= chunk.rejections.size() ||
+           (p_ < chunk.positions.size() &&
+            chunk.positions[p_].source.offset < chunk.rejections[r_].source.offset);
+  }
+
  public:
   Partition(const PartitionInput& input, base::PartitionId id, model::SourceCatalog* catalog,
             const ReplayOptions& options, std::int64_t skip_to)
       : input_(input), id_(id), catalog_(catalog), options_(options), skip_to_(skip_to),
         next_offset_(skip_to) {}
+
+  // Chunks decoded from now on are interned by `interner` (before the first Fill).
+  void Intern(model::RecordInterner* interner) { interner_ = interner; }
 
   // Ensures a record is ready unless the partition is exhausted.
   base::Status Fill() {
@@ -34,6 +52,7 @@ class ReplaySource::Partition {
         // Done for good: give back the chunk's capacity (a day's hundred partitions,
         // 2 MB each, were most of a replay's memory).
         batch_ = codec::DecodedBatch();
+        interned_ = codec::InternedBatch();
         return base::Status::Ok();
       }
       FROTA_RETURN_IF_ERROR(DecodeChunk());
@@ -43,8 +62,10 @@ class ReplaySource::Partition {
   [[nodiscard]] bool empty() const { return Drained(); }
   // The ingest time that orders the next record in the merge.
   [[nodiscard]] base::Timestamp front_time() const {
-    return NextIsPosition() ? batch_.positions[p_].ingest_time
-                            : batch_.rejections[r_].ingest_time.value_or(last_ingest_);
+    return OnChunk([this](const auto& chunk) {
+      return NextIsPosition(chunk) ? chunk.positions[p_].ingest_time
+                                   : chunk.rejections[r_].ingest_time.value_or(last_ingest_);
+    });
   }
   // The next record, built in `out` from its fields: one move of the decoded record
   // (making it empty first and then assigning it zeroed it and moved it twice).
@@ -55,7 +76,7 @@ class ReplaySource::Partition {
       out.push_back(SourceRecord{id_, offset, order_time, std::move(decoded)});
       next_offset_ = offset + 1;
     };
-    if (NextIsPosition()) {
+    if (NextIsPosition(batch_)) {
       model::Position& position = batch_.positions[p_++];
       last_ingest_ = position.ingest_time;
       push(std::move(position));
@@ -63,22 +84,23 @@ class ReplaySource::Partition {
       push(std::move(batch_.rejections[r_++]));
     }
   }
-  // The next record interned straight from the decoded chunk: its strings are read where
-  // the decoder wrote them, and only the ids travel on.
-  void PopInto(std::vector<InternedRecord>& out, model::RecordInterner& interner) {
-    model::KeyTextHashes hashes;
+  // The next record of an interned chunk, with its key's hash.
+  void PopInto(std::vector<InternedRecord>& out) {
+    const model::KeyTextHashes* keys = nullptr;
     std::int64_t offset = 0;
-    if (NextIsPosition()) {
-      const model::Position& position = batch_.positions[p_++];
+    if (NextIsPosition(interned_)) {
+      const model::PositionRecord& position = interned_.positions[p_];
+      keys = &interned_.position_keys[p_++];
       last_ingest_ = position.ingest_time;
       offset = position.source.offset;
-      out.push_back(InternedRecord{id_, offset, 0, interner.Intern(position, &hashes)});
+      out.push_back(InternedRecord{id_, offset, 0, position});
     } else {
-      model::Rejection& rejection = batch_.rejections[r_++];
+      keys = &interned_.rejection_keys[r_];
+      model::RejectionRecord& rejection = interned_.rejections[r_++];
       offset = rejection.source.offset;
-      out.push_back(InternedRecord{id_, offset, 0, interner.Intern(std::move(rejection), &hashes)});
+      out.push_back(InternedRecord{id_, offset, 0, std::move(rejection)});
     }
-    out.back().key_hash = engine::KeyRef::CombineHashes(hashes.feed, hashes.vehicle);
+    out.back().key_hash = engine::KeyRef::CombineHashes(keys->feed, keys->vehicle);
     next_offset_ = offset + 1;
   }
 
@@ -89,23 +111,25 @@ class ReplaySource::Partition {
 
  private:
   [[nodiscard]] bool Drained() const {
-    return p_ >= batch_.positions.size() && r_ >= batch_.rejections.size();
-  }
-  [[nodiscard]] bool NextIsPosition() const {
-    return r_ >= batch_.rejections.size() ||
-           (p_ < batch_.positions.size() &&
-            batch_.positions[p_].source.offset < batch_.rejections[r_].source.offset);
+    return OnChunk([this](const auto& chunk) {
+      return p_ >= chunk.positions.size() && r_ >= chunk.rejections.size();
+    });
   }
   [[nodiscard]] std::int64_t NextOffset() const {
-    return NextIsPosition() ? batch_.positions[p_].source.offset
-                            : batch_.rejections[r_].source.offset;
+    return OnChunk([this](const auto& chunk) {
+      return NextIsPosition(chunk) ? chunk.positions[p_].source.offset
+                                   : chunk.rejections[r_].source.offset;
+    });
   }
   void Skip() {
-    if (NextIsPosition()) {
-      last_ingest_ = batch_.positions[p_++].ingest_time;
-    } else {
-      ++r_;
-    }
+    const bool position = OnChunk([this](const auto& chunk) {
+      if (NextIsPosition(chunk)) {
+        last_ingest_ = chunk.positions[p_].ingest_time;
+        return true;
+      }
+      return false;
+    });
+    ++(position ? p_ : r_);
     ++skipped_;
   }
 
@@ -125,6 +149,7 @@ class ReplaySource::Partition {
 
   base::Status DecodeChunk() {
     batch_.clear();
+    interned_.clear();
     p_ = 0;
     r_ = 0;
     if (csv_) {
@@ -133,7 +158,9 @@ class ReplaySource::Partition {
       const std::size_t chunk = chunks_ == 0 ? std::min<std::size_t>(options_.chunk_records, 64)
                                              : options_.chunk_records;
       ++chunks_;
-      FROTA_ASSIGN_OR_RETURN(const bool more, csv_->Next(batch_, chunk));
+      FROTA_ASSIGN_OR_RETURN(const bool more, interner_ != nullptr
+                                                  ? csv_->Next(interned_, chunk, *interner_)
+                                                  : csv_->Next(batch_, chunk));
       if (!more) {
         csv_.reset();
         ++file_index_;
@@ -164,8 +191,11 @@ class ReplaySource::Partition {
         }
       }
       ++file_index_;
+      if (interner_ != nullptr) {
+        interned_.Append(std::move(batch_), *interner_);
+      }
     }
-    decoded_ += static_cast<std::int64_t>(batch_.size());
+    decoded_ += static_cast<std::int64_t>(interner_ != nullptr ? interned_.size() : batch_.size());
     return base::Status::Ok();
   }
 
@@ -173,6 +203,7 @@ class ReplaySource::Partition {
   base::PartitionId id_;
   model::SourceCatalog* catalog_;
   ReplayOptions options_;
+  model::RecordInterner* interner_ = nullptr;
   std::int64_t skip_to_;
   std::int64_t next_offset_;
   std::int64_t decoded_ = 0;  // records decoded so far (the next record's offset)
@@ -182,9 +213,10 @@ class ReplaySource::Partition {
   bool exhausted_ = false;
   base::Timestamp last_ingest_ = base::Timestamp::min();
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
-  codec::DecodedBatch batch_;
+  codec::DecodedBatch batch_;      // without an interner; with one, a non-CSV file's records
+  codec::InternedBatch interned_;  // with an interner
   std::size_t chunks_ = 0;  // decoded from CSV files so far
-  std::size_t p_ = 0;  // the next position and rejection of batch_ to hand out
+  std::size_t p_ = 0;  // the next position and rejection of the chunk to hand out
   std::size_t r_ = 0;
 };
 
@@ -223,13 +255,26 @@ base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
 }
 
 base::Result<bool> ReplaySource::Next(std::vector<SourceRecord>& out, std::size_t max_records) {
+  if (interner_ != nullptr) {
+    return base::Internal("a replay source that interns was read without interning");
+  }
   return Merge(out, max_records, [&out](Partition& partition) { partition.PopInto(out); });
 }
 
 base::Result<bool> ReplaySource::Next(std::vector<InternedRecord>& out, std::size_t max_records,
                                       model::RecordInterner& interner) {
-  return Merge(out, max_records,
-               [&out, &interner](Partition& partition) { partition.PopInto(out, interner); });
+  if (interner_ == nullptr) {
+    if (merging_) {
+      return base::Internal("a replay source read without interning cannot intern later");
+    }
+    interner_ = &interner;
+    for (auto& partition : partitions_) {
+      partition->Intern(interner_);
+    }
+  } else if (interner_ != &interner) {
+    return base::Internal("a replay source interns with one interner");
+  }
+  return Merge(out, max_records, [&out](Partition& partition) { partition.PopInto(out); });
 }
 
 template <typename Record, typename Pop>

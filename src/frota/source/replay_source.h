@@ -74,7 +74,9 @@ class ReplaySource {
   /// Moves up to `max_records` records into `out` (cleared first); false when every
   /// partition is exhausted and nothing was moved.
   base::Result<bool> Next(std::vector<SourceRecord>& out, std::size_t max_records);
-  /// The same records, interned by `interner` as they are taken from the decoded chunk.
+  /// The same records, interned by `interner` as they are decoded (a Rio archive CSV row
+  /// by row, from the file's text). A source is read one way throughout: the first Next
+  /// decides, and always the same interner.
   base::Result<bool> Next(std::vector<InternedRecord>& out, std::size_t max_records,
                           model::RecordInterner& interner);
 
@@ -97,6 +99,7 @@ class ReplaySource {
   std::vector<std::size_t> ready_;      // heap of partitions with a record ready (Next)
   std::optional<std::size_t> current_;  // the partition whose turn it is, not in ready_
   bool merging_ = false;
+  model::RecordInterner* interner_ = nullptr;  // set by the first Next that interns
 };
 
 /// Runs a ReplaySource on a background thread, a few batches ahead of the consumer, so
