@@ -129,55 +129,78 @@ class KeyedProcessor {
   }
 
   /// Add() of every record in turn, `key_of(record)` its key; the same result as the loop,
-  /// faster on many keys. A key's buffer is elsewhere in memory for every key, and
-  /// adding a record reads its last record: in a replay of a city's day most of AddAt's
-  /// time was that read missing the cache. So every key is looked up first, then each
-  /// buffer's last record is prefetched a few records before it is needed.
+  /// faster on many keys. Adding a record reads three places of its key, each found
+  /// through the one before: the entry (its buffer's address), the buffer (its records'
+  /// address) and the last record. With more keys than the cache holds, each read missed
+  /// it, one after the other: a batch touches every key of a city's fleet, and looking
+  /// them all up first (as this did) evicted the first keys before they were added to. So
+  /// the batch goes through in one pass: a record's key is looked up kLookup records
+  /// before the record is added, its buffer fetched kBuffer records before, its last
+  /// record kTail before; each fetch needs only what an earlier one brought in.
   template <typename KeyOf, typename Discard = NoDiscard>
   void AddAll(std::span<Record> records, KeyOf&& key_of, Discard&& discard = Discard()) {
-    batch_indices_.resize(records.size());
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const std::uint32_t index = IndexOf(key_of(records[i]));
-      batch_indices_[i] = index;
-      if (const Pending* pending = entries_[index].pending.get()) {
-        __builtin_prefetch(pending);
+    constexpr std::size_t kLookup = 12;  // records between a key's lookup and its add
+    constexpr std::size_t kBuffer = 8;   // ... between fetching its buffer and its add
+    constexpr std::size_t kTail = 4;     // ... between fetching its last record and its add
+    static_assert(kLookup > kBuffer && kBuffer > kTail);
+    const std::size_t n = records.size();
+    batch_indices_.resize(n);
+    for (std::size_t i = 0; i < n + kLookup; ++i) {
+      if (i < n) {
+        batch_indices_[i] = IndexOf(key_of(records[i]));
       }
-    }
-    constexpr std::size_t kAhead = 8;
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      if (i + kAhead < records.size()) {
-        PrefetchTail(batch_indices_[i + kAhead]);
+      if (i >= kLookup - kBuffer && i - (kLookup - kBuffer) < n) {
+        if (const Pending* pending =
+                entries_[batch_indices_[i - (kLookup - kBuffer)]].pending.get()) {
+          __builtin_prefetch(pending);
+        }
       }
-      AddAt(batch_indices_[i], std::move(records[i]), discard);
+      if (i >= kLookup - kTail && i - (kLookup - kTail) < n) {
+        PrefetchTail(batch_indices_[i - (kLookup - kTail)]);
+      }
+      if (i >= kLookup) {
+        AddAt(batch_indices_[i - kLookup], std::move(records[i - kLookup]), discard);
+      }
     }
   }
 
   /// Releases every record with event time <= watermark and fires due timers.
+  ///
+  /// Keys come due in the order of their due times. Releasing a key reads its entry, its
+  /// buffer and its first record, each found through the one before: with more keys than
+  /// the cache holds, three misses one after the other, for nearly every key of a fleet
+  /// at each advance. So the due keys are taken off the heap first, in that order, then
+  /// released in the same order, each one's three places fetched a few keys ahead (as
+  /// AddAll does). A key that comes due again by `watermark` (its timer) is released in
+  /// the next round.
   template <typename Operator>
   void Advance(Timestamp watermark, Operator& op) {
     while (!due_.empty() && due_.front().time <= watermark) {
-      const Due due = PopDue();
-      Entry& entry = entries_[due.index];
-      if (entry.scheduled != due.time) {
-        continue;  // stale: the key was rescheduled since
+      due_now_.clear();
+      while (!due_.empty() && due_.front().time <= watermark) {
+        due_now_.push_back(PopDue());
       }
-      entry.scheduled = kNever;
-      if (entry.pending) {
-        auto& pending = entry.pending->records;
-        std::uint32_t& head = entry.pending->head;
-        std::size_t released = 0;
-        while (head < pending.size() && traits_.EventTime(pending[head]) <= watermark) {
-          op.OnRecord(entry.state, std::move(pending[head]));
-          ++head;
-          ++released;
+      constexpr std::size_t kEntry = 24;   // keys between fetching an entry and releasing it
+      constexpr std::size_t kBuffer = 16;  // ... its buffer
+      constexpr std::size_t kHead = 8;     // ... its first pending record
+      const std::size_t n = due_now_.size();
+      for (std::size_t i = 0; i < n + kEntry; ++i) {
+        if (i < n) {
+          PrefetchEntry(due_now_[i].index);
         }
-        pending_records_ -= released;
-        Compact(entry);
+        if (i >= kEntry - kBuffer && i - (kEntry - kBuffer) < n) {
+          if (const Pending* pending =
+                  entries_[due_now_[i - (kEntry - kBuffer)].index].pending.get()) {
+            __builtin_prefetch(pending);
+          }
+        }
+        if (i >= kEntry - kHead && i - (kEntry - kHead) < n) {
+          PrefetchHead(due_now_[i - (kEntry - kHead)].index);
+        }
+        if (i >= kEntry) {
+          Release(due_now_[i - kEntry], watermark, op);
+        }
       }
-      if (const auto timer = op.NextTimer(entry.state); timer && *timer <= watermark) {
-        op.OnTimer(entry.key, entry.state, watermark);
-      }
-      Reschedule(due.index, op);
     }
   }
 
@@ -308,6 +331,54 @@ class KeyedProcessor {
     return due;
   }
 
+  // Advance's work for one key taken off the heap: unless stale (the key was rescheduled
+  // since), its records <= watermark go to the operator, then its timer fires if due, then
+  // the key is due again at its next record or timer.
+  template <typename Operator>
+  void Release(const Due& due, Timestamp watermark, Operator& op) {
+    Entry& entry = entries_[due.index];
+    if (entry.scheduled != due.time) {
+      return;
+    }
+    entry.scheduled = kNever;
+    if (entry.pending) {
+      auto& pending = entry.pending->records;
+      std::uint32_t& head = entry.pending->head;
+      std::size_t released = 0;
+      while (head < pending.size() && traits_.EventTime(pending[head]) <= watermark) {
+        op.OnRecord(entry.state, std::move(pending[head]));
+        ++head;
+        ++released;
+      }
+      pending_records_ -= released;
+      Compact(entry);
+    }
+    if (const auto timer = op.NextTimer(entry.state); timer && *timer <= watermark) {
+      op.OnTimer(entry.key, entry.state, watermark);
+    }
+    Reschedule(due.index, op);
+  }
+
+  // Hints for Advance, each reading only what the one before brought in: the whole entry
+  // (state, due time, buffer address), then (AddAll's too) the buffer, then its first
+  // pending record.
+  void PrefetchEntry(std::uint32_t index) const {
+    const char* entry = reinterpret_cast<const char*>(&entries_[index]);
+    for (std::size_t offset = 0; offset < sizeof(Entry); offset += 64) {
+      __builtin_prefetch(entry + offset);
+    }
+    __builtin_prefetch(entry + sizeof(Entry) - 1);
+  }
+  void PrefetchHead(std::uint32_t index) const {
+    const Pending* pending = entries_[index].pending.get();
+    if (pending == nullptr || pending->head >= pending->records.size()) {
+      return;
+    }
+    const Record* head = pending->records.data() + pending->head;
+    __builtin_prefetch(head);
+    __builtin_prefetch(reinterpret_cast<const char*>(head + 1) - 1);
+  }
+
   // Open addressing with linear probing; a slot holds an entry index + 1 (0: empty). At
   // most 70 % full; the hash is recomputed from the key (Traits::HashKey) rather than
   // kept: four bytes a slot and none in the entry, for tables of a million keys
@@ -380,6 +451,7 @@ class KeyedProcessor {
   std::vector<std::uint32_t> slots_;
   base::BlockVector<Entry> entries_;  // by index; never moved, so never copied
   std::vector<Due> due_;
+  std::vector<Due> due_now_;                  // Advance's keys due in this round, reused
   std::vector<std::uint32_t> batch_indices_;  // AddAll's keys, reused
   std::size_t pending_records_ = 0;
 };

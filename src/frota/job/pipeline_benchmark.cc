@@ -66,6 +66,8 @@ BENCHMARK(BM_PipelineAllJobs)
     ->Args({1, 1, 3600})
     ->Args({2, 2, 3600})
     ->Args({1, 1, 300})
+    ->Args({1, 1, 14400})
+    ->Args({1, 1, 28800})
     ->Unit(benchmark::kMillisecond);
 
 // Bytes malloc has handed out and not taken back (glibc): what data structures hold,
