@@ -190,7 +190,7 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--threads", flags->config.threads,
                   "Threads for state partitions (default: min(partitions, cores))");
   sub->add_option("--epoch-records", flags->config.epoch_records,
-                  "Commit at least every N records (default: 1,000,000, or 4 records per "
+                  "Commit at least every N records (default: 1,000,000, or 64 records per "
                   "unit of state, vehicles and records held for the watermark, if more)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));

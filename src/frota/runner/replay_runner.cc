@@ -213,13 +213,16 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     checkpoint.progress = offered;
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
-    spdlog::debug("epoch submitted epoch={} rows={} watermark={}", epoch, epoch_rows,
-                  WatermarkText(checkpoint.watermark));
+    spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
+                  policy.records(), epoch_rows, WatermarkText(checkpoint.watermark));
     FROTA_RETURN_IF_ERROR(committer.Submit(model::EpochRows(), std::move(checkpoint)));
     epoch_rows = 0;
     ++report.epochs;
     policy.Reset();
     policy.SetStateUnits(state_units());
+    spdlog::debug("next epoch spans at least {} records (state: {} vehicles, {} records held)",
+                  std::max(policy.max_records(), policy.min_records()),
+                  pipeline.vehicle_count(), pipeline.pending_records());
     return base::Status::Ok();
   };
 
