@@ -186,18 +186,7 @@ PositionView ViewOf(const Position& p) {
   v.trip_id = p.trip_id;
   v.trip_start_date = p.trip_start_date;
   v.trip_start_time = p.trip_start_time;
-  v.direction_id = p.direction_id;
-  v.mode = p.mode;
-  v.event_time_from_header = p.event_time_from_header;
-  v.lat = p.lat;
-  v.lon = p.lon;
-  v.reported_speed_kmh = p.reported_speed_kmh;
-  v.bearing_deg = p.bearing_deg;
-  v.altitude_m = p.altitude_m;
-  v.on_ground = p.on_ground;
-  v.event_time = p.event_time;
-  v.ingest_time = p.ingest_time;
-  v.source = p.source;
+  CopyNonTextFields(p, v);
   return v;
 }
 
@@ -209,40 +198,18 @@ void AppendPosition(const PositionView& v, std::vector<Position>& out) {
   p.trip_id = v.trip_id;
   p.trip_start_date = v.trip_start_date;
   p.trip_start_time = v.trip_start_time;
-  p.direction_id = v.direction_id;
-  p.mode = v.mode;
-  p.event_time_from_header = v.event_time_from_header;
-  p.lat = v.lat;
-  p.lon = v.lon;
-  p.reported_speed_kmh = v.reported_speed_kmh;
-  p.bearing_deg = v.bearing_deg;
-  p.altitude_m = v.altitude_m;
-  p.on_ground = v.on_ground;
-  p.event_time = v.event_time;
-  p.ingest_time = v.ingest_time;
-  p.source = v.source;
+  CopyNonTextFields(v, p);
 }
 
 PositionRecord InternPosition(const Position& p, StringDictionary& strings) {
   PositionRecord r;
-  r.event_time = p.event_time;
-  r.ingest_time = p.ingest_time;
-  r.lat = p.lat;
-  r.lon = p.lon;
-  r.source = p.source;
-  r.reported_speed_kmh = p.reported_speed_kmh;
-  r.bearing_deg = p.bearing_deg;
-  r.altitude_m = p.altitude_m;
+  CopyNonTextFields(p, r);
   r.feed_id = strings.Intern(p.feed_id);
   r.vehicle_id = strings.InternKey(p.vehicle_id);
   r.route_id = strings.Intern(p.route_id);
   r.trip_id = strings.Intern(p.trip_id);
   r.trip_start_date = strings.Intern(p.trip_start_date);
   r.trip_start_time = strings.Intern(p.trip_start_time);
-  r.direction_id = p.direction_id;
-  r.on_ground = p.on_ground;
-  r.mode = p.mode;
-  r.event_time_from_header = p.event_time_from_header;
   return r;
 }
 
@@ -254,18 +221,7 @@ Position MaterializePosition(const PositionRecord& r, const StringDictionary& st
   p.trip_id = strings.View(r.trip_id);
   p.trip_start_date = strings.View(r.trip_start_date);
   p.trip_start_time = strings.View(r.trip_start_time);
-  p.direction_id = r.direction_id;
-  p.mode = r.mode;
-  p.event_time_from_header = r.event_time_from_header;
-  p.lat = r.lat;
-  p.lon = r.lon;
-  p.reported_speed_kmh = r.reported_speed_kmh;
-  p.bearing_deg = r.bearing_deg;
-  p.altitude_m = r.altitude_m;
-  p.on_ground = r.on_ground;
-  p.event_time = r.event_time;
-  p.ingest_time = r.ingest_time;
-  p.source = r.source;
+  CopyNonTextFields(r, p);
   return p;
 }
 

@@ -67,6 +67,25 @@ struct PositionView {
   SourceRef source;
 };
 
+/// Copies what a Position, a PositionView and a PositionRecord (position_record.h) hold
+/// alike, all but the texts: direction, mode, flags, coordinates and kinematics, times and
+/// provenance. Each of them converts to another with this and its own texts.
+template <typename From, typename To>
+void CopyNonTextFields(const From& from, To& to) {
+  to.direction_id = from.direction_id;
+  to.mode = from.mode;
+  to.event_time_from_header = from.event_time_from_header;
+  to.lat = from.lat;
+  to.lon = from.lon;
+  to.reported_speed_kmh = from.reported_speed_kmh;
+  to.bearing_deg = from.bearing_deg;
+  to.altitude_m = from.altitude_m;
+  to.on_ground = from.on_ground;
+  to.event_time = from.event_time;
+  to.ingest_time = from.ingest_time;
+  to.source = from.source;
+}
+
 /// `position`'s fields, its texts borrowed.
 PositionView ViewOf(const Position& position);
 /// The Position of `view`, its texts copied, appended to `out`.

@@ -20,14 +20,7 @@ RecordInterner::Id RecordInterner::Feed(std::string_view text) {
 
 PositionRecord RecordInterner::Intern(const PositionView& p, KeyTextHashes* hashes) {
   PositionRecord r;
-  r.event_time = p.event_time;
-  r.ingest_time = p.ingest_time;
-  r.lat = p.lat;
-  r.lon = p.lon;
-  r.source = p.source;
-  r.reported_speed_kmh = p.reported_speed_kmh;
-  r.bearing_deg = p.bearing_deg;
-  r.altitude_m = p.altitude_m;
+  CopyNonTextFields(p, r);
   StringDictionary& strings = *strings_;
   r.feed_id = Feed(p.feed_id);
   hashes->feed = feed_.hash;
@@ -48,10 +41,6 @@ PositionRecord RecordInterner::Intern(const PositionView& p, KeyTextHashes* hash
   r.trip_id = reuse(recent.trip, p.trip_id);
   r.trip_start_date = reuse(recent.date, p.trip_start_date);
   r.trip_start_time = reuse(recent.time, p.trip_start_time);
-  r.direction_id = p.direction_id;
-  r.on_ground = p.on_ground;
-  r.mode = p.mode;
-  r.event_time_from_header = p.event_time_from_header;
   return r;
 }
 
