@@ -109,5 +109,29 @@ TEST(ByteWriter, WritesFixedWidthNumbersLittleEndian) {
   EXPECT_EQ(*r.U64(), 0x0c0b0a0908070605ULL);
 }
 
+TEST(SameText, AgreesWithEqualityOnEveryLengthAndEveryDifferingByte) {
+  // Every length across the inline cases (0-3 bytes, 4-7, 8-16) and the memcmp one,
+  // each text compared with itself, with a copy elsewhere, with a shorter prefix and
+  // with a copy that differs in exactly one byte, wherever that byte is.
+  for (std::size_t n = 0; n <= 40; ++n) {
+    std::string a;
+    for (std::size_t i = 0; i < n; ++i) {
+      a.push_back(static_cast<char>('a' + (i * 7) % 26));
+    }
+    const std::string copy = a;
+    EXPECT_TRUE(SameText(a, a)) << n;
+    EXPECT_TRUE(SameText(a, copy)) << n;
+    if (n > 0) {
+      EXPECT_FALSE(SameText(a, std::string_view(a).substr(0, n - 1))) << n;
+    }
+    for (std::size_t at = 0; at < n; ++at) {
+      std::string other = a;
+      other[at] = static_cast<char>(other[at] ^ 0x20);
+      EXPECT_FALSE(SameText(a, other)) << n << " differing at " << at;
+      EXPECT_FALSE(SameText(other, a)) << n << " differing at " << at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace frota::base

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <vector>
 
+#include "frota/base/bytes.h"
 #include "frota/base/time_zone.h"
 #include "frota/codec/decode_internal.h"
 
@@ -348,8 +349,7 @@ class TimeTexts {
       return read(text);
     }
     Entry& entry = entries_[Slot(text)];
-    if (entry.size == text.size() &&
-        std::memcmp(text.data(), entry.text.data(), text.size()) == 0) {
+    if (base::SameText(text, std::string_view(entry.text.data(), entry.size))) {
       return entry.value;
     }
     entry.value = read(text);

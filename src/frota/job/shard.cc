@@ -81,13 +81,24 @@ std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
 
 bool PositionOrder::TieBreak(const Record& a, const Record& b) const {
   if (a.source.source != b.source.source && catalog_ != nullptr) {
-    const auto& name_a = catalog_->Name(a.source.source);
-    const auto& name_b = catalog_->Name(b.source.source);
+    const std::string& name_a = NameOf(a.source.source);
+    const std::string& name_b = NameOf(b.source.source);
     if (name_a != name_b) {
       return name_a < name_b;
     }
   }
   return a.source.offset < b.source.offset;
+}
+
+const std::string& PositionOrder::NameOf(model::SourceId id) const {
+  if (id >= names_.size()) {
+    names_.resize(static_cast<std::size_t>(id) + 1, nullptr);
+  }
+  const std::string*& name = names_[id];
+  if (name == nullptr) {
+    name = &catalog_->Name(id);
+  }
+  return *name;
 }
 
 Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "frota/base/bytes.h"
 #include "frota/base/vector_growth.h"
 
 namespace frota::model {
@@ -10,7 +11,7 @@ RecordInterner::RecordInterner(std::shared_ptr<StringDictionary> strings)
     : strings_(std::move(strings)) {}
 
 RecordInterner::Id RecordInterner::Feed(std::string_view text) {
-  if (text != feed_.text) {
+  if (!base::SameText(text, feed_.text)) {
     feed_.hash = StringDictionary::TextHash(text);
     feed_.id = strings_->Intern(text, feed_.hash);
     feed_.text.assign(text);
@@ -32,7 +33,7 @@ PositionRecord RecordInterner::Intern(const PositionView& p, KeyTextHashes* hash
                               ? no_recent
                               : base::GrowingAt(recent_by_vehicle_, ordinal);
   const auto reuse = [&strings](Id& id, std::string_view text) {
-    if (strings.View(id) != text) {
+    if (!base::SameText(strings.View(id), text)) {
       id = strings.Intern(text);
     }
     return id;

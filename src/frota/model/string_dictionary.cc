@@ -102,7 +102,7 @@ StringDictionary::Id StringDictionary::Intern(std::string_view text, std::uint64
       }
       return new_id;
     }
-    if (slot.tag == tag && TextAt(EntryOf(slot.id).at) == text) {
+    if (slot.tag == tag && base::SameText(TextAt(EntryOf(slot.id).at), text)) {
       return slot.id;
     }
   }

@@ -214,6 +214,7 @@ base::Result<std::unique_ptr<ChunkAppender>> ChunkAppender::Create(DuckDbConnect
     appender->vectors_.push_back(vector);
     appender->data_.push_back(duckdb_vector_get_data(vector));
   }
+  appender->validity_.assign(columns.size(), nullptr);
   return appender;
 }
 
@@ -235,37 +236,11 @@ ChunkAppender::~ChunkAppender() {
 void ChunkAppender::SetString(std::size_t column, std::string_view value) {
   duckdb_vector_assign_string_element_len(vectors_[column], row_, value.data(), value.size());
 }
-void ChunkAppender::SetInt64(std::size_t column, std::int64_t value) {
-  Data<std::int64_t>(column)[row_] = value;
-}
-void ChunkAppender::SetInt32(std::size_t column, std::int32_t value) {
-  Data<std::int32_t>(column)[row_] = value;
-}
-void ChunkAppender::SetInt16(std::size_t column, std::int16_t value) {
-  Data<std::int16_t>(column)[row_] = value;
-}
-void ChunkAppender::SetInt8(std::size_t column, std::int8_t value) {
-  Data<std::int8_t>(column)[row_] = value;
-}
-void ChunkAppender::SetUInt8(std::size_t column, std::uint8_t value) {
-  Data<std::uint8_t>(column)[row_] = value;
-}
-void ChunkAppender::SetDouble(std::size_t column, double value) {
-  Data<double>(column)[row_] = value;
-}
-void ChunkAppender::SetFloat(std::size_t column, float value) {
-  Data<float>(column)[row_] = value;
-}
-void ChunkAppender::SetBool(std::size_t column, bool value) { Data<bool>(column)[row_] = value; }
-void ChunkAppender::SetTimestampMicros(std::size_t column, std::int64_t micros) {
-  Data<duckdb_timestamp>(column)[row_] = duckdb_timestamp{micros};
-}
-void ChunkAppender::SetDateDays(std::size_t column, std::int32_t days) {
-  Data<duckdb_date>(column)[row_] = duckdb_date{days};
-}
-void ChunkAppender::SetNull(std::size_t column) {
+
+std::uint64_t* ChunkAppender::WritableValidity(std::size_t column) {
   duckdb_vector_ensure_validity_writable(vectors_[column]);
-  duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vectors_[column]), row_);
+  validity_[column] = duckdb_vector_get_validity(vectors_[column]);
+  return validity_[column];
 }
 
 base::Status ChunkAppender::EndRow() {
@@ -298,6 +273,7 @@ base::Status ChunkAppender::AppendChunk() {
   for (std::size_t i = 0; i < vectors_.size(); ++i) {
     vectors_[i] = duckdb_data_chunk_get_vector(chunk_, i);
     data_[i] = duckdb_vector_get_data(vectors_[i]);
+    validity_[i] = nullptr;
   }
   row_ = 0;
   return base::Status::Ok();
