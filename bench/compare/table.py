@@ -140,7 +140,7 @@ def targets_and_checks(args, rows, out):
             return "met"
         if not rows[name]["finished"]:
             return "not known: it did not finish"
-        return f"MISSED (by a factor {target / ratio:.1f})"
+        return f"MISSED (by a factor {target / ratio:.2f})"
 
     targets = []
     if "spark" in rows:
@@ -149,7 +149,7 @@ def targets_and_checks(args, rows, out):
         targets.append(f"- frota ≥ 50× Spark's throughput: {bound('spark')}{ratio:.1f}× — "
                        f"{verdict('spark', ratio, 50)}")
         targets.append(f"- frota's peak RSS ≤ 1/10 of Spark's: {rss:.2f} — "
-                       f"{'met' if rss <= 0.1 else f'MISSED (by a factor {rss / 0.1:.1f})'}")
+                       f"{'met' if rss <= 0.1 else f'MISSED (by a factor {rss / 0.1:.2f})'}")
     if "duckdb" in rows:
         ratio = rows["duckdb"]["wall_s"] / frota["wall_s"]
         targets.append(f"- frota ≥ 5× the DuckDB batch recomputation's throughput: "
