@@ -11,7 +11,8 @@ namespace frota::job {
 
 /// A position with the cosine of its latitude, computed once per position instead of
 /// once per distance it takes part in (a record is the end of its jump segment and is
-/// compared with its stop anchor; the anchor and the last position are reused).
+/// compared with its stop anchor; VehicleState keeps the last position's and the
+/// anchor's cosines).
 struct CosPoint {
   double lat = 0;
   double lon = 0;

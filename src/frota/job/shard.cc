@@ -220,7 +220,7 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
   const CosPoint here = MakeCosPoint(position.lat, position.lon);
   double segment_m = 0;
   if (state.has_accepted) {
-    segment_m = HaversineM(MakeCosPoint(state.last_lat, state.last_lon), here);
+    segment_m = HaversineM(CosPoint{state.last_lat, state.last_lon, state.last_cos_lat}, here);
     const double elapsed_s =
         std::chrono::duration<double>(position.event_time - state.last_time).count();
     const double limit =
@@ -283,12 +283,13 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
   state.last_time = position.event_time;
   state.last_lat = position.lat;
   state.last_lon = position.lon;
+  state.last_cos_lat = here.cos_lat;
 }
 
 void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& position,
                        const CosPoint& here) {
   if (state.run_open) {
-    const CosPoint anchor = MakeCosPoint(state.anchor_lat, state.anchor_lon);
+    const CosPoint anchor{state.anchor_lat, state.anchor_lon, state.anchor_cos_lat};
     const auto gap = position.event_time - state.last_time;  // the run's last position
     // The cheap bound settles most moving vehicles; the exact distance decides the rest.
     if (gap <= config_->stop_max_gap &&
@@ -304,6 +305,7 @@ void Shard::UpdateStop(VehicleState& state, const model::PositionRecord& positio
   state.run_start = position.event_time;
   state.anchor_lat = position.lat;
   state.anchor_lon = position.lon;
+  state.anchor_cos_lat = here.cos_lat;
   state.run_positions = 1;
   state.run_route = position.route_id;
   state.run_mode = position.mode;
@@ -711,6 +713,7 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   s.last_time = base::FromUnixMicros(last_us);
   FROTA_ASSIGN_OR_RETURN(s.last_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.last_lon, r.F64());
+  s.last_cos_lat = MakeCosPoint(s.last_lat, s.last_lon).cos_lat;
   FROTA_ASSIGN_OR_RETURN(const bool has_fleet_hour, r.Bool());
   FROTA_ASSIGN_OR_RETURN(const auto fleet_hour, ReadHour(r));
   FROTA_ASSIGN_OR_RETURN(s.fleet_mode, ReadMode(r));
@@ -734,6 +737,7 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   }
   FROTA_ASSIGN_OR_RETURN(s.anchor_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.anchor_lon, r.F64());
+  s.anchor_cos_lat = MakeCosPoint(s.anchor_lat, s.anchor_lon).cos_lat;
   FROTA_ASSIGN_OR_RETURN(const auto run_positions, r.SignedVarint());
   s.run_positions = static_cast<std::int32_t>(run_positions);
   FROTA_ASSIGN_OR_RETURN(s.run_route, ReadId(r, strings));

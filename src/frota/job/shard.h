@@ -108,10 +108,16 @@ struct VehicleState {
   Timestamp last_time;
   double last_lat = 0;
   double last_lon = 0;
+  // cos(last_lat), as MakeCosPoint computes it when the position is accepted: the next
+  // position's jump test and segment need it, and glibc's cos (which saves and restores
+  // the rounding mode on every call) was a tenth of the engine's time taken three times
+  // per position. Not in snapshots: ReadState computes it again, to the same bits.
+  double last_cos_lat = 1;
   // stops: the open candidate run (run_open), from run_start to last_time.
   Timestamp run_start;
   double anchor_lat = 0;
   double anchor_lon = 0;
+  double anchor_cos_lat = 1;  // cos(anchor_lat), likewise
   // trips: open trips by (trip_id, trip_start_date); the current one ends at last_time.
   OpenTrips trips;
   // The vehicle's feed and vehicle ids are its engine key's (VehicleKey), not kept here.
@@ -122,7 +128,7 @@ struct VehicleState {
   std::int32_t last_hour = 0;
   model::Mode fleet_mode = model::Mode::kOther;
   model::Mode run_mode = model::Mode::kOther;
-  // One byte for the three: the trips' tail padding and these fit 136 bytes, not 144.
+  // One byte for the three: the trips' tail padding and these fit 152 bytes, not 160.
   bool has_released : 1 = false;
   bool has_accepted : 1 = false;
   bool run_open : 1 = false;
