@@ -108,10 +108,11 @@ struct VehicleState {
   Timestamp last_time;
   double last_lat = 0;
   double last_lon = 0;
-  // cos(last_lat), as MakeCosPoint computes it when the position is accepted: the next
-  // position's jump test and segment need it, and glibc's cos (which saves and restores
-  // the rounding mode on every call) was a tenth of the engine's time taken three times
-  // per position. Not in snapshots: ReadState computes it again, to the same bits.
+  // cos(last_lat), as MakeCosPoint computed it when the position was accepted: the next
+  // position's jump test and segment need it. Computing it again there (and the anchor's
+  // in the stop test) took glibc's cos, which saves and restores the rounding mode on
+  // every call, three times per position instead of once. Not in snapshots: ReadState
+  // computes it again, to the same bits.
   double last_cos_lat = 1;
   // stops: the open candidate run (run_open), from run_start to last_time.
   Timestamp run_start;
@@ -181,9 +182,9 @@ class PositionOrder {
   [[nodiscard]] bool TieBreak(const Record& a, const Record& b) const;
   // The catalog's name of `id`, remembered: the catalog takes its lock for every lookup,
   // and a feed's repeats tie on event time so often (more than half the records of the
-  // simulated Rio day) that two lookups per comparison cost 2 % of a replay's CPU. The
-  // catalog's names never move, so the pointers stay valid; one order is used by one
-  // shard, so by one thread at a time.
+  // simulated Rio day) that two lookups per comparison cost about 1.5 % of a replay's
+  // CPU. The catalog's names never move, so the pointers stay valid; one order is used
+  // by one shard, so by one thread at a time.
   [[nodiscard]] const std::string& NameOf(model::SourceId id) const;
   const model::SourceCatalog* catalog_;
   mutable std::vector<const std::string*> names_;
