@@ -34,11 +34,15 @@ class AsyncCommitter {
  public:
   using Sink = engine::TransactionalSink<model::EpochRows>;
   // Each Write is the rows of one source batch (16,384 records in a replay), and the
-  // sink is the slowest stage, so the queue is mostly full while it commits. Fewer save
-  // memory but stall the pipeline during commits: on the simulated Rio day, 4 held 75 MB
-  // less at the peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU seconds per
-  // wall second, medians of three interleaved runs), 16 held 30 MB less at 1.58.
-  static constexpr std::size_t kMaxQueued = 32;
+  // sink is the slowest stage, so the queue is mostly full while it commits: the queued
+  // rows are the largest part of a replay's peak memory. Fewer save memory but stall the
+  // pipeline during commits. On the simulated Rio day, on an Intel Xeon (2026-11), 4
+  // held 75 MB less at the peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU
+  // seconds per wall second, medians of three interleaved runs), 16 held 30 MB less at
+  // 1.58. On an AMD EPYC (2026-12-03), 16 against 32: peak RSS 311 MB against 340, median
+  // wall 10.96 s against 10.81 (7 interleaved runs each, within the machine's noise).
+  // 16, because peak memory is one of frota's targets against Spark (bench/compare).
+  static constexpr std::size_t kMaxQueued = 16;
   /// `after_commit` (optional) runs on the commit thread after each successful commit.
   explicit AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit = {});
   ~AsyncCommitter();
