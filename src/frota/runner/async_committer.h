@@ -36,8 +36,8 @@ class AsyncCommitter {
   // Each Write is the rows of one source batch (16,384 records in a replay), and the
   // sink is the slowest stage, so the queue is mostly full while it commits: the queued
   // rows are the largest part of a replay's peak memory. Fewer save memory but stall the
-  // pipeline during commits. On the simulated Rio day, on an Intel Xeon (2026-11), 4
-  // held 75 MB less at the peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU
+  // pipeline during commits. On the simulated Rio day (2026-12-01, that day's machine),
+  // 4 held 75 MB less at the peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU
   // seconds per wall second, medians of three interleaved runs), 16 held 30 MB less at
   // 1.58. On an AMD EPYC (2026-12-03), 16 against 32: peak RSS 311 MB against 340, median
   // wall 10.96 s against 10.81 (7 interleaved runs each, within the machine's noise).
