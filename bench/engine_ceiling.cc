@@ -4,10 +4,11 @@
 // the same partitions, the same job configuration from runner::LoadReplayContext), decodes
 // every record into memory untimed, its strings interned into the pipeline's dictionary as
 // the replay's decoding thread does, then times only job::Pipeline: Offer, Advance after
-// every batch as the replay runner does, Finish, TakeRows (rows counted, then dropped).
+// a batch when Pipeline::AdvanceDue says so, as the replay runner does, Finish, TakeRows
+// (rows counted, then dropped).
 // No sink, no epochs, no checkpoints: what a replay's pipeline thread would take if
-// decoding and writing cost nothing. Prints one JSON object; bench/compare/run.sh checks its counts against
-// the replay's run report.
+// decoding and writing cost nothing. Prints one JSON object; bench/compare/run.sh checks its counts
+// against the replay's run report.
 //
 //   engine_ceiling INPUT... [--feed-id ID] [--mode bus] [--time-zone ZONE] [--gtfs G]
 //                  [--area A] [--partitions N] [--threads N] [--batch-records N]
@@ -109,8 +110,10 @@ int Run(const runner::ReplayConfig& config) {
                        record.key_hash);
       }
     }
-    pipeline.Advance();
-    runner::CountEpochRows(pipeline.TakeRows(), counts);
+    if (pipeline.AdvanceDue(config.batch_records)) {
+      pipeline.Advance();
+      runner::CountEpochRows(pipeline.TakeRows(), counts);
+    }
   }
   pipeline.Finish();
   runner::CountEpochRows(pipeline.TakeRows(), counts);
@@ -160,7 +163,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   auto* threads = app.add_option("--threads", config.threads,
                                  "Threads for state partitions (default: min(partitions, cores))");
-  app.add_option("--batch-records", config.batch_records, "Records between Advance() calls")
+  app.add_option("--batch-records", config.batch_records,
+                 "Records per batch (Advance() after a batch once AdvanceDue)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
   CLI11_PARSE(app, argc, argv);

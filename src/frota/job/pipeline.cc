@@ -102,6 +102,7 @@ void Pipeline::Offer(base::PartitionId source_partition, model::PositionRecord&&
                                 ? partition_index
                                 : ShardIndexFor(source_partition, key_hash);
   inboxes_[index].positions.push_back(position);
+  ++offered_since_advance_;
 }
 
 void Pipeline::Offer(base::PartitionId source_partition, model::RejectionRecord&& rejection,
@@ -112,9 +113,11 @@ void Pipeline::Offer(base::PartitionId source_partition, model::RejectionRecord&
 void Pipeline::OfferRejection(base::PartitionId source_partition,
                               model::RejectionRecord&& rejection, std::uint64_t key_hash) {
   inboxes_[ShardIndexFor(source_partition, key_hash)].rejections.push_back(std::move(rejection));
+  ++offered_since_advance_;
 }
 
 void Pipeline::Advance() {
+  offered_since_advance_ = 0;
   const base::Timestamp global_watermark = watermark_.Current();
   pool_.ParallelFor(shards_.size(), [&](std::size_t i) {
     const base::Timestamp watermark = routing_ == Routing::kBySourcePartition
@@ -170,6 +173,15 @@ model::EpochRows Pipeline::TakeRows() {
     rows.Append(shard->TakeRows());
   }
   return rows;
+}
+
+bool Pipeline::AdvanceDue(std::size_t min_records) const {
+  if (offered_since_advance_ < min_records) {
+    return false;
+  }
+  const std::size_t per_vehicles =
+      std::min(vehicle_count() * kOfferedPerVehicleToAdvance, kMaxOfferedBeforeAdvance);
+  return offered_since_advance_ >= per_vehicles;
 }
 
 std::size_t Pipeline::vehicle_count() const {

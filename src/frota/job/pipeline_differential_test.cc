@@ -115,5 +115,48 @@ TEST_P(PipelineDifferential, StreamEqualsTheNaiveReferenceForAnyPartitioningAndC
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PipelineDifferential, ::testing::Range<std::uint64_t>(1, 21));
 
+// When a runner advances (the rows do not depend on it: the test above advances at
+// random): after `min_records`, and once there are vehicles, after
+// kOfferedPerVehicleToAdvance records per vehicle.
+TEST(PipelineAdvanceDue, WaitsForTheMinimumThenForAShareOfEveryVehicle) {
+  model::SourceCatalog catalog;
+  Pipeline pipeline(MakeConfig(nullptr), Routing::kByKeyHash, 2, &catalog);
+  const base::Timestamp start = base::Timestamp{} + std::chrono::hours(24 * 365 * 54);
+  int offered = 0;
+  const auto offer = [&](int vehicle) {
+    model::Position p;
+    p.feed_id = "feed";
+    p.vehicle_id = "v" + std::to_string(vehicle);
+    p.lat = -22.9;
+    p.lon = -43.2;
+    p.event_time = start + std::chrono::seconds(offered);
+    p.ingest_time = p.event_time + std::chrono::seconds(5);
+    p.source = {catalog.Intern("test"), offered++};
+    pipeline.Offer(base::PartitionId(0), std::move(p));
+  };
+  constexpr int kVehicles = 5;
+  for (int v = 0; v < kVehicles - 1; ++v) {
+    offer(v);
+  }
+  EXPECT_FALSE(pipeline.AdvanceDue(kVehicles));
+  offer(kVehicles - 1);
+  EXPECT_TRUE(pipeline.AdvanceDue(kVehicles));  // no vehicle held yet: the minimum alone
+  EXPECT_FALSE(pipeline.AdvanceDue(kVehicles + 1));
+  pipeline.Advance();
+  ASSERT_EQ(pipeline.vehicle_count(), static_cast<std::size_t>(kVehicles));
+  EXPECT_FALSE(pipeline.AdvanceDue(0));  // nothing offered since
+  const auto share = static_cast<int>(Pipeline::kOfferedPerVehicleToAdvance) * kVehicles;
+  for (int i = 0; i < share - 1; ++i) {
+    offer(i % kVehicles);
+  }
+  EXPECT_FALSE(pipeline.AdvanceDue(1));
+  offer(0);
+  EXPECT_TRUE(pipeline.AdvanceDue(1));
+  EXPECT_FALSE(
+      pipeline.AdvanceDue(static_cast<std::size_t>(share) + 1));  // the minimum still holds
+  pipeline.Advance();
+  EXPECT_FALSE(pipeline.AdvanceDue(0));
+}
+
 }  // namespace
 }  // namespace frota::job

@@ -23,10 +23,14 @@ AsyncCommitter::~AsyncCommitter() {
 
 base::Status AsyncCommitter::Enqueue(Work work) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return error_.has_value() || queue_.size() < kMaxQueued; });
+  changed_.wait(lock, [&] {
+    return error_.has_value() || queue_.empty() ||
+           (queue_.size() < kMaxQueued && queued_rows_ < kMaxQueuedRows);
+  });
   if (error_) {
     return *error_;
   }
+  queued_rows_ += work.rows.RowCount();
   queue_.push_back(std::move(work));
   changed_.notify_all();
   return base::Status::Ok();
@@ -81,6 +85,7 @@ void AsyncCommitter::Run() {
     }
     Work work = std::move(queue_.front());
     queue_.pop_front();
+    queued_rows_ -= work.rows.RowCount();
     busy_ = true;
     changed_.notify_all();  // room in the queue
     lock.unlock();

@@ -22,9 +22,9 @@ namespace frota::runner {
 /// pipeline emits them: a sink that streams (StreamsRows) writes them at once into the
 /// epoch's transaction, so an epoch never sits whole in memory; for any other sink the
 /// commit thread gathers them until the epoch's Submit. Submit(rows, checkpoint) ends the
-/// epoch. Writes and commits run in the order they were made; at most kMaxQueued of them
-/// wait, so Write and Submit block while the sink is behind (back pressure, and a bound
-/// on memory).
+/// epoch. Writes and commits run in the order they were made; at most kMaxQueued of them,
+/// holding at most about kMaxQueuedRows rows, wait, so Write and Submit block while the
+/// sink is behind (back pressure, and a bound on memory).
 ///
 /// A failure stops everything: Write, Submit and Drain return the first error, and no
 /// later epoch is committed, so the previous epoch stays the last durable one, as a
@@ -33,16 +33,22 @@ namespace frota::runner {
 class AsyncCommitter {
  public:
   using Sink = engine::TransactionalSink<model::EpochRows>;
-  // Each Write is the rows of one source batch (16,384 records in a replay), and the
-  // sink is the slowest stage, so the queue is mostly full while it commits: the queued
-  // rows are the largest part of a replay's peak memory. Fewer save memory but stall the
-  // pipeline during commits. On the simulated Rio day (2026-12-01, that day's machine),
-  // 4 held 75 MB less at the peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU
-  // seconds per wall second, medians of three interleaved runs), 16 held 30 MB less at
-  // 1.58. On an AMD EPYC (2026-12-03), 16 against 32: peak RSS 311 MB against 340, median
-  // wall 10.96 s against 10.81 (7 interleaved runs each, within the machine's noise).
-  // 16, because peak memory is one of frota's targets against Spark (bench/compare).
+  // Each Write is the rows of one Advance of the pipeline (a replay's source batch of
+  // 16,384 records on the Rio day), and the sink is the slowest stage, so the queue is
+  // mostly full while it commits: the queued rows are the largest part of a replay's
+  // peak memory. Fewer save memory but stall the pipeline during commits. On the
+  // simulated Rio day (2026-12-01, that day's machine), 4 writes held 75 MB less at the
+  // peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU seconds per wall second,
+  // medians of three interleaved runs), 16 held 30 MB less at 1.58. On an AMD EPYC
+  // (2026-12-03), 16 against 32: peak RSS 311 MB against 340, median wall 10.96 s
+  // against 10.81 (7 interleaved runs each, within the machine's noise). 16, because
+  // peak memory is one of frota's targets against Spark (bench/compare).
   static constexpr std::size_t kMaxQueued = 16;
+  // The same bound in rows, for writes larger than a batch's: a pipeline that advances
+  // once per several batches (job::Pipeline::AdvanceDue, 8 times the Rio fleet) hands
+  // over writes several times as large, and 16 of them held 140 MB more at the peak.
+  // A write is queued whatever its size when nothing else waits.
+  static constexpr std::size_t kMaxQueuedRows = kMaxQueued * 16384;
   /// `after_commit` (optional) runs on the commit thread after each successful commit.
   explicit AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit = {});
   ~AsyncCommitter();
@@ -71,6 +77,7 @@ class AsyncCommitter {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Work> queue_;
+  std::size_t queued_rows_ = 0;  // rows in queue_
   bool busy_ = false;  // the commit thread is performing a piece of work
   bool stop_ = false;
   std::optional<base::Error> error_;

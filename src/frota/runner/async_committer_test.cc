@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace frota::runner {
@@ -94,6 +99,68 @@ TEST(AsyncCommitter, TheFirstFailureStopsEveryLaterCommit) {
   for (const auto& line : sink.log) {
     EXPECT_EQ(line.rfind("commit", 0), std::string::npos) << line;
   }
+}
+
+// A streaming sink whose writes wait until the test opens it.
+class GatedSink final : public engine::TransactionalSink<model::EpochRows> {
+ public:
+  base::Result<engine::RecoveredCheckpoint> Recover() override {
+    return engine::RecoveredCheckpoint{};
+  }
+  bool StreamsRows() const override { return true; }
+  base::Status Write(const model::EpochRows& rows) override {
+    std::unique_lock lock(mutex_);
+    ++writes_started_;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return open_; });
+    log_.push_back(rows.positions.size());
+    return base::Status::Ok();
+  }
+  base::Status Commit(const model::EpochRows& /*rows*/,
+                      const engine::EpochCheckpoint& /*checkpoint*/) override {
+    return base::Status::Ok();
+  }
+  void WaitForWrites(int n) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return writes_started_ >= n; });
+  }
+  void Open() {
+    const std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+  std::vector<std::size_t> log() {
+    const std::lock_guard lock(mutex_);
+    return log_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int writes_started_ = 0;
+  bool open_ = false;
+  std::vector<std::size_t> log_;
+};
+
+TEST(AsyncCommitter, BoundsTheRowsWaitingNotOnlyTheWrites) {
+  GatedSink sink;
+  AsyncCommitter committer(sink);
+  ASSERT_TRUE(committer.Write(Positions(1)).ok());
+  sink.WaitForWrites(1);  // the commit thread holds it: nothing waits
+  // A write larger than the bound is queued when nothing else waits...
+  ASSERT_TRUE(committer.Write(Positions(AsyncCommitter::kMaxQueuedRows + 1)).ok());
+  // ...and the next, however small, waits for room.
+  std::atomic<bool> returned = false;
+  std::thread writer([&] {
+    EXPECT_TRUE(committer.Write(Positions(2)).ok());
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(returned.load()) << "a write went past the bound of queued rows";
+  sink.Open();
+  writer.join();
+  ASSERT_TRUE(committer.Drain().ok());
+  EXPECT_EQ(sink.log(), (std::vector<std::size_t>{1, AsyncCommitter::kMaxQueuedRows + 1, 2}));
 }
 
 }  // namespace

@@ -159,8 +159,10 @@ class KafkaRun : public transport::RebalanceListener {
       for (const auto& message : batch) {
         Handle(message);
       }
-      pipeline_.Advance();
-      pending_.Append(pipeline_.TakeRows());
+      if (pipeline_.AdvanceDue(poll_records)) {
+        pipeline_.Advance();
+        pending_.Append(pipeline_.TakeRows());
+      }
       if (policy_.Due()) {
         FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/false));
       }

@@ -248,8 +248,10 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
         FROTA_RETURN_IF_ERROR(commit());
       }
     }
-    pipeline.Advance();
-    FROTA_RETURN_IF_ERROR(hand_over());
+    if (pipeline.AdvanceDue(config.batch_records)) {
+      pipeline.Advance();
+      FROTA_RETURN_IF_ERROR(hand_over());
+    }
     if (policy.Due()) {
       FROTA_RETURN_IF_ERROR(commit());
     }

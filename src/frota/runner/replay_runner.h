@@ -44,6 +44,9 @@ struct ReplayConfig {
   /// vehicles, 25 k records held) epochs span about 2 M records; on a day 8 times larger,
   /// 12-16 M (92 epochs of 1 M took 105 s there; 10 epochs, 66 s).
   std::int64_t epoch_records_per_state_unit = 64;
+  /// Records the decoding thread hands over at a time; the pipeline advances after a
+  /// batch once at least this many and job::Pipeline::AdvanceDue's share per vehicle
+  /// wait (Rio's 3,600 vehicles: after every batch).
   std::size_t batch_records = 16384;
   bool progress = false;  // a progress line on stderr
   /// Test hook: called after each committed epoch with its number.
