@@ -186,9 +186,16 @@ use_version() {
 }
 
 cluster_id() {
-  # The base64url form of a random UUID, as `kafka-storage random-uuid` prints it.
+  # The base64url form of a random UUID, as `kafka-storage random-uuid` prints it, and
+  # like it never starting with "-": the storage tool's argument parser took such an id
+  # (1 in 64) for an option and refused to format ("argument --cluster-id/-t: expected
+  # one argument"), which failed a CI run on 2026-12-03.
   python3 -c 'import base64, uuid
-print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
+while True:
+    id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    if not id.startswith("-"):
+        break
+print(id)'
 }
 
 write_config() {
