@@ -83,9 +83,9 @@ class Pipeline {
   /// vehicle's reads miss the cache, so the engine's time per record grew with the fleet.
   /// Advancing after 4 per vehicle instead, the engine ceiling on that day took 34.5 s
   /// rather than 50.2, and 2.9 s on the Rio day either way (bench/engine_ceiling, AMD
-  /// EPYC, 2026-12-03, one run each). Records wait in the
-  /// partitions' queues meanwhile; the rows are the same either way (the class comment),
-  /// emitted in fewer, larger steps.
+  /// EPYC, 2026-12-03, one run each). Records wait in the partitions' queues meanwhile;
+  /// the rows are the same either way (the class comment), emitted in fewer, larger
+  /// steps.
   [[nodiscard]] bool AdvanceDue(std::size_t min_records) const;
   static constexpr std::size_t kOfferedPerVehicleToAdvance = 4;
   static constexpr std::size_t kMaxOfferedBeforeAdvance = std::size_t{1} << 20;
