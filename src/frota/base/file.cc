@@ -2,41 +2,62 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 namespace frota::base {
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string bytes;
+  FROTA_RETURN_IF_ERROR(ReadFileInto(path, bytes));
+  return bytes;
+}
+
+Status ReadFileInto(const std::filesystem::path& path, std::string& bytes) {
+  bytes.clear();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
   }
-  std::string bytes;
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size > 0) {
-    bytes.resize(static_cast<std::size_t>(size));
-    in.seekg(0);
-    in.read(bytes.data(), size);
-  } else {
-    // Not seekable (a pipe, /proc): read to the end.
-    in.clear();
-    in.seekg(0);
-    std::ostringstream all;
-    all << in.rdbuf();
-    bytes = all.str();
+  // The size is a hint: a file that grows or shrinks meanwhile (or a pipe, or /proc,
+  // which report 0) is read to its end all the same.
+  struct stat st {};
+  std::size_t want = 64 << 10;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    want = static_cast<std::size_t>(st.st_size) + 1;  // + 1: the read that sees the end
   }
-  if (in.bad()) {
-    return IoError("{}: read failed", path.string());
+  std::size_t size = 0;
+  for (;;) {
+    if (bytes.size() < size + want) {
+      bytes.resize(size + want);
+    }
+    const ::ssize_t n = ::read(fd, bytes.data() + size, bytes.size() - size);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      const int error = errno;
+      ::close(fd);
+      bytes.clear();
+      return IoError("{}: read failed: {}", path.string(), std::strerror(error));
+    }
+    if (n == 0) {
+      break;
+    }
+    size += static_cast<std::size_t>(n);
+    if (size == bytes.size()) {
+      want = std::max<std::size_t>(size, 64 << 10);  // more than the size said: double
+    }
   }
-  return bytes;
+  ::close(fd);
+  bytes.resize(size);
+  return Status::Ok();
 }
 
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view bytes) {

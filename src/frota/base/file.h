@@ -12,6 +12,9 @@ namespace frota::base {
 
 /// Reads a whole file; the error names the path and the reason.
 Result<std::string> ReadFile(const std::filesystem::path& path);
+/// ReadFile into `bytes`, replacing what it held and reusing its capacity: a reader of
+/// many files keeps one buffer instead of faulting in a fresh one of megabytes per file.
+Status ReadFileInto(const std::filesystem::path& path, std::string& bytes);
 
 /// Writes `bytes` to `path` so that readers see either the old file or the whole new
 /// one, never a partial file: write `path.tmp-<pid>`, fsync, rename, fsync the folder.

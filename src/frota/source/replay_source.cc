@@ -176,16 +176,16 @@ class ReplaySource::Partition {
         bytes_ += static_cast<std::int64_t>(std::filesystem::file_size(file, ec));
         return base::Status::Ok();
       }
-      FROTA_ASSIGN_OR_RETURN(const auto bytes, base::ReadFile(file));
-      bytes_ += static_cast<std::int64_t>(bytes.size());
+      FROTA_RETURN_IF_ERROR(base::ReadFileInto(file, body_));
+      bytes_ += static_cast<std::int64_t>(body_.size());
       if (input_.archived) {
-        const auto decoded = DecodeArchivedResponse(input_.format, bytes, OptionsFor(file), batch_);
+        const auto decoded = DecodeArchivedResponse(input_.format, body_, OptionsFor(file), batch_);
         if (!decoded.ok()) {
           spdlog::warn("archived response not decodable file={} error={}", file.string(),
                        decoded.error().message());
         }
       } else {
-        const auto decoded = codec::DecodeResponse(input_.format, bytes, OptionsFor(file), batch_);
+        const auto decoded = codec::DecodeResponse(input_.format, body_, OptionsFor(file), batch_);
         if (!decoded.ok()) {
           return decoded.error().WithContext(file.string());
         }
@@ -210,6 +210,7 @@ class ReplaySource::Partition {
   std::int64_t skipped_ = 0;
   std::int64_t bytes_ = 0;
   std::size_t file_index_ = 0;
+  std::string body_;  // the file being decoded; one buffer for them all
   bool exhausted_ = false;
   base::Timestamp last_ingest_ = base::Timestamp::min();
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
