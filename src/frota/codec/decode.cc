@@ -28,6 +28,7 @@ base::Result<ResponseInfo> DecodeResponse(Format format, std::string_view bytes,
 }
 
 void InternedBatch::Append(DecodedBatch&& batch, model::RecordInterner& interner) {
+  interner.BeginResponse();
   for (const auto& position : batch.positions) {
     positions.push_back(interner.Intern(position, &position_keys.emplace_back()));
   }

@@ -61,7 +61,8 @@ struct InternedBatch {
     rejection_keys.clear();
   }
   [[nodiscard]] std::size_t size() const { return positions.size() + rejections.size(); }
-  /// Interns `batch`'s records in offset order and appends them.
+  /// Interns `batch`, one response of a feed, in offset order and appends its records
+  /// (RecordInterner::BeginResponse first).
   void Append(DecodedBatch&& batch, model::RecordInterner& interner);
 };
 

@@ -218,5 +218,57 @@ TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
   EXPECT_EQ(strings->KeyOrdinal(strings->Intern("R7")), StringDictionary::kNoOrdinal);
 }
 
+TEST(RecordInterner, ResponsesInMuchTheSameOrderGiveTheSameIdsAsRecordByRecord) {
+  // A fleet's responses: mostly the same vehicles in the same order, but vehicles leave
+  // and join, two swap places, one is listed twice, trips and start times change, a text
+  // is too long to remember. Interned with BeginResponse() between responses, every id
+  // is the one an interner without it gives, from a dictionary that assigned them in the
+  // same order, and every hash is the text's.
+  auto remembered = std::make_shared<StringDictionary>();
+  auto plain = std::make_shared<StringDictionary>();
+  RecordInterner with_responses(remembered);
+  RecordInterner record_by_record(plain);
+  const std::string long_trip(70'000, 't');
+  std::size_t checked = 0;
+  for (int response = 0; response < 40; ++response) {
+    with_responses.BeginResponse();
+    std::vector<int> vehicles;
+    for (int v = 0; v < 300; ++v) {
+      if ((v + response) % 23 != 0) {  // a few are missing from each response
+        vehicles.push_back(v);
+      }
+    }
+    std::swap(vehicles[10], vehicles[11 + response % 5]);
+    vehicles.insert(vehicles.begin() + 50, 49);                // listed twice
+    vehicles.insert(vehicles.begin() + 100, 1000 + response);  // new this response
+    for (const int v : vehicles) {
+      Position p;
+      p.feed_id = "rio-sppo";
+      p.vehicle_id = fmt::format("V{}", v);
+      p.route_id = fmt::format("R{}", v % 17);
+      p.trip_id = v == 7 ? long_trip : fmt::format("T{}-{}", v, (response + v) / 9);
+      p.trip_start_date = "20240605";
+      p.trip_start_time = fmt::format("{:02d}:00:00", (response + v) / 6 % 24);
+      KeyTextHashes a;
+      KeyTextHashes b;
+      const PositionRecord r = with_responses.Intern(p, &a);
+      const PositionRecord q = record_by_record.Intern(p, &b);
+      ASSERT_EQ(r.vehicle_id, q.vehicle_id) << response << " " << v;
+      ASSERT_EQ(r.route_id, q.route_id) << response << " " << v;
+      ASSERT_EQ(r.trip_id, q.trip_id) << response << " " << v;
+      ASSERT_EQ(r.trip_start_date, q.trip_start_date) << response << " " << v;
+      ASSERT_EQ(r.trip_start_time, q.trip_start_time) << response << " " << v;
+      ASSERT_EQ(remembered->View(r.trip_id), p.trip_id);
+      ASSERT_EQ(remembered->View(r.vehicle_id), p.vehicle_id);
+      ASSERT_NE(remembered->KeyOrdinal(r.vehicle_id), StringDictionary::kNoOrdinal);
+      ASSERT_EQ(a.vehicle, StringDictionary::TextHash(p.vehicle_id));
+      ASSERT_EQ(a.feed, b.feed);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(remembered->size(), plain->size());
+  EXPECT_GT(checked, 40U * 280U);
+}
+
 }  // namespace
 }  // namespace frota::model

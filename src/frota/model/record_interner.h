@@ -2,6 +2,7 @@
 // same feed and vehicle had last time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,15 @@ struct KeyTextHashes {
 /// through the ids the same vehicle had last time (a vehicle keeps its trip for many
 /// records), compared by text, so that a hit costs a short memcmp and no hashing.
 ///
+/// A feed lists its vehicles in much the same order in every response. Between
+/// BeginResponse() calls the interner remembers each position's texts and ids in order
+/// (one sequential buffer); in the next response a record whose vehicle id equals the
+/// remembered one at the cursor, or one or two past it (a vehicle that left), takes its
+/// ids from there, compared by text. That reads memory in order instead of the
+/// dictionary's index, entries and texts and the vehicle's recent ids, which once a
+/// fleet's texts outgrow the processor's caches cost a miss each. Any other record, or
+/// every record when BeginResponse() is never called, takes the lookups above.
+///
 /// It is the dictionary's writer: one thread uses it at a time, and no other thread
 /// interns into the dictionary meanwhile (StringDictionary's rule). Records it returns
 /// may be handed to other threads with proper synchronisation, which may then View
@@ -42,6 +52,9 @@ class RecordInterner {
     return Intern(ViewOf(position), hashes);
   }
   RejectionRecord Intern(Rejection&& rejection, KeyTextHashes* hashes);
+  /// The records that follow are one response (a feed's snapshot): the positions of the
+  /// previous one become what the next are matched against.
+  void BeginResponse();
 
   [[nodiscard]] const std::shared_ptr<StringDictionary>& strings() const { return strings_; }
 
@@ -53,6 +66,9 @@ class RecordInterner {
     std::uint64_t hash = StringDictionary::TextHash({});
   };
   Id Feed(std::string_view text);
+  // The vehicle, route, trip, date and start time through the dictionary and the
+  // vehicle's recent ids.
+  void InternTexts(const PositionView& p, PositionRecord& r, KeyTextHashes* hashes);
   // The last route, trip, date and start time ids seen with each vehicle id, indexed by
   // the vehicle id's StringDictionary::KeyOrdinal: vehicle ids are interned as keys, so
   // other texts (trip ids, one per vehicle too) take no slot.
@@ -63,9 +79,34 @@ class RecordInterner {
     Id time = StringDictionary::kEmpty;
   };
 
+  // A position's texts as the previous response had them: vehicle, route, trip, date,
+  // start time, their ids, and where their bytes start in the response's text buffer.
+  static constexpr int kFields = 5;
+  struct Remembered {
+    std::uint64_t vehicle_hash;
+    std::uint32_t at;
+    std::array<std::uint16_t, kFields> size;
+    std::array<Id, kFields> id;
+  };
+  struct Response {
+    std::vector<Remembered> positions;
+    std::string texts;
+    void clear() {
+      positions.clear();
+      texts.clear();
+    }
+  };
+  [[nodiscard]] std::string_view TextOf(const Remembered& r, int field) const;
+  const Remembered* Match(std::string_view vehicle);
+  void Remember(const PositionView& p, std::uint64_t vehicle_hash, const PositionRecord& r);
+
   std::shared_ptr<StringDictionary> strings_;
   FieldCache feed_;
   std::vector<RecentStrings> recent_by_vehicle_;
+  bool remembering_ = false;  // BeginResponse() was called
+  Response previous_;
+  Response current_;
+  std::size_t cursor_ = 0;  // in previous_.positions: where the next record should be
 };
 
 }  // namespace frota::model
