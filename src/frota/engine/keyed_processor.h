@@ -135,11 +135,12 @@ class KeyedProcessor {
   /// it, one after the other: a batch touches every key of a city's fleet, and looking
   /// them all up first (as this did) evicted the first keys before they were added to. So
   /// the batch goes through in one pass: a record's key is looked up (in the key index
-  /// alone) and its entry fetched kLookup records before the record is added, its buffer
-  /// kBuffer records before, its last record kTail before; each fetch needs only what an
-  /// earlier one brought in.
+  /// alone, whose slot was fetched kSlot records before) and its entry fetched kLookup
+  /// records before the record is added, its buffer kBuffer records before, its last
+  /// record kTail before; each fetch needs only what an earlier one brought in.
   template <typename KeyOf, typename Discard = NoDiscard>
   void AddAll(std::span<Record> records, KeyOf&& key_of, Discard&& discard = Discard()) {
+    constexpr std::size_t kSlot = 8;     // records between fetching a key's slot and its lookup
     constexpr std::size_t kLookup = 12;  // records between a key's lookup and its add
     constexpr std::size_t kBuffer = 8;   // ... between fetching its buffer and its add
     constexpr std::size_t kTail = 4;     // ... between fetching its last record and its add
@@ -147,6 +148,12 @@ class KeyedProcessor {
     const std::size_t n = records.size();
     batch_indices_.resize(n);
     for (std::size_t i = 0; i < n + kLookup; ++i) {
+      if (i + kSlot < n && !slots_.empty()) {
+        // The key index's slot where the lookup kSlot records later starts probing (a
+        // lookup that grows the index meanwhile makes this a wasted fetch, no more).
+        __builtin_prefetch(
+            &slots_[traits_.HashKey(key_of(records[i + kSlot])) & (slots_.size() - 1)]);
+      }
       if (i < n) {
         batch_indices_[i] = IndexOf(key_of(records[i]));
         // Its entry, whose buffer address is read kLookup - kBuffer records later.
