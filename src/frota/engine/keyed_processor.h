@@ -45,7 +45,8 @@ struct KeyRef {
 ///   bool Before(const Record& a, const Record& b) const;  // strict total order of a key's
 ///                                                         // records (event time, then a
 ///                                                         // tie-break independent of arrival)
-///   bool Repeats(const Record& earlier, const Record& later) const;  // optional: see below
+///   bool Repeats(const Record& earlier, const Record& later) const;  // optional: see below;
+///                                                         // true only for equal event times
 /// `Operator` (passed to Advance) supplies:
 ///   void OnRecord(State&, Record&&);                        // in Before() order per key
 ///   void OnTimer(const Key&, State&, Timestamp watermark);  // when NextTimer(state) <= W
@@ -99,6 +100,16 @@ class KeyedProcessor {
       }
     }
     auto& pending = entry.pending->records;
+    const Timestamp time = traits_.EventTime(record);
+    if (entry.pending->head < pending.size() && time > entry.pending->last) {
+      // Later than every record the key holds (the common case): it goes last, neither
+      // before one nor a repeat, so the last record itself, with many keys a cache miss,
+      // is not read.
+      pending.push_back(std::move(record));
+      entry.pending->last = time;
+      ++pending_records_;
+      return;
+    }
     const auto head = pending.begin() + static_cast<std::ptrdiff_t>(entry.pending->head);
     // Mostly in order: search from the back.
     auto it = pending.end();
@@ -121,6 +132,9 @@ class KeyedProcessor {
       }
     }
     const bool new_earliest = it == head;
+    if (it == pending.end()) {
+      entry.pending->last = time;
+    }
     pending.insert(it, std::move(record));
     ++pending_records_;
     if (new_earliest) {
@@ -136,8 +150,11 @@ class KeyedProcessor {
   /// them all up first (as this did) evicted the first keys before they were added to. So
   /// the batch goes through in one pass: a record's key is looked up (in the key index
   /// alone, whose slot was fetched kSlot records before) and its entry fetched kLookup
-  /// records before the record is added, its buffer kBuffer records before, its last
-  /// record kTail before; each fetch needs only what an earlier one brought in.
+  /// records before the record is added, its buffer kBuffer records before, the place
+  /// after its last record kTail before; each fetch needs only what an earlier one
+  /// brought in. A record later than all its key holds (Pending::last) is appended
+  /// without reading the last record; one of equal time (a feed's repeat) still reads it,
+  /// as Repeats and the tie-break need the record.
   template <typename KeyOf, typename Discard = NoDiscard>
   void AddAll(std::span<Record> records, KeyOf&& key_of, Discard&& discard = Discard()) {
     constexpr std::size_t kSlot = 8;     // records between fetching a key's slot and its lookup
@@ -259,6 +276,7 @@ class KeyedProcessor {
       pending_records_ += pending.size();
       entry.pending = std::make_unique<Pending>();
       entry.pending->records = std::move(pending);
+      entry.pending->last = traits_.EventTime(entry.pending->records.back());
     }
   }
 
@@ -275,6 +293,9 @@ class KeyedProcessor {
   struct Pending {
     std::vector<Record> records;
     std::uint32_t head = 0;
+    // The event time of records.back() while head < records.size(): AddAt compares with
+    // it instead of reading the record.
+    Timestamp last{};
   };
 
   struct Entry {
@@ -303,17 +324,17 @@ class KeyedProcessor {
       p.head = 0;
     }
   }
-  // Brings in the last pending record of the key at `index` (what AddAt compares with)
-  // and the place after it (where AddAt writes); a hint only, so a buffer that changes
-  // before then does no harm.
+  // Brings in the place after the last pending record of the key at `index`, where
+  // AddAt writes (it compares with Pending::last, not the record); a hint only, so a
+  // buffer that changes before then does no harm.
   void PrefetchTail(std::uint32_t index) const {
     const Pending* pending = entries_[index].pending.get();
     if (pending == nullptr || pending->records.empty()) {
       return;
     }
-    const Record* last = pending->records.data() + pending->records.size() - 1;
-    __builtin_prefetch(last);
-    __builtin_prefetch(last + 1, /*rw=*/1);
+    const Record* end = pending->records.data() + pending->records.size();
+    __builtin_prefetch(end, /*rw=*/1);
+    __builtin_prefetch(reinterpret_cast<const char*>(end + 1) - 1, /*rw=*/1);
   }
 
   // 12 bytes, not 16: a million keys each have one, and time needs no 8-byte alignment

@@ -255,6 +255,23 @@ TEST(KeyedProcessor, RepeatsGoToTheDiscardAsTheyComeAndTheRestIsReleasedAsBefore
   EXPECT_EQ(with.pending_records(), 0U);
 }
 
+TEST(KeyedProcessor, RecordsAddedAfterARestoreAreOrderedWithTheRestoredOnes) {
+  // Put() restores pending records; what is added next, later than all of them, equal to
+  // the last or earlier, is ordered among them as if it had been there all along.
+  KeyedProcessor<Traits> p;
+  Collected out;
+  Op op{&out};
+  p.Put("a", {}, {{T(10), 1, "a"}, {T(20), 2, "a"}});
+  p.RescheduleAll(op);
+  p.Add(std::string("a"), {T(30), 3, "a"});  // later than all
+  p.Add(std::string("a"), {T(30), 0, "a"});  // equal time, earlier tie-break
+  p.Add(std::string("a"), {T(15), 4, "a"});  // in between
+  p.Add(std::string("a"), {T(40), 5, "a"});  // later than all again
+  p.Advance(T(100), op);
+  EXPECT_EQ(out.records, (std::vector<std::pair<std::string, int>>{
+                             {"a", 1}, {"a", 4}, {"a", 2}, {"a", 0}, {"a", 3}, {"a", 5}}));
+}
+
 TEST(KeyRef, CombineHashesIsFixedForever) {
   // The job's key (feed, vehicle) goes to shard CombineHashes(...) % shards, and a resumed
   // run restores each shard's state in place: the value must never change. Computed
