@@ -160,7 +160,7 @@ class KeyedProcessor {
     constexpr std::size_t kSlot = 8;     // records between fetching a key's slot and its lookup
     constexpr std::size_t kLookup = 12;  // records between a key's lookup and its add
     constexpr std::size_t kBuffer = 8;   // ... between fetching its buffer and its add
-    constexpr std::size_t kTail = 4;     // ... between fetching its last record and its add
+    constexpr std::size_t kTail = 4;     // ... between fetching where it goes and its add
     static_assert(kLookup > kBuffer && kBuffer > kTail);
     const std::size_t n = records.size();
     batch_indices_.resize(n);
