@@ -34,6 +34,20 @@ struct KeyRef {
   }
 };
 
+namespace keyed_processor_detail {
+// Traits::Mark if the traits have one, else an empty stand-in that takes no room.
+struct NoMark {};
+template <typename Traits>
+struct MarkOf {
+  using type = NoMark;
+};
+template <typename Traits>
+requires requires { typename Traits::Mark; }
+struct MarkOf<Traits> {
+  using type = typename Traits::Mark;
+};
+}  // namespace keyed_processor_detail
+
 /// Per-key state plus each key's pending records, released to an operator in event-time
 /// order once the watermark passes them (semantics.md section 3).
 ///
@@ -47,6 +61,8 @@ struct KeyRef {
 ///                                                         // tie-break independent of arrival)
 ///   bool Repeats(const Record& earlier, const Record& later) const;  // optional: see below;
 ///                                                         // true only for equal event times
+///   using Mark;  Mark MarkOf(const Record&) const;        // optional, with Repeats: below
+///   bool RepeatsMarked(const Mark& earlier, const Record& later) const;
 /// `Operator` (passed to Advance) supplies:
 ///   void OnRecord(State&, Record&&);                        // in Before() order per key
 ///   void OnTimer(const Key&, State&, Timestamp watermark);  // when NextTimer(state) <= W
@@ -64,6 +80,15 @@ struct KeyRef {
 /// later of the two goes to discard(State&, Record&&) as it is added. Most records of a
 /// feed that repeats positions then never wait for the watermark.
 ///
+/// Marks: a key's last record is, with many keys, a cache miss to read, and a feed's
+/// repeats all come after it with its event time. With a `Mark` (a few bytes of a record,
+/// say its tie-break), each key keeps its last record's mark, and a record of the same
+/// event time that RepeatsMarked(mark of the last, record) says comes after the last and
+/// repeats it is discarded without reading the last. RepeatsMarked is called only for
+/// equal event times; it must be true only where Repeats(last, record) is true and
+/// Before(record, last) false, and may be false where it cannot tell (the record is then
+/// compared with the buffered ones as without a mark).
+///
 /// Not thread-safe; one instance per state partition (shard).
 template <typename Traits>
 class KeyedProcessor {
@@ -71,6 +96,7 @@ class KeyedProcessor {
   using Record = typename Traits::Record;
   using State = typename Traits::State;
   using Key = typename Traits::Key;
+  using Mark = typename keyed_processor_detail::MarkOf<Traits>::type;
   /// AddAt's and AddAll's default: every record buffered, Traits::Repeats not needed.
   struct NoDiscard {
     void operator()(State& /*state*/, Record&& /*record*/) const {}
@@ -101,14 +127,24 @@ class KeyedProcessor {
     }
     auto& pending = entry.pending->records;
     const Timestamp time = traits_.EventTime(record);
-    if (entry.pending->head < pending.size() && time > entry.pending->last) {
-      // Later than every record the key holds (the common case): it goes last, neither
-      // before one nor a repeat, so the last record itself, with many keys a cache miss,
-      // is not read.
-      pending.push_back(std::move(record));
-      entry.pending->last = time;
-      ++pending_records_;
-      return;
+    if (entry.pending->head < pending.size()) {
+      if (time > entry.pending->last) {
+        // Later than every record the key holds (the common case): it goes last, neither
+        // before one nor a repeat, so the last record itself, with many keys a cache miss,
+        // is not read.
+        SetLast(*entry.pending, record, time);
+        pending.push_back(std::move(record));
+        ++pending_records_;
+        return;
+      }
+      if constexpr (kMarked && !std::is_same_v<std::remove_cvref_t<Discard>, NoDiscard>) {
+        if (time == entry.pending->last &&
+            traits_.RepeatsMarked(entry.pending->last_mark, record)) {
+          // A repeat of the last record, coming after it: known from its mark alone.
+          discard(entry.state, std::move(record));
+          return;
+        }
+      }
     }
     const auto head = pending.begin() + static_cast<std::ptrdiff_t>(entry.pending->head);
     // Mostly in order: search from the back.
@@ -127,13 +163,16 @@ class KeyedProcessor {
         if (it == head) {
           Schedule(index);
         }
+        if (std::next(it) == pending.end()) {
+          SetLast(*entry.pending, *it, time);  // the same time, another mark
+        }
         discard(entry.state, std::move(record));
         return;
       }
     }
     const bool new_earliest = it == head;
     if (it == pending.end()) {
-      entry.pending->last = time;
+      SetLast(*entry.pending, record, time);
     }
     pending.insert(it, std::move(record));
     ++pending_records_;
@@ -153,8 +192,8 @@ class KeyedProcessor {
   /// records before the record is added, its buffer kBuffer records before, the place
   /// after its last record kTail before; each fetch needs only what an earlier one
   /// brought in. A record later than all its key holds (Pending::last) is appended
-  /// without reading the last record; one of equal time (a feed's repeat) still reads it,
-  /// as Repeats and the tie-break need the record.
+  /// without reading the last record, and so is a repeat that its mark (if the traits
+  /// have marks) shows comes after it.
   template <typename KeyOf, typename Discard = NoDiscard>
   void AddAll(std::span<Record> records, KeyOf&& key_of, Discard&& discard = Discard()) {
     constexpr std::size_t kSlot = 8;     // records between fetching a key's slot and its lookup
@@ -276,7 +315,8 @@ class KeyedProcessor {
       pending_records_ += pending.size();
       entry.pending = std::make_unique<Pending>();
       entry.pending->records = std::move(pending);
-      entry.pending->last = traits_.EventTime(entry.pending->records.back());
+      const Record& last = entry.pending->records.back();
+      SetLast(*entry.pending, last, traits_.EventTime(last));
     }
   }
 
@@ -293,10 +333,18 @@ class KeyedProcessor {
   struct Pending {
     std::vector<Record> records;
     std::uint32_t head = 0;
-    // The event time of records.back() while head < records.size(): AddAt compares with
-    // it instead of reading the record.
+    // The event time of records.back() while head < records.size(), and its mark (if the
+    // traits have marks): AddAt compares with them instead of reading the record.
     Timestamp last{};
+    [[no_unique_address]] Mark last_mark{};
   };
+  static constexpr bool kMarked = !std::is_same_v<Mark, keyed_processor_detail::NoMark>;
+  void SetLast(Pending& pending, const Record& record, Timestamp time) const {
+    pending.last = time;
+    if constexpr (kMarked) {
+      pending.last_mark = traits_.MarkOf(record);
+    }
+  }
 
   struct Entry {
     State state{};

@@ -202,27 +202,48 @@ struct FirstOfEachTimeOp {
   }
 };
 
-TEST(KeyedProcessor, RepeatsGoToTheDiscardAsTheyComeAndTheRestIsReleasedAsBefore) {
-  // Random records of 10 keys with many equal event times per key, arriving in random
-  // order (never late: each batch holds only records after the watermark), each added
-  // to a processor with a discard and to one without, whose operator refuses repeats on
-  // release. The same records are released in the same order; the discarded ones are
-  // exactly those the operator refused; and the first of equal times in Before() order
-  // is the one kept, whichever came first.
-  std::mt19937 rng(5);
+// RepeatTraits with marks (the tie-break), which cannot tell for every third record; it
+// counts the repeats it recognised.
+struct MarkedRepeatTraits : RepeatTraits {
+  using Mark = int;
+  [[nodiscard]] static Mark MarkOf(const Event& e) { return e.seq; }
+  [[nodiscard]] bool RepeatsMarked(const Mark& earlier, const Event& later) const {
+    if (later.seq % 3 == 0 || earlier >= later.seq) {
+      return false;
+    }
+    ++*recognised;
+    return true;
+  }
+  int* recognised = nullptr;
+};
+
+// Random records of 10 keys with many equal event times per key, arriving in random order
+// or (`as_a_feed`) mostly in event-time order, repeats after what they repeat, as a feed
+// polled again sends them (never late: each batch holds only records after the
+// watermark), each added to a processor with a discard and to one without, whose operator
+// refuses repeats on release. The same records are released in the same order; the
+// discarded ones are exactly those the operator refused; and the first of equal times in
+// Before() order is the one kept, whichever came first.
+template <typename WithTraits>
+void ExpectRepeatsDiscardedAsTheyCome(WithTraits with_traits, std::uint32_t seed, bool as_a_feed) {
+  std::mt19937 rng(seed);
   std::vector<Event> events;
   for (int i = 0; i < 6000; ++i) {
-    events.push_back({T(static_cast<int>(rng() % 300)), i,
-                      std::string(1, static_cast<char>('a' + rng() % 10))});
+    // As a feed: 2 records a second per key, one in four a second behind.
+    const int time =
+        as_a_feed ? i / 20 - static_cast<int>(rng() % 4 == 0) : static_cast<int>(rng() % 300);
+    events.push_back({T(time), i, std::string(1, static_cast<char>('a' + rng() % 10))});
   }
-  KeyedProcessor<RepeatTraits> with(RepeatTraits{});
+  KeyedProcessor<WithTraits> with(with_traits);
   KeyedProcessor<RepeatTraits> without(RepeatTraits{});
   Collected with_out;
   Collected without_out;
   FirstOfEachTimeOp with_op{&with_out, {}, {}};
   FirstOfEachTimeOp without_op{&without_out, {}, {}};
   std::vector<std::pair<std::string, int>> discarded;
-  std::shuffle(events.begin(), events.end(), rng);
+  if (!as_a_feed) {
+    std::shuffle(events.begin(), events.end(), rng);
+  }
   Timestamp watermark = T(-1);
   std::size_t added = 0;
   for (std::size_t from = 0; from < events.size(); from += 250) {
@@ -255,6 +276,27 @@ TEST(KeyedProcessor, RepeatsGoToTheDiscardAsTheyComeAndTheRestIsReleasedAsBefore
   EXPECT_EQ(with.pending_records(), 0U);
 }
 
+TEST(KeyedProcessor, RepeatsGoToTheDiscardAsTheyComeAndTheRestIsReleasedAsBefore) {
+  ExpectRepeatsDiscardedAsTheyCome(RepeatTraits{}, 5, /*as_a_feed=*/false);
+  ExpectRepeatsDiscardedAsTheyCome(RepeatTraits{}, 5, /*as_a_feed=*/true);
+}
+
+TEST(KeyedProcessor, RepeatsKnownByTheLastRecordsMarkAreDiscardedAsThoseFoundByReadingIt) {
+  // The same with marks: nothing changes (the results equal the unmarked run's), and in
+  // a feed's order many repeats are recognised from the last record's mark.
+  for (const std::uint32_t seed : {5U, 6U, 7U}) {
+    for (const bool as_a_feed : {false, true}) {
+      int recognised = 0;
+      MarkedRepeatTraits traits;
+      traits.recognised = &recognised;
+      ExpectRepeatsDiscardedAsTheyCome(traits, seed, as_a_feed);
+      if (as_a_feed) {
+        EXPECT_GT(recognised, 1000) << "seed " << seed;
+      }
+    }
+  }
+}
+
 TEST(KeyedProcessor, RecordsAddedAfterARestoreAreOrderedWithTheRestoredOnes) {
   // Put() restores pending records; what is added next, later than all of them, equal to
   // the last or earlier, is ordered among them as if it had been there all along.
@@ -270,6 +312,31 @@ TEST(KeyedProcessor, RecordsAddedAfterARestoreAreOrderedWithTheRestoredOnes) {
   p.Advance(T(100), op);
   EXPECT_EQ(out.records, (std::vector<std::pair<std::string, int>>{
                              {"a", 1}, {"a", 4}, {"a", 2}, {"a", 0}, {"a", 3}, {"a", 5}}));
+}
+
+TEST(KeyedProcessor, ARestoredLastRecordsMarkDecidesItsRepeats) {
+  // After Put(), the last record's mark is the restored record's: a repeat with an earlier
+  // tie-break replaces it (it is not taken for one that comes after), one with a later
+  // tie-break goes, and the same after a swap has put another record last.
+  int recognised = 0;
+  MarkedRepeatTraits traits;
+  traits.recognised = &recognised;
+  KeyedProcessor<MarkedRepeatTraits> p(traits);
+  Collected out;
+  Op op{&out};
+  std::vector<int> discarded;
+  const auto discard = [&discarded](Traits::State&, Event&& e) { discarded.push_back(e.seq); };
+  p.Put("a", {}, {{T(10), 1, "a"}, {T(20), 10, "a"}});
+  p.RescheduleAll(op);
+  p.AddAt(p.KeyIndex("a"), {T(20), 4, "a"}, discard);   // before the last: replaces it
+  p.AddAt(p.KeyIndex("a"), {T(20), 5, "a"}, discard);   // after the new last (4)
+  p.AddAt(p.KeyIndex("a"), {T(20), 11, "a"}, discard);  // after both
+  p.AddAt(p.KeyIndex("a"), {T(20), 2, "a"}, discard);   // before: replaces 4
+  p.AddAt(p.KeyIndex("a"), {T(20), 3, "a"}, discard);   // every third: read, not marked
+  p.Advance(T(100), op);
+  EXPECT_EQ(out.records, (std::vector<std::pair<std::string, int>>{{"a", 1}, {"a", 2}}));
+  EXPECT_EQ(discarded, (std::vector<int>{10, 5, 11, 4, 3}));
+  EXPECT_EQ(recognised, 2);  // 5 and 11
 }
 
 TEST(KeyRef, CombineHashesIsFixedForever) {

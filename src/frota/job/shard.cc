@@ -79,15 +79,15 @@ std::string JumpDetail(double implied_kmh, double distance_m, double seconds) {
 
 }  // namespace
 
-bool PositionOrder::TieBreak(const Record& a, const Record& b) const {
-  if (a.source.source != b.source.source && catalog_ != nullptr) {
-    const std::string& name_a = NameOf(a.source.source);
-    const std::string& name_b = NameOf(b.source.source);
+bool PositionOrder::TieBreak(const model::SourceRef& a, const model::SourceRef& b) const {
+  if (a.source != b.source && catalog_ != nullptr) {
+    const std::string& name_a = NameOf(a.source);
+    const std::string& name_b = NameOf(b.source);
     if (name_a != name_b) {
       return name_a < name_b;
     }
   }
-  return a.source.offset < b.source.offset;
+  return a.offset < b.offset;
 }
 
 const std::string& PositionOrder::NameOf(model::SourceId id) const {

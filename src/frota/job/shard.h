@@ -168,7 +168,7 @@ class PositionOrder {
     if (a.event_time != b.event_time) {
       return a.event_time < b.event_time;
     }
-    return TieBreak(a, b);
+    return TieBreak(a.source, b.source);
   }
   /// Rule 5: a later record of the same event time is a duplicate, refused when released
   /// whatever else the key holds, so Shard refuses it as it comes instead of buffering
@@ -176,10 +176,19 @@ class PositionOrder {
   [[nodiscard]] static bool Repeats(const Record& earlier, const Record& later) {
     return earlier.event_time == later.event_time;
   }
+  /// A record's tie-break, kept for each vehicle's last buffered record: a repeat that
+  /// comes after it is refused without reading the record (with a fleet's worth of
+  /// vehicles, a cache miss).
+  using Mark = model::SourceRef;
+  [[nodiscard]] static Mark MarkOf(const Record& p) { return p.source; }
+  /// Called for equal event times only, where Repeats is true.
+  [[nodiscard]] bool RepeatsMarked(const Mark& earlier, const Record& later) const {
+    return TieBreak(earlier, later.source);
+  }
 
  private:
   // Equal event times (a feed's repeats): source name, then offset.
-  [[nodiscard]] bool TieBreak(const Record& a, const Record& b) const;
+  [[nodiscard]] bool TieBreak(const model::SourceRef& a, const model::SourceRef& b) const;
   // The catalog's name of `id`, remembered: the catalog takes its lock for every lookup,
   // and a feed's repeats tie on event time so often (more than half the records of the
   // simulated Rio day) that two lookups per comparison cost about 1.5 % of a replay's
