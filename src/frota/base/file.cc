@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,45 @@ Result<std::string> ReadFile(const std::filesystem::path& path) {
   std::string bytes;
   FROTA_RETURN_IF_ERROR(ReadFileInto(path, bytes));
   return bytes;
+}
+
+FileBytes::~FileBytes() { Unmap(); }
+
+void FileBytes::Unmap() {
+  if (map_ != nullptr) {
+    ::munmap(map_, map_size_);
+    map_ = nullptr;
+    map_size_ = 0;
+  }
+  bytes_ = {};
+}
+
+Status FileBytes::Load(const std::filesystem::path& path) {
+  Unmap();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    // MAP_POPULATE: the parser reads every page, so they are all mapped in one call
+    // instead of a fault per few pages.
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (map != MAP_FAILED) {
+      ::close(fd);
+      map_ = map;
+      map_size_ = size;
+      bytes_ = std::string_view(static_cast<const char*>(map), size);
+      return Status::Ok();
+    }
+  }
+  ::close(fd);
+  // Not mappable (or mapping failed: out of address space, a file system without mmap):
+  // read it.
+  FROTA_RETURN_IF_ERROR(ReadFileInto(path, buffer_));
+  bytes_ = buffer_;
+  return Status::Ok();
 }
 
 Status ReadFileInto(const std::filesystem::path& path, std::string& bytes) {

@@ -71,5 +71,40 @@ TEST_F(FileTest, AMissingFileIsAnErrorNamingIt) {
   EXPECT_FALSE(ReadFile(dir_).ok());  // a folder opens but does not read
 }
 
+TEST_F(FileTest, FileBytesMapsARegularFileAndReadsWhatCannotBeMapped) {
+  std::string bytes(300'000, 'a');
+  bytes[1] = '\0';
+  bytes.back() = 'z';
+  const auto big = Write("big", bytes);
+  FileBytes file;
+  ASSERT_TRUE(file.Load(big).ok());
+  EXPECT_EQ(file.bytes(), bytes);
+  // Mapped, not copied: the process maps the file while it is held...
+  std::string maps;
+  ASSERT_TRUE(ReadFileInto("/proc/self/maps", maps).ok());
+  EXPECT_NE(maps.find(big.string()), std::string::npos);
+  // ...and no longer once the next file replaces it.
+  ASSERT_TRUE(file.Load(Write("small", "abc")).ok());
+  EXPECT_EQ(file.bytes(), "abc");
+  ASSERT_TRUE(ReadFileInto("/proc/self/maps", maps).ok());
+  EXPECT_EQ(maps.find(big.string()), std::string::npos);
+  // An empty file, and one that reports no size, are read.
+  ASSERT_TRUE(file.Load(Write("empty", "")).ok());
+  EXPECT_TRUE(file.bytes().empty());
+  ASSERT_TRUE(file.Load("/proc/self/status").ok());
+  EXPECT_NE(file.bytes().find("VmRSS"), std::string_view::npos);
+}
+
+TEST_F(FileTest, FileBytesOfAMissingFileIsAnErrorNamingItAndHoldsNothing) {
+  FileBytes file;
+  ASSERT_TRUE(file.Load(Write("first", "first file")).ok());
+  const auto status = file.Load(dir_ / "nope");
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message().find("nope"), std::string::npos);
+  EXPECT_TRUE(file.bytes().empty());   // never a previous file's bytes taken for this one
+  EXPECT_FALSE(file.Load(dir_).ok());  // a folder opens but does not read
+  EXPECT_TRUE(file.bytes().empty());
+}
+
 }  // namespace
 }  // namespace frota::base

@@ -176,16 +176,17 @@ class ReplaySource::Partition {
         bytes_ += static_cast<std::int64_t>(std::filesystem::file_size(file, ec));
         return base::Status::Ok();
       }
-      FROTA_RETURN_IF_ERROR(base::ReadFileInto(file, body_));
-      bytes_ += static_cast<std::int64_t>(body_.size());
+      FROTA_RETURN_IF_ERROR(body_.Load(file));
+      const std::string_view body = body_.bytes();
+      bytes_ += static_cast<std::int64_t>(body.size());
       if (input_.archived) {
-        const auto decoded = DecodeArchivedResponse(input_.format, body_, OptionsFor(file), batch_);
+        const auto decoded = DecodeArchivedResponse(input_.format, body, OptionsFor(file), batch_);
         if (!decoded.ok()) {
           spdlog::warn("archived response not decodable file={} error={}", file.string(),
                        decoded.error().message());
         }
       } else {
-        const auto decoded = codec::DecodeResponse(input_.format, body_, OptionsFor(file), batch_);
+        const auto decoded = codec::DecodeResponse(input_.format, body, OptionsFor(file), batch_);
         if (!decoded.ok()) {
           return decoded.error().WithContext(file.string());
         }
@@ -210,7 +211,7 @@ class ReplaySource::Partition {
   std::int64_t skipped_ = 0;
   std::int64_t bytes_ = 0;
   std::size_t file_index_ = 0;
-  std::string body_;  // the file being decoded; one buffer for them all
+  base::FileBytes body_;  // the file being decoded (mapped)
   bool exhausted_ = false;
   base::Timestamp last_ingest_ = base::Timestamp::min();
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
