@@ -125,6 +125,7 @@ class KeyedProcessor {
         spare_.pop_back();
       }
     }
+    constexpr bool kDiscards = !std::is_same_v<std::remove_cvref_t<Discard>, NoDiscard>;
     auto& pending = entry.pending->records;
     const Timestamp time = traits_.EventTime(record);
     if (entry.pending->head < pending.size()) {
@@ -137,7 +138,7 @@ class KeyedProcessor {
         ++pending_records_;
         return;
       }
-      if constexpr (kMarked && !std::is_same_v<std::remove_cvref_t<Discard>, NoDiscard>) {
+      if constexpr (kMarked && kDiscards) {
         if (time == entry.pending->last &&
             traits_.RepeatsMarked(entry.pending->last_mark, record)) {
           // A repeat of the last record, coming after it: known from its mark alone.
@@ -152,7 +153,7 @@ class KeyedProcessor {
     while (it != head && traits_.Before(record, *std::prev(it))) {
       --it;
     }
-    if constexpr (!std::is_same_v<std::remove_cvref_t<Discard>, NoDiscard>) {
+    if constexpr (kDiscards) {
       if (it != head && traits_.Repeats(*std::prev(it), record)) {
         discard(entry.state, std::move(record));
         return;
