@@ -339,43 +339,35 @@ TEST(ArchiveCsvReader, QuotedFieldsMayHoldCommasQuotesAndLineBreaks) {
   EXPECT_EQ(batch.rejections[0].source.offset, 2);
 }
 
-TEST(ArchiveCsvReader, InterningAsItReadsGivesTheDecodedRecordsInterned) {
-  // Ordinary rows of vehicles changing route, trip, date and direction, a quoted row and
-  // bad cells, read both ways in odd chunks: each interned record is its decoded one, its
-  // texts by id, with its key's hashes.
-  std::string text(kHeader);
-  text +=
-      "0,2022-06-30 00:00:00,3,\"86,811\",2022-06-30 03:34:51,2022-06-30 03:35:20,-22.99,"
-      "-43.59,\"13\",\"ITI \"\"IDA\"\"\nsecond line\",0,I,13,B1\n";
-  for (int i = 0; i < 400; ++i) {
-    const std::string vehicle = fmt::format("{}", i % 7 == 0 ? 13 : 100 + i % 17);
-    const std::string gps = fmt::format("2022-06-30 03:{:02d}:{:02d}", i / 60 % 60, i % 60);
-    text += Row(vehicle, gps, "2022-06-30 04:10:00", i % 53 == 0 ? "abc" : "-22.99",
-                (i / 90) % 2 == 0 ? "2022-06-30 00:00:00" : "2022-07-01", i % 3 == 0 ? "V" : "I");
-  }
-  text += "0,bad\n" + Row("", "2022-06-30 03:34:51", "2022-06-30 03:35:20");
-  DecodeOptions options;
-  options.feed_id = "rio-brt";
-  options.first_offset = 50;
+// Reads `text` interned, `chunk` rows at a time, and expects each record to be the one
+// decoding without an interner gives (which never reuses a row): its texts by id, with
+// its key's hashes. Returns the reader's repeated_rows().
+std::int64_t ExpectInternedAsDecoded(const std::string& text, const DecodeOptions& options,
+                                     std::size_t chunk) {
   const DecodedBatch decoded = DecodeText(text, options);
   auto reader = ArchiveCsvReader::FromBytes(text, options);
-  ASSERT_TRUE(reader.ok());
+  EXPECT_TRUE(reader.ok());
+  if (!reader.ok()) {
+    return -1;
+  }
   auto strings = std::make_shared<model::StringDictionary>();
   model::RecordInterner interner(strings);
   InternedBatch interned;
   while (true) {
-    const auto more = (*reader)->Next(interned, 37, interner);
-    ASSERT_TRUE(more.ok()) << more.error().message();
-    if (!*more) {
+    const auto more = (*reader)->Next(interned, chunk, interner);
+    EXPECT_TRUE(more.ok()) << more.error().message();
+    if (!more.ok() || !*more) {
       break;
     }
   }
-  ASSERT_EQ(interned.positions.size(), decoded.positions.size());
-  ASSERT_EQ(interned.position_keys.size(), decoded.positions.size());
-  ASSERT_EQ(interned.rejections.size(), decoded.rejections.size());
-  ASSERT_EQ(interned.rejection_keys.size(), decoded.rejections.size());
-  ASSERT_GT(decoded.positions.size(), 350U);
-  ASSERT_GT(decoded.rejections.size(), 5U);
+  EXPECT_EQ(interned.positions.size(), decoded.positions.size());
+  EXPECT_EQ(interned.position_keys.size(), decoded.positions.size());
+  EXPECT_EQ(interned.rejections.size(), decoded.rejections.size());
+  EXPECT_EQ(interned.rejection_keys.size(), decoded.rejections.size());
+  if (interned.positions.size() != decoded.positions.size() ||
+      interned.rejections.size() != decoded.rejections.size()) {
+    return -1;
+  }
   for (std::size_t i = 0; i < decoded.positions.size(); ++i) {
     const model::Position& want = decoded.positions[i];
     const model::Position got = model::MaterializePosition(interned.positions[i], *strings);
@@ -409,6 +401,160 @@ TEST(ArchiveCsvReader, InterningAsItReadsGivesTheDecodedRecordsInterned) {
     EXPECT_EQ(interned.rejection_keys[i].vehicle,
               model::StringDictionary::TextHash(want.vehicle_id));
   }
+  return (*reader)->repeated_rows();
+}
+
+TEST(ArchiveCsvReader, InterningAsItReadsGivesTheDecodedRecordsInterned) {
+  // Ordinary rows of vehicles changing route, trip, date and direction, a quoted row and
+  // bad cells, read both ways in odd chunks: each interned record is its decoded one, its
+  // texts by id, with its key's hashes.
+  std::string text(kHeader);
+  text +=
+      "0,2022-06-30 00:00:00,3,\"86,811\",2022-06-30 03:34:51,2022-06-30 03:35:20,-22.99,"
+      "-43.59,\"13\",\"ITI \"\"IDA\"\"\nsecond line\",0,I,13,B1\n";
+  for (int i = 0; i < 400; ++i) {
+    const std::string vehicle = fmt::format("{}", i % 7 == 0 ? 13 : 100 + i % 17);
+    const std::string gps = fmt::format("2022-06-30 03:{:02d}:{:02d}", i / 60 % 60, i % 60);
+    text += Row(vehicle, gps, "2022-06-30 04:10:00", i % 53 == 0 ? "abc" : "-22.99",
+                (i / 90) % 2 == 0 ? "2022-06-30 00:00:00" : "2022-07-01", i % 3 == 0 ? "V" : "I");
+  }
+  text += "0,bad\n" + Row("", "2022-06-30 03:34:51", "2022-06-30 03:35:20");
+  DecodeOptions options;
+  options.feed_id = "rio-brt";
+  options.first_offset = 50;
+  const DecodedBatch decoded = DecodeText(text, options);
+  ASSERT_GT(decoded.positions.size(), 350U);
+  ASSERT_GT(decoded.rejections.size(), 5U);
+  // One capture time: no row has a previous capture to repeat.
+  EXPECT_EQ(ExpectInternedAsDecoded(text, options, 37), 0);
+}
+
+TEST(ArchiveCsvReader, ARowRepeatedFromThePreviousCaptureGivesTheRecordDecodingWould) {
+  // Captures 15 s apart, each listing every vehicle's latest GPS row, as Rio's archive
+  // does: most rows repeat the vehicle's row one capture earlier but for the capture time
+  // (and the columns frota does not read: index, hora, sentido, trip_short_name). Others
+  // differ from it in one column that is read, each column in turn; vehicles leave,
+  // return, swap places and arrive; a capture is interrupted by a row without a capture
+  // time, one with a bad capture time, a quoted row, a short row; and a repeated row's
+  // capture time may be unreadable. Read interned, in chunks of every size from 1, each
+  // record must be the one decoding gives, and the rows taken from the previous capture
+  // must be exact repeats, most of them.
+  constexpr int kVehicles = 9;
+  constexpr int kCaptures = 24;
+  struct Cells {
+    std::string data = "2022-06-30 00:00:00";
+    std::string gps;
+    std::string lat = "-22.993042";
+    std::string lon = "-43.597977";
+    std::string servico = "13";
+    std::string velocidade = "47";
+    std::string direction = "I";
+    std::string trip = "B0013AAF0AIDU01";
+  };
+  const auto row = [](int index, const std::string& vehicle, const std::string& capture,
+                      const Cells& c) {
+    return fmt::format("{},{},{},{},{},{},{},{},{},sentido {},{},{},13,{}\n", index, c.data,
+                       index % 24, vehicle, c.gps, capture, c.lat, c.lon, c.servico, index,
+                       c.velocidade, c.direction, c.trip);
+  };
+  std::string text(kHeader);
+  std::map<std::string, std::string> last_row_text;  // a vehicle's row without capture
+  std::int64_t exact_repeats = 0;  // rows equal in every read column to the previous capture's
+  std::map<int, Cells> cells;
+  int index = 0;
+  for (int c = 0; c < kCaptures; ++c) {
+    const std::string capture = fmt::format("2022-06-30 04:{:02d}:{:02d}", c / 4, c % 4 * 15);
+    std::vector<int> order;
+    for (int v = 0; v < kVehicles; ++v) {
+      const bool away = (v == 3 && c % 6 == 2) || (v == 7 && c >= 10 && c < 13);
+      const bool new_vehicle = v == 8 && c < 5;
+      if (!away && !new_vehicle) {
+        order.push_back(v);
+      }
+    }
+    if (c % 5 == 4) {
+      std::swap(order[1], order[2]);
+    }
+    std::map<std::string, std::string> this_capture;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const int v = order[k];
+      Cells& cell = cells[v];
+      // A new GPS report every other capture (every third for odd vehicles).
+      if (c % (v % 2 == 0 ? 2 : 3) == 0 || cell.gps.empty()) {
+        const int second = 4 * 3600 + c * 15 - v;
+        cell.gps = fmt::format("2022-06-30 0{}:{:02d}:{:02d}", second / 3600, second / 60 % 60,
+                               second % 60);
+        cell.lat = fmt::format("-22.99{:04d}", c * 10 + v);
+      }
+      // Some rows differ in one read column only, each column in turn.
+      Cells shown = cell;
+      switch ((c * kVehicles + v) % 23) {
+        case 1:
+          shown.lon = "-43.597978";
+          break;
+        case 4:
+          shown.servico = "14";
+          break;
+        case 7:
+          shown.velocidade = "48";
+          break;
+        case 10:
+          shown.direction = "V";
+          break;
+        case 13:
+          shown.trip = "B0013AAF0AIDU02";
+          break;
+        case 16:
+          shown.data = "2022-07-01";
+          break;
+        case 19:
+          shown.lat = "-22.99304";
+          break;  // the same number, another text
+        default:
+          break;
+      }
+      const std::string vehicle = fmt::format("B{}", 30 + v);
+      std::string capture_text = capture;
+      if (c == 9 && v == 5) {
+        capture_text = "2022-06-30 04:02:2x";  // unreadable: refused, and not a new capture
+      }
+      const std::string line = row(index++, vehicle, capture_text, shown);
+      text += line;
+      const std::string read_part =
+          fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}", shown.data, vehicle, shown.gps, shown.lat,
+                      shown.lon, shown.servico, shown.velocidade, shown.direction, shown.trip);
+      if (capture_text == capture) {
+        if (last_row_text.contains(vehicle) && last_row_text[vehicle] == read_part) {
+          ++exact_repeats;
+        }
+        this_capture[vehicle] = read_part;
+      }
+      if (k == 3 && c % 7 == 3) {
+        text += row(index++, "B99", "", cells[0]);  // no capture time: refused
+      }
+      if (k == 4 && c == 12) {
+        text += "0,short,row\n";
+        text += fmt::format(
+            "{},2022-06-30 00:00:00,3,\"B{}\",{},{},-22.99,-43.59,\"13\",\"ITI \"\"IDA\"\"\","
+            "0,I,13,B1\n",
+            index++, 30 + v, cell.gps, capture);
+      }
+    }
+    last_row_text = std::move(this_capture);
+  }
+  DecodeOptions options;
+  options.feed_id = "rio-brt";
+  options.first_offset = 7;
+  ASSERT_GT(exact_repeats, 50);
+  for (const std::size_t chunk : {1, 2, 5, 13, 64, 1000}) {
+    SCOPED_TRACE(fmt::format("chunks of {} rows", chunk));
+    const std::int64_t repeated = ExpectInternedAsDecoded(text, options, chunk);
+    EXPECT_LE(repeated, exact_repeats);
+    EXPECT_GE(repeated, exact_repeats * 3 / 4);
+  }
+  // Given the ingest time, rows carry no capture to repeat: each is decoded.
+  options.ingest_time = base::FromUnixSeconds(1'656'570'000);
+  EXPECT_EQ(ExpectInternedAsDecoded(text, options, 64), 0);
 }
 
 TEST(ArchiveCsvReader, BadCellsBecomeRejectionsWithTheLineNumber) {

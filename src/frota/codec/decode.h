@@ -102,9 +102,14 @@ class ArchiveCsvReader {
   /// An I/O or gzip error is an error naming the file and the byte offset.
   virtual base::Result<bool> Next(DecodedBatch& out, std::size_t max_records) = 0;
   /// The same, each record interned by `interner` as its row is read: a position's texts
-  /// go from the file's buffer to the dictionary without a copy in between.
+  /// go from the file's buffer to the dictionary without a copy in between. A row that
+  /// repeats the same vehicle's row of the previous capture (timestamp_captura) in every
+  /// column but the capture time takes that row's record, with its own capture time and
+  /// offset, instead of being decoded again: the same record, in a fraction of the time.
   virtual base::Result<bool> Next(InternedBatch& out, std::size_t max_records,
                                   model::RecordInterner& interner) = 0;
+  /// Rows Next(InternedBatch&...) took from the previous capture so far.
+  [[nodiscard]] virtual std::int64_t repeated_rows() const = 0;
 };
 
 }  // namespace frota::codec
