@@ -24,6 +24,7 @@ namespace frota::sink::sql {
 extern const std::string_view kSchemaV1Sql;
 extern const std::string_view kSchemaV2Sql;
 extern const std::string_view kSchemaV3Sql;
+extern const std::string_view kSchemaV4Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -171,8 +172,9 @@ base::Status EnsureSchema(DuckDbConnection& db) {
         db.path(), version, kDuckDbSchemaVersion);
   }
   const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
-                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
-                                   {3, {sql::kSchemaV3Sql}}};
+                                  {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
+                                  {3, {sql::kSchemaV3Sql}},
+                                  {4, {sql::kSchemaV4Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {

@@ -270,6 +270,12 @@ TEST_F(DuckDbSinkTest, AVersion1DatabaseIsMigratedWithEveryRow) {
          TIMESTAMP '2022-06-30 06:35:20', 'a.csv', 3, 'event_time=2022-06-30T06:34:51Z'),
         ('rio-brt', '', 'missing_vehicle_id', NULL, TIMESTAMP '2022-06-30 06:35:20', 'c.csv', 4,
          'id_veiculo=""');
+      INSERT INTO stops VALUES
+        ('rio-brt', 'B1', TIMESTAMP '2022-06-30 06:40:00', 'brt', '13',
+         TIMESTAMP '2022-06-30 06:47:00', -22.9, -43.3, 9, false);
+      INSERT INTO trips VALUES
+        ('rio-brt', 'B1', 't-1', '20220630', TIMESTAMP '2022-06-30 06:34:51', '13', 0, '',
+         -22.9, -43.3, TIMESTAMP '2022-06-30 07:34:51', -22.8, -43.2, 120, 15000000);
     )sql");
     ASSERT_TRUE(inserted.ok()) << inserted.error().message();
   }
@@ -309,8 +315,26 @@ TEST_F(DuckDbSinkTest, AVersion1DatabaseIsMigratedWithEveryRow) {
   EXPECT_EQ(rejected->String(1, 4), "id_veiculo=\"\"");
   auto leftovers = (*db)->Query(
       "SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('positions_text', "
-      "'rejected_text')");
+      "'rejected_text', 'stops_v4', 'trips_v4')");
   EXPECT_EQ(leftovers->Int64(0, 0), 0);
+  // Version 4: stops and trips keep their rows, without primary keys.
+  auto stop = (*db)->Query("SELECT vehicle_id, end_time::VARCHAR, positions FROM stops");
+  ASSERT_TRUE(stop.ok()) << stop.error().message();
+  ASSERT_EQ(stop->rows(), 1U);
+  EXPECT_EQ(stop->String(0, 0), "B1");
+  EXPECT_EQ(stop->String(0, 1), "2022-06-30 06:47:00");
+  EXPECT_EQ(stop->Int64(0, 2), 9);
+  auto trip = (*db)->Query("SELECT trip_id, last_lon, distance_mm FROM trips");
+  ASSERT_TRUE(trip.ok()) << trip.error().message();
+  ASSERT_EQ(trip->rows(), 1U);
+  EXPECT_EQ(trip->String(0, 0), "t-1");
+  EXPECT_DOUBLE_EQ(trip->Double(0, 1), -43.2);
+  EXPECT_EQ(trip->Int64(0, 2), 15000000);
+  auto keys = (*db)->Query(
+      "SELECT count(*) FROM duckdb_constraints() WHERE table_name IN ('stops', 'trips') "
+      "AND constraint_type = 'PRIMARY KEY'");
+  ASSERT_TRUE(keys.ok()) << keys.error().message();
+  EXPECT_EQ(keys->Int64(0, 0), 0);
   // A sink on the migrated file numbers new strings after the migrated ones.
   db->reset();
   auto sink = DuckDbSink::Open(path, &catalog_, "run1");
