@@ -516,7 +516,7 @@ TEST(ArchiveCsvReader, ARowRepeatedFromThePreviousCaptureGivesTheRecordDecodingW
       const std::string vehicle = fmt::format("B{}", 30 + v);
       std::string capture_text = capture;
       if (c == 9 && v == 5) {
-        capture_text = "2022-06-30 04:02:2x";  // unreadable: refused, and not a new capture
+        capture_text = "2022-06-30 04:02:2x";  // unreadable: refused (a capture of its own)
       }
       const std::string line = row(index++, vehicle, capture_text, shown);
       text += line;
