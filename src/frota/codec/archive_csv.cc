@@ -424,6 +424,8 @@ class RepeatedRows {
     enabled_ = true;
   }
 
+  [[nodiscard]] bool enabled() const { return enabled_; }
+
   // A row of `capture` (its capture-time text) is next: a new text starts a capture.
   // Rows without one (rejected) do not: they would split a capture in two.
   void AtCapture(std::string_view capture) {
@@ -439,7 +441,8 @@ class RepeatedRows {
   // The previous capture's record for the row split into `fields` when every compared
   // text is the same, else nullptr. `interner` must be the one the records came from.
   const model::PositionRecord* Find(const std::vector<std::string_view>& fields,
-                                    const void* interner, const model::KeyTextHashes** keys) {
+                                    const model::RecordInterner* interner,
+                                    const model::KeyTextHashes** keys) {
     if (!enabled_ || interner != interner_) {
       return nullptr;
     }
@@ -471,7 +474,7 @@ class RepeatedRows {
 
   // Remembers the accepted row split into `fields` (unquoted: its fields are spans of the
   // row) and what it gave, for the next capture.
-  void Remember(const std::vector<std::string_view>& fields, const void* interner,
+  void Remember(const std::vector<std::string_view>& fields, const model::RecordInterner* interner,
                 const model::PositionRecord& record, const model::KeyTextHashes& keys) {
     if (!enabled_ || current_.rows.size() >= kMaxRows) {
       return;
@@ -491,8 +494,8 @@ class RepeatedRows {
       }
       row.size += static_cast<std::uint32_t>(span.size());
     }
-    // A capture too large to index with 32 bits, or a row with a huge text: not kept.
-    if (current_.texts.size() + row.size > 0xffffffffU || vehicle.size() > 0xffffffffU) {
+    // A capture too large to index with 32 bits: not kept.
+    if (current_.texts.size() + row.size > 0xffffffffU) {
       return;
     }
     row.vehicle_size = static_cast<std::uint32_t>(vehicle.size());
@@ -535,7 +538,7 @@ class RepeatedRows {
   bool enabled_ = false;
   std::vector<std::pair<std::size_t, std::size_t>> runs_;
   std::size_t vehicle_ = 0;
-  const void* interner_ = nullptr;
+  const model::RecordInterner* interner_ = nullptr;
   std::string capture_;
   Capture previous_;
   Capture current_;
@@ -607,8 +610,7 @@ class CsvArchiveReader final : public ArchiveCsvReader {
   TimeTexts event_times_;
   TimeTexts ingest_times_;
   Columns columns_;
-  RepeatedRows repeats_;  // used when rows have a capture time (not options_.ingest_time)
-  bool repeats_enabled_ = false;
+  RepeatedRows repeats_;  // enabled when rows have a capture time (not options_.ingest_time)
   std::int64_t repeated_rows_ = 0;
 
   std::vector<char> buffer_;
@@ -840,7 +842,6 @@ base::Status CsvArchiveReader::ReadHeader() {
                          columns_.latitude, columns_.longitude, columns_.servico,
                          columns_.velocidade, columns_.direction, columns_.trip_id},
                         *columns_.timestamp_captura, *columns_.id_veiculo);
-    repeats_enabled_ = true;
   }
   return base::Status::Ok();
 }
@@ -931,7 +932,7 @@ void CsvArchiveReader::DecodeRow(Out& out) {
 
   const auto read_time = [this](std::string_view text) { return ReadTime(text); };
   if constexpr (Out::kInterned) {
-    if (repeats_enabled_) {
+    if (repeats_.enabled()) {
       const std::string_view capture = fields_[*columns_.timestamp_captura];
       repeats_.AtCapture(capture);
       const model::KeyTextHashes* keys = nullptr;
@@ -1032,7 +1033,7 @@ void CsvArchiveReader::DecodeRow(Out& out) {
   }
   out.Add(position);
   if constexpr (Out::kInterned) {
-    if (repeats_enabled_ && !row_quoted_) {
+    if (repeats_.enabled() && !row_quoted_) {
       repeats_.Remember(fields_, &out.interner, out.batch.positions.back(),
                         out.batch.position_keys.back());
     }
