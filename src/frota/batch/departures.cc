@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -18,15 +19,11 @@ namespace {
 
 constexpr double kMetresPerDegree = geo::kEarthRadiusM * std::numbers::pi / 180.0;
 
-// Where a position falls on a shape: how far along it, and how far off it.
+// Where a position falls on a pattern: how far along it, and how far off it.
 struct Projection {
   double along_m = 0;
   double off_m = std::numeric_limits<double>::infinity();
 };
-
-std::optional<base::LocalDate> ServiceDateOf(std::string_view trip_start_date) {
-  return base::ParseDate(trip_start_date);
-}
 
 base::LocalDate LocalDateOf(const base::TimeZone& zone, base::Timestamp t) {
   return zone.ToLocalHour(t).date;
@@ -34,17 +31,29 @@ base::LocalDate LocalDateOf(const base::TimeZone& zone, base::Timestamp t) {
 
 }  // namespace
 
-// One shape of a route, with the cumulative length at each point.
-struct DepartureInference::ShapeTrack {
-  std::string shape_id;
-  std::string route_id;
+// A way a route leaves a terminal: the first choice_m (and a little more) of a shape, or,
+// for a trip without a shape, the radial distance from its first stop.
+struct DepartureDetector::Pattern {
+  std::string id;
+  const gtfs::Route* route = nullptr;
   int direction_id = -1;
-  std::vector<gtfs::ShapePoint> points;
-  std::vector<double> along_m;  // haversine length from the first point
+  double start_lat = 0;
+  double start_lon = 0;
+  bool radial = false;
+  std::vector<gtfs::ShapePoint> points;  // the shape's first part
+  std::vector<double> along_m;           // haversine length from the first point
 
-  // The closest point of the shape at or beyond `min_along_m`, in a local flat frame
-  // around the position (shapes are finely sampled; the error is centimetres).
-  Projection Project(double lat, double lon, double min_along_m) const {
+  [[nodiscard]] double DistanceToStart(double lat, double lon) const {
+    return geo::HaversineM(start_lat, start_lon, lat, lon);
+  }
+
+  // The closest point of the pattern at or beyond `min_along_m`, in a local flat frame
+  // around the position (shapes are finely sampled; the error is centimetres). A radial
+  // pattern is on wherever the vehicle is: its progress is the distance from the start.
+  [[nodiscard]] Projection Project(double lat, double lon, double min_along_m) const {
+    if (radial) {
+      return {DistanceToStart(lat, lon), 0};
+    }
     Projection best;
     const double x_scale = std::cos(lat * std::numbers::pi / 180.0) * kMetresPerDegree;
     for (std::size_t i = 0; i + 1 < points.size(); ++i) {
@@ -75,229 +84,318 @@ struct DepartureInference::ShapeTrack {
   }
 };
 
-// The shapes of one GTFS route (each once, with its trips' direction).
-struct DepartureInference::RouteShapes {
-  const gtfs::Route* route = nullptr;
-  std::vector<const ShapeTrack*> shapes;
-};
-
-DepartureInference::DepartureInference(const gtfs::StaticFeed& feed,
-                                       const gtfs::RouteResolver& routes,
-                                       const base::TimeZone& zone, DepartureOptions options)
-    : feed_(feed), routes_(routes), zone_(zone), options_(options) {
-  std::set<std::pair<const gtfs::Route*, std::string>> seen;
+DepartureDetector::DepartureDetector(const gtfs::StaticFeed& feed,
+                                     const gtfs::RouteResolver& routes,
+                                     const base::TimeZone& zone, DepartureOptions options)
+    : routes_(routes), zone_(zone), options_(options) {
+  // One pattern per (route, shape), or per (route, direction, first stop) without a shape.
+  std::map<std::tuple<const gtfs::Route*, int, std::string>, const Pattern*> seen;
+  const double keep_m = options_.choice_m + options_.corridor_m + 500;
   for (const gtfs::Trip& trip : feed.trips()) {
     const gtfs::Route* route = feed.FindRoute(trip.route_id);
-    const gtfs::Shape* shape = trip.shape_id.empty() ? nullptr : feed.FindShape(trip.shape_id);
-    if (route == nullptr || shape == nullptr || shape->points.size() < 2 ||
-        !seen.emplace(route, shape->id).second) {
+    if (route == nullptr) {
       continue;
     }
-    auto track = std::make_unique<ShapeTrack>();
-    track->shape_id = shape->id;
-    track->route_id = route->id;
-    track->direction_id = trip.direction_id;
-    track->points = shape->points;
-    track->along_m.push_back(0);
-    for (std::size_t i = 1; i < shape->points.size(); ++i) {
-      track->along_m.push_back(track->along_m.back() +
-                               geo::HaversineM(shape->points[i - 1].lat,
-                                               shape->points[i - 1].lon, shape->points[i].lat,
-                                               shape->points[i].lon));
+    const gtfs::Shape* shape = trip.shape_id.empty() ? nullptr : feed.FindShape(trip.shape_id);
+    const gtfs::Stop* first_stop = nullptr;
+    if (shape == nullptr || shape->points.size() < 2) {
+      shape = nullptr;
+      if (const auto* first = feed.FindFirstStop(trip.id)) {
+        first_stop = feed.FindStop(first->stop_id);
+      }
+      if (first_stop == nullptr || !std::isfinite(first_stop->lat) ||
+          !std::isfinite(first_stop->lon)) {
+        continue;
+      }
     }
-    auto& entry = by_route_[route];
-    if (!entry) {
-      entry = std::make_unique<RouteShapes>();
-      entry->route = route;
+    const auto key = shape != nullptr
+                         ? std::make_tuple(route, -2, shape->id)
+                         : std::make_tuple(route, static_cast<int>(trip.direction_id),
+                                           "stops:" + first_stop->id);
+    if (const auto it = seen.find(key); it != seen.end()) {
+      by_trip_.emplace(trip.id, it->second);
+      continue;
     }
-    entry->shapes.push_back(track.get());
-    tracks_.push_back(std::move(track));
+    auto pattern = std::make_unique<Pattern>();
+    pattern->route = route;
+    pattern->direction_id = trip.direction_id;
+    if (shape != nullptr) {
+      pattern->id = shape->id;
+      pattern->start_lat = shape->points.front().lat;
+      pattern->start_lon = shape->points.front().lon;
+      pattern->points.push_back(shape->points.front());
+      pattern->along_m.push_back(0);
+      for (std::size_t i = 1; i < shape->points.size() && pattern->along_m.back() < keep_m; ++i) {
+        pattern->along_m.push_back(pattern->along_m.back() +
+                                   geo::HaversineM(shape->points[i - 1].lat,
+                                                   shape->points[i - 1].lon,
+                                                   shape->points[i].lat, shape->points[i].lon));
+        pattern->points.push_back(shape->points[i]);
+      }
+    } else {
+      pattern->id = std::get<2>(key);
+      pattern->radial = true;
+      pattern->start_lat = first_stop->lat;
+      pattern->start_lon = first_stop->lon;
+    }
+    seen.emplace(key, pattern.get());
+    by_trip_.emplace(trip.id, pattern.get());
+    // A radial pattern says nothing of the way a vehicle goes: only a trip tag makes it
+    // a candidate, never the route name alone.
+    if (!pattern->radial) {
+      by_route_[route].push_back(pattern.get());
+    }
+    patterns_.push_back(std::move(pattern));
   }
 }
 
-DepartureInference::~DepartureInference() = default;
+DepartureDetector::~DepartureDetector() = default;
 
-const DepartureInference::RouteShapes* DepartureInference::ShapesFor(
+const std::vector<const DepartureDetector::Pattern*>* DepartureDetector::PatternsOfRoute(
     std::string_view feed_route_id) const {
+  if (feed_route_id.empty()) {
+    return nullptr;
+  }
   const gtfs::Route* route = routes_.Find(feed_route_id);
   const auto it = by_route_.find(route);
-  return it == by_route_.end() ? nullptr : it->second.get();
+  return it == by_route_.end() ? nullptr : &it->second;
 }
 
-bool DepartureInference::CanInfer(std::string_view feed_route_id) const {
-  return ShapesFor(feed_route_id) != nullptr;
+const DepartureDetector::Pattern* DepartureDetector::PatternOfTrip(
+    std::string_view trip_id) const {
+  if (trip_id.empty()) {
+    return nullptr;
+  }
+  const auto it = by_trip_.find(std::string(trip_id));
+  return it == by_trip_.end() ? nullptr : it->second;
 }
 
-void DepartureInference::AddVehicle(std::string_view feed_id, std::string_view vehicle_id,
-                                    std::span<const Fix> fixes,
-                                    std::vector<Departure>& out) const {
-  // Per shape start: armed (the vehicle was seen inside the zone since it last left),
-  // blocked (it departed from here and has not yet been rearm_distance_m away).
-  struct ZoneState {
+bool DepartureDetector::CanDetect(std::string_view feed_route_id,
+                                  std::string_view trip_id) const {
+  return PatternsOfRoute(feed_route_id) != nullptr ||
+         (options_.use_trip_ids && PatternOfTrip(trip_id) != nullptr);
+}
+
+void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view vehicle_id,
+                                   std::span<const Fix> fixes,
+                                   std::vector<Departure>& out) const {
+  // The vehicle's trip tags: each distinct (trip, start date), its first position, and
+  // whether it has chosen a departure yet.
+  struct Tag {
+    std::string_view trip_id;
+    std::string_view start_date;
+    const Pattern* pattern = nullptr;
+    std::size_t first = 0;
+    bool used = false;
+  };
+  std::vector<Tag> tags;
+  std::vector<int> tag_of(fixes.size(), -1);
+  if (options_.use_trip_ids) {
+    // As the trips job splits them (semantics §4): a tag's positions more than
+    // tag_split apart are two runs, as a frequency-based trip id is used all day.
+    struct Open {
+      int tag;
+      base::Timestamp last;
+    };
+    std::map<std::pair<std::string_view, std::string_view>, Open> open;
+    for (std::size_t k = 0; k < fixes.size(); ++k) {
+      if (fixes[k].trip_id.empty()) {
+        continue;
+      }
+      const auto key = std::make_pair(fixes[k].trip_id, fixes[k].trip_start_date);
+      auto it = open.find(key);
+      if (it == open.end() || fixes[k].time - it->second.last > options_.tag_split) {
+        tags.push_back({fixes[k].trip_id, fixes[k].trip_start_date,
+                        PatternOfTrip(fixes[k].trip_id), k, false});
+        it = open.insert_or_assign(key, Open{static_cast<int>(tags.size() - 1), fixes[k].time})
+                 .first;
+      }
+      it->second.last = fixes[k].time;
+      tag_of[k] = it->second.tag;
+    }
+  }
+
+  // Per pattern: armed (seen within the terminal radius since it last left), the last
+  // position there, and blocked (departed from here, not yet rearm_m away).
+  struct State {
     bool armed = false;
     bool blocked = false;
+    std::size_t last_inside = 0;
   };
-  std::unordered_map<const ShapeTrack*, ZoneState> zones;
+  std::unordered_map<const Pattern*, State> states;
+  std::vector<const Pattern*> candidates;
+  std::vector<const Pattern*> previous_candidates;
   std::string_view cached_route;
-  const RouteShapes* cached_shapes = nullptr;
-  const auto shapes_of = [&](std::string_view route) {
-    if (route != cached_route || cached_shapes == nullptr) {
-      cached_route = route;
-      cached_shapes = ShapesFor(route);
-    }
-    return cached_shapes;
+  const std::vector<const Pattern*>* cached_patterns = nullptr;
+  struct Event {
+    const Pattern* pattern;
+    std::size_t inside;
   };
-  const auto distance_to_start = [](const ShapeTrack& s, const Fix& f) {
-    return geo::HaversineM(s.points.front().lat, s.points.front().lon, f.lat, f.lon);
-  };
+  std::vector<Event> events;
 
-  for (std::size_t i = 0; i < fixes.size(); ++i) {
-    const Fix& fix = fixes[i];
-    const RouteShapes* shapes = shapes_of(fix.route_id);
-    if (shapes == nullptr) {
-      continue;
+  for (std::size_t k = 0; k < fixes.size(); ++k) {
+    const Fix& fix = fixes[k];
+    if (fix.route_id != cached_route || k == 0) {
+      cached_route = fix.route_id;
+      cached_patterns = PatternsOfRoute(fix.route_id);
     }
-    // Leaving: the previous fix (same route) was inside an armed zone, this one is out.
-    struct Candidate {
-      const ShapeTrack* shape;
-      double inside_m;
-      double outside_m;
-    };
-    std::vector<Candidate> leaving;
-    for (const ShapeTrack* shape : shapes->shapes) {
-      ZoneState& state = zones[shape];
-      const double d = distance_to_start(*shape, fix);
-      if (state.blocked && d > options_.rearm_distance_m) {
+    candidates.clear();
+    if (cached_patterns != nullptr) {
+      candidates = *cached_patterns;
+    }
+    if (tag_of[k] >= 0) {
+      const Pattern* tagged = tags[static_cast<std::size_t>(tag_of[k])].pattern;
+      if (tagged != nullptr &&
+          std::find(candidates.begin(), candidates.end(), tagged) == candidates.end()) {
+        candidates.push_back(tagged);
+      }
+    }
+    if (candidates != previous_candidates) {
+      // Another route: what the vehicle did on the previous one does not carry over.
+      for (auto& [pattern, state] : states) {
+        if (std::find(candidates.begin(), candidates.end(), pattern) == candidates.end()) {
+          state = State{};
+        }
+      }
+      previous_candidates = candidates;
+    }
+    events.clear();
+    for (const Pattern* pattern : candidates) {
+      State& state = states[pattern];
+      const double d = pattern->DistanceToStart(fix.lat, fix.lon);
+      if (state.blocked && d > options_.rearm_m) {
         state.blocked = false;
       }
-      if (d <= options_.zone_radius_m) {
-        state.armed = state.armed || !state.blocked;
+      if (d <= options_.terminal_radius_m) {
+        if (!state.blocked) {
+          state.armed = true;
+          state.last_inside = k;
+        }
         continue;
       }
-      if (!state.armed || i == 0) {
+      if (!state.armed) {
         continue;
       }
-      state.armed = false;
-      const Fix& previous = fixes[i - 1];
-      const double d_previous = distance_to_start(*shape, previous);
-      if (previous.route_id != fix.route_id || d_previous > options_.zone_radius_m ||
-          fix.time - previous.time > options_.max_exit_gap) {
+      if (fix.time - fixes[state.last_inside].time > options_.max_exit_gap) {
+        state.armed = false;
         continue;
       }
-      leaving.push_back({shape, d_previous, d});
+      const Projection p = pattern->Project(fix.lat, fix.lon, 0);
+      if (p.off_m <= options_.corridor_m && p.along_m >= options_.progress_m) {
+        events.push_back({pattern, state.last_inside});
+      }
     }
-    if (leaving.empty()) {
+    if (events.empty()) {
       continue;
     }
-    // Which shape does it follow? Each candidate's next positions must stay in its
-    // corridor and get progress_m along it within the window; the closest fit wins.
-    const Candidate* best = nullptr;
-    double best_mean_off = std::numeric_limits<double>::infinity();
-    for (const Candidate& c : leaving) {
-      double along = 0;
-      double off_sum = 0;
-      int n = 0;
-      bool progressed = false;
-      for (std::size_t j = i; j < fixes.size(); ++j) {
-        const Fix& next = fixes[j];
-        if (next.time - fix.time > options_.progress_window || next.route_id != fix.route_id) {
-          break;
+
+    // Which pattern: the trip tag in force, else the best fit of the next positions.
+    const Event* chosen = nullptr;
+    int chosen_tag = -1;
+    const auto event_of = [&](const Pattern* pattern) -> const Event* {
+      for (const Event& e : events) {
+        if (e.pattern == pattern) {
+          return &e;
         }
-        const Projection p = c.shape->Project(next.lat, next.lon, along - options_.backtrack_m);
-        if (p.off_m > options_.corridor_m) {
-          break;
+      }
+      return nullptr;
+    };
+    if (tag_of[k] >= 0 && !tags[static_cast<std::size_t>(tag_of[k])].used) {
+      if (const Event* e = event_of(tags[static_cast<std::size_t>(tag_of[k])].pattern)) {
+        chosen = e;
+        chosen_tag = tag_of[k];
+      }
+    }
+    if (chosen == nullptr && !tags.empty()) {
+      // A tag that starts after the vehicle left: the departure of the window before it.
+      const base::Timestamp earliest = fixes[events.front().inside].time;
+      for (std::size_t m = k + 1;
+           m < fixes.size() && fixes[m].time - earliest <= options_.tag_window; ++m) {
+        const int t = tag_of[m];
+        if (t < 0 || tags[static_cast<std::size_t>(t)].first != m ||
+            tags[static_cast<std::size_t>(t)].used) {
+          continue;
         }
-        along = std::max(along, p.along_m);
-        off_sum += p.off_m;
-        ++n;
-        if (along >= options_.progress_m) {
-          progressed = true;
+        if (const Event* e = event_of(tags[static_cast<std::size_t>(t)].pattern);
+            e != nullptr && fixes[m].time - fixes[e->inside].time <= options_.tag_window) {
+          chosen = e;
+          chosen_tag = t;
           break;
         }
       }
-      if (progressed && off_sum / n < best_mean_off) {
-        best = &c;
-        best_mean_off = off_sum / n;
+    }
+    if (chosen == nullptr) {
+      // Geometry: how far along each candidate the next positions go, staying on it, and
+      // how closely they follow it.
+      double best_along = -1;
+      double best_off = std::numeric_limits<double>::infinity();
+      for (const Event& e : events) {
+        double along = 0;
+        double off_sum = 0;
+        int n = 0;
+        for (std::size_t m = k; m < fixes.size(); ++m) {
+          if (fixes[m].time - fix.time > options_.choice_window || along >= options_.choice_m) {
+            break;
+          }
+          const Projection p = e.pattern->Project(fixes[m].lat, fixes[m].lon,
+                                                  std::max(0.0, along - 100));
+          if (p.off_m > options_.corridor_m) {
+            break;
+          }
+          along = std::max(along, std::min(p.along_m, options_.choice_m));
+          off_sum += p.off_m;
+          ++n;
+        }
+        const double mean_off = n > 0 ? off_sum / n : std::numeric_limits<double>::infinity();
+        // Farthest along first, then a shape before a radial pattern, then the closest.
+        const bool better =
+            chosen == nullptr || along > best_along + 1 ||
+            (std::abs(along - best_along) <= 1 &&
+             (std::make_tuple(e.pattern->radial, mean_off, e.pattern->direction_id,
+                              std::string_view(e.pattern->id)) <
+              std::make_tuple(chosen->pattern->radial, best_off, chosen->pattern->direction_id,
+                              std::string_view(chosen->pattern->id))));
+        if (better) {
+          chosen = &e;
+          best_along = along;
+          best_off = mean_off;
+        }
       }
     }
-    if (best == nullptr) {
-      continue;
-    }
-    // The moment it crossed the zone's edge, between the last fix inside and this one.
-    const Fix& previous = fixes[i - 1];
-    double fraction = 1;
-    if (best->outside_m > best->inside_m) {
-      fraction = std::clamp((options_.zone_radius_m - best->inside_m) /
-                                (best->outside_m - best->inside_m),
-                            0.0, 1.0);
-    }
-    const auto span = fix.time - previous.time;
-    const base::Timestamp crossed =
-        previous.time + std::chrono::duration_cast<base::Micros>(span * fraction);
+
+    const Fix& inside = fixes[chosen->inside];
+    const Pattern& pattern = *chosen->pattern;
     Departure d;
     d.feed_id = feed_id;
     d.vehicle_id = vehicle_id;
-    d.feed_route_id = fix.route_id;
-    d.route_id = best->shape->route_id;
-    d.direction_id = best->shape->direction_id;
-    d.shape_id = best->shape->shape_id;
-    d.departure_time = crossed;
-    d.service_date = LocalDateOf(zone_, crossed);
-    d.inferred = true;
+    d.feed_route_id = inside.route_id.empty() ? fix.route_id : inside.route_id;
+    d.route_id = pattern.route->id;
+    d.direction_id = pattern.direction_id;
+    d.shape_id = pattern.id;
+    d.departure_time = inside.time;
+    d.distance_m = pattern.DistanceToStart(inside.lat, inside.lon);
+    d.service_date = LocalDateOf(zone_, inside.time);
+    d.inferred = chosen_tag < 0;
+    if (chosen_tag >= 0) {
+      Tag& tag = tags[static_cast<std::size_t>(chosen_tag)];
+      tag.used = true;
+      d.trip_id = tag.trip_id;
+      d.trip_start_date = tag.start_date;
+      if (const auto date = base::ParseDate(tag.start_date)) {
+        d.service_date = *date;
+      }
+      const Fix& first = fixes[tag.first];
+      d.tagged_late = pattern.DistanceToStart(first.lat, first.lon) > options_.terminal_radius_m;
+    }
     out.push_back(std::move(d));
-    // Every start whose zone held the last fix inside is left now.
-    for (const ShapeTrack* shape : shapes->shapes) {
-      if (distance_to_start(*shape, previous) <= options_.zone_radius_m) {
-        zones[shape] = ZoneState{false, true};
+    // Every pattern leaving this terminal is left now.
+    for (const Pattern* other : candidates) {
+      if (geo::HaversineM(other->start_lat, other->start_lon, pattern.start_lat,
+                          pattern.start_lon) <= options_.terminal_radius_m) {
+        states[other] = State{false, true, 0};
       }
     }
   }
-}
-
-std::vector<Departure> DeparturesFromTrips(const std::vector<model::TripRow>& trips,
-                                           const gtfs::StaticFeed& feed,
-                                           const base::TimeZone& zone,
-                                           const DepartureOptions& options) {
-  std::vector<Departure> out;
-  for (const model::TripRow& row : trips) {
-    const gtfs::Trip* trip = feed.FindTrip(row.trip_id);
-    if (trip == nullptr) {
-      continue;
-    }
-    double start_lat = NAN;
-    double start_lon = NAN;
-    const gtfs::Shape* shape = trip->shape_id.empty() ? nullptr : feed.FindShape(trip->shape_id);
-    if (shape != nullptr && !shape->points.empty()) {
-      start_lat = shape->points.front().lat;
-      start_lon = shape->points.front().lon;
-    } else if (const auto* first = feed.FindFirstStop(trip->id)) {
-      if (const gtfs::Stop* stop = feed.FindStop(first->stop_id)) {
-        start_lat = stop->lat;
-        start_lon = stop->lon;
-      }
-    }
-    if (!std::isfinite(start_lat) || !std::isfinite(start_lon)) {
-      continue;
-    }
-    const double distance = geo::HaversineM(start_lat, start_lon, row.first_lat, row.first_lon);
-    if (distance > options.trip_start_radius_m) {
-      continue;
-    }
-    Departure d;
-    d.feed_id = row.feed_id;
-    d.vehicle_id = row.vehicle_id;
-    d.feed_route_id = row.route_id;
-    d.route_id = trip->route_id;
-    d.direction_id = trip->direction_id >= 0 ? trip->direction_id : row.direction_id;
-    d.trip_id = trip->id;
-    d.shape_id = shape != nullptr ? shape->id : std::string();
-    d.departure_time = row.first_time;
-    d.service_date = ServiceDateOf(row.trip_start_date).value_or(LocalDateOf(zone, row.first_time));
-    d.inferred = false;
-    d.distance_m = distance;
-    out.push_back(std::move(d));
-  }
-  return out;
 }
 
 namespace {
@@ -347,17 +445,6 @@ class ChunkReader {
   duckdb_data_chunk chunk_ = nullptr;
 };
 
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    out += c;
-    if (c == '\'') {
-      out += '\'';
-    }
-  }
-  return out + "'";
-}
-
 }  // namespace
 
 base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
@@ -365,99 +452,63 @@ base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
                                                     const gtfs::RouteResolver& routes,
                                                     const base::TimeZone& zone,
                                                     const DepartureOptions& options) {
-  std::vector<model::TripRow> trips;
-  {
-    FROTA_ASSIGN_OR_RETURN(
-        auto rows, db.Query("SELECT feed_id, vehicle_id, trip_id, trip_start_date, "
-                            "epoch_us(first_time), route_id, direction_id, trip_start_time, "
-                            "first_lat, first_lon, epoch_us(last_time), last_lat, last_lon, "
-                            "positions, distance_mm FROM trips"));
-    for (std::size_t i = 0; i < rows.rows(); ++i) {
-      model::TripRow t;
-      t.feed_id = rows.String(i, 0);
-      t.vehicle_id = rows.String(i, 1);
-      t.trip_id = rows.String(i, 2);
-      t.trip_start_date = rows.String(i, 3);
-      t.first_time = base::FromUnixMicros(rows.Int64(i, 4));
-      t.route_id = rows.String(i, 5);
-      t.direction_id = rows.IsNull(i, 6) ? std::int8_t{-1} : static_cast<std::int8_t>(rows.Int64(i, 6));
-      t.trip_start_time = rows.String(i, 7);
-      t.first_lat = rows.Double(i, 8);
-      t.first_lon = rows.Double(i, 9);
-      t.last_time = base::FromUnixMicros(rows.Int64(i, 10));
-      t.last_lat = rows.Double(i, 11);
-      t.last_lon = rows.Double(i, 12);
-      t.positions = rows.Int64(i, 13);
-      t.distance_mm = rows.Int64(i, 14);
-      trips.push_back(std::move(t));
+  const DepartureDetector detector(feed, routes, zone, options);
+  std::vector<Departure> out;
+  FROTA_ASSIGN_OR_RETURN(
+      auto reader,
+      ChunkReader::Run(db, "SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, "
+                           "epoch_us(event_time), lat, lon FROM positions "
+                           "WHERE route_id <> '' OR trip_id <> '' "
+                           "ORDER BY feed_id, vehicle_id, event_time"));
+  std::string feed_id;
+  std::string vehicle_id;
+  std::vector<Fix> fixes;
+  // The fixes' texts, stored once each; a set's elements never move.
+  std::set<std::string, std::less<>> texts;
+  const auto text = [&](std::string_view t) -> std::string_view {
+    if (t.empty()) {
+      return {};
+    }
+    auto it = texts.find(t);
+    if (it == texts.end()) {
+      it = texts.emplace(t).first;
+    }
+    return *it;
+  };
+  // Whether a route name (and trip) can depart, cached: most positions repeat both.
+  std::map<std::pair<std::string_view, std::string_view>, bool> detectable;
+  const auto flush = [&] {
+    if (!fixes.empty()) {
+      detector.AddVehicle(feed_id, vehicle_id, fixes, out);
+      fixes.clear();
+    }
+  };
+  while (reader->Next()) {
+    const auto* times = reader->Column<std::int64_t>(5);
+    const auto* lats = reader->Column<double>(6);
+    const auto* lons = reader->Column<double>(7);
+    for (std::size_t r = 0; r < reader->size(); ++r) {
+      const std::string_view f = reader->Text(0, r);
+      const std::string_view v = reader->Text(1, r);
+      if (f != feed_id || v != vehicle_id) {
+        flush();
+        feed_id = f;
+        vehicle_id = v;
+      }
+      const std::string_view route = text(reader->Text(2, r));
+      const std::string_view trip = text(reader->Text(3, r));
+      auto [it, inserted] = detectable.try_emplace(std::make_pair(route, trip), false);
+      if (inserted) {
+        it->second = detector.CanDetect(route, trip);
+      }
+      if (!it->second) {
+        continue;
+      }
+      fixes.push_back({base::FromUnixMicros(times[r]), lats[r], lons[r], route, trip,
+                       text(reader->Text(4, r))});
     }
   }
-  std::vector<Departure> out = DeparturesFromTrips(trips, feed, zone, options);
-
-  // Feed routes with no trip at all, and whose GTFS route has shapes: inferred.
-  DepartureInference inference(feed, routes, zone, options);
-  std::vector<std::pair<std::string, std::string>> inferable;
-  {
-    FROTA_ASSIGN_OR_RETURN(auto rows,
-                           db.Query("SELECT DISTINCT feed_id, route_id FROM positions "
-                                    "WHERE route_id <> '' EXCEPT "
-                                    "SELECT DISTINCT feed_id, route_id FROM trips"));
-    for (std::size_t i = 0; i < rows.rows(); ++i) {
-      std::string route = rows.String(i, 1);
-      if (inference.CanInfer(route)) {
-        inferable.emplace_back(rows.String(i, 0), std::move(route));
-      }
-    }
-  }
-  if (!inferable.empty()) {
-    std::string filter;
-    for (const auto& [feed_id, route_id] : inferable) {
-      filter += fmt::format("{}({}, {})", filter.empty() ? "" : ", ", Quoted(feed_id),
-                            Quoted(route_id));
-    }
-    FROTA_ASSIGN_OR_RETURN(
-        auto reader,
-        ChunkReader::Run(db, fmt::format("SELECT feed_id, vehicle_id, route_id, "
-                                         "epoch_us(event_time), lat, lon FROM positions "
-                                         "WHERE (feed_id, route_id) IN ({}) "
-                                         "ORDER BY feed_id, vehicle_id, event_time",
-                                         filter)));
-    std::string feed_id;
-    std::string vehicle_id;
-    std::vector<Fix> fixes;
-    // The fixes' route ids, stored once each; a set's elements never move.
-    std::set<std::string, std::less<>> route_names;
-    const auto route_name = [&](std::string_view route) -> std::string_view {
-      auto it = route_names.find(route);
-      if (it == route_names.end()) {
-        it = route_names.emplace(route).first;
-      }
-      return *it;
-    };
-    const auto flush = [&] {
-      if (!fixes.empty()) {
-        inference.AddVehicle(feed_id, vehicle_id, fixes, out);
-        fixes.clear();
-      }
-    };
-    while (reader->Next()) {
-      const auto* times = reader->Column<std::int64_t>(3);
-      const auto* lats = reader->Column<double>(4);
-      const auto* lons = reader->Column<double>(5);
-      for (std::size_t r = 0; r < reader->size(); ++r) {
-        const std::string_view f = reader->Text(0, r);
-        const std::string_view v = reader->Text(1, r);
-        if (f != feed_id || v != vehicle_id) {
-          flush();
-          feed_id = f;
-          vehicle_id = v;
-        }
-        fixes.push_back({base::FromUnixMicros(times[r]), lats[r], lons[r],
-                         route_name(reader->Text(2, r))});
-      }
-    }
-    flush();
-  }
+  flush();
   std::sort(out.begin(), out.end(), [](const Departure& a, const Departure& b) {
     return std::tie(a.route_id, a.direction_id, a.departure_time, a.vehicle_id) <
            std::tie(b.route_id, b.direction_id, b.departure_time, b.vehicle_id);

@@ -60,27 +60,31 @@ class DeparturesTest : public ::testing::Test {
     zone_.emplace(*base::TimeZone::Load("America/Sao_Paulo"));
   }
 
-  // Fixes every 30 s from `start`: `standing` fixes at `from_m` (a few metres of jitter),
-  // then driving at 8 m/s towards `to_m`, `north_m` off the street.
+  // Fixes every 30 s from `t`: `standing` fixes at `from_m` (a few metres of jitter),
+  // then driving at 8 m/s towards `to_m`, `north_m` off the street, tagged `trip`.
   void Drive(std::vector<Fix>& fixes, base::Timestamp& t, double from_m, double to_m,
-             int standing, double north_m = 0) {
+             int standing, double north_m = 0, std::string_view trip = {}) {
     for (int i = 0; i < standing; ++i) {
-      const auto p = At(from_m + (i % 3) * 4.0, north_m + (i % 2) * 3.0);
-      fixes.push_back({t, p.first, p.second, "53B"});
-      t += seconds(30);
+      Add(fixes, t, from_m + (i % 3) * 4.0, north_m + (i % 2) * 3.0, trip);
     }
     const double step = (to_m > from_m ? 1 : -1) * 240.0;
     for (double x = from_m + step; (step > 0 ? x <= to_m : x >= to_m); x += step) {
-      const auto p = At(x, north_m);
-      fixes.push_back({t, p.first, p.second, "53B"});
-      t += seconds(30);
+      Add(fixes, t, x, north_m, trip);
     }
   }
+  void Add(std::vector<Fix>& fixes, base::Timestamp& t, double east_m, double north_m,
+           std::string_view trip = {}) {
+    const auto p = At(east_m, north_m);
+    fixes.push_back({t, p.first, p.second, "53B", trip, trip.empty() ? "" : "20220803"});
+    t += seconds(30);
+  }
 
-  std::vector<Departure> Infer(const std::vector<Fix>& fixes) {
-    DepartureInference inference(*feed_, *routes_, *zone_);
+  std::vector<Departure> Detect(const std::vector<Fix>& fixes, bool use_trip_ids = true) {
+    DepartureOptions options;
+    options.use_trip_ids = use_trip_ids;
+    DepartureDetector detector(*feed_, *routes_, *zone_, options);
     std::vector<Departure> out;
-    inference.AddVehicle("feed", "bus-1", fixes, out);
+    detector.AddVehicle("feed", "bus-1", fixes, out);
     return out;
   }
 
@@ -96,89 +100,165 @@ TEST_F(DeparturesTest, AVehicleLeavingATerminalAlongTheShapeDepartsInThatDirecti
   base::Timestamp t = start_;
   Drive(fixes, t, 0, 5000, 10);  // stands at the west end, drives east
   Drive(fixes, t, 5000, 0, 10);  // stands at the east end, drives back
-  const auto departures = Infer(fixes);
+  const auto departures = Detect(fixes);
   ASSERT_EQ(departures.size(), 2U);
   EXPECT_EQ(departures[0].route_id, "R53");
   EXPECT_EQ(departures[0].feed_route_id, "53B");
   EXPECT_EQ(departures[0].direction_id, 0);
   EXPECT_EQ(departures[0].shape_id, "SI");
   EXPECT_TRUE(departures[0].inferred);
-  // The last fix inside the zone is the one 240 m along, the first outside 480 m along:
-  // the edge (250 m) was crossed 10/240 of the 30 s between them after the first.
-  const auto inside = start_ + seconds(30 * 10);  // the 240 m fix
-  const auto crossed = departures[0].departure_time;
-  EXPECT_GT(crossed, inside);
-  EXPECT_LT(crossed, inside + seconds(3));
+  EXPECT_TRUE(departures[0].trip_id.empty());
+  // The last fix within 1,000 m of the start (960 m along, the 4th moving fix) before
+  // one 1,000 m or more along it (1,200 m).
+  EXPECT_EQ(departures[0].departure_time, start_ + seconds(30 * 13));
+  EXPECT_NEAR(departures[0].distance_m, 960, 1);
   EXPECT_EQ(departures[1].direction_id, 1);
   EXPECT_EQ(departures[1].shape_id, "SV");
   EXPECT_EQ(base::FormatDate(departures[0].service_date), "2022-08-03");
 }
 
-TEST_F(DeparturesTest, JitterAtTheZoneEdgeAfterLeavingIsNotASecondDeparture) {
+TEST_F(DeparturesTest, JitterAtTheCircleEdgeAfterLeavingIsNotASecondDeparture) {
   std::vector<Fix> fixes;
   base::Timestamp t = start_;
   Drive(fixes, t, 0, 0, 6);
-  for (const double x : {260.0, 245.0, 262.0, 248.0, 270.0}) {  // in and out at the edge
-    const auto p = At(x);
-    fixes.push_back({t, p.first, p.second, "53B"});
-    t += seconds(30);
+  for (const double x : {1010.0, 990.0, 1020.0, 995.0, 1100.0, 980.0}) {  // in and out
+    Add(fixes, t, x, 0);
   }
-  Drive(fixes, t, 270, 5000, 0);
-  EXPECT_EQ(Infer(fixes).size(), 1U);
+  Drive(fixes, t, 1100, 5000, 0);
+  EXPECT_EQ(Detect(fixes).size(), 1U);
 }
 
-TEST_F(DeparturesTest, LeavingTheZoneAwayFromTheShapeIsNoDeparture) {
+TEST_F(DeparturesTest, LeavingTheTerminalAwayFromThePatternIsNoDeparture) {
   std::vector<Fix> fixes;
   base::Timestamp t = start_;
   Drive(fixes, t, 0, 0, 6);
   for (int i = 1; i <= 12; ++i) {  // due north, off the street
-    const auto p = At(0, 200.0 * i);
-    fixes.push_back({t, p.first, p.second, "53B"});
-    t += seconds(30);
+    Add(fixes, t, 0, 200.0 * i);
   }
-  EXPECT_TRUE(Infer(fixes).empty());
+  EXPECT_TRUE(Detect(fixes).empty());
 }
 
 TEST_F(DeparturesTest, AVehicleNeverSeenAtTheTerminalHasNoDeparture) {
   std::vector<Fix> fixes;
   base::Timestamp t = start_;
-  Drive(fixes, t, 600, 5000, 0);
-  EXPECT_TRUE(Infer(fixes).empty());
+  Drive(fixes, t, 1200, 5000, 0);
+  EXPECT_TRUE(Detect(fixes).empty());
 }
 
-TEST_F(DeparturesTest, ARouteNameThatResolvesNowhereCannotBeInferred) {
-  DepartureInference inference(*feed_, *routes_, *zone_);
-  EXPECT_TRUE(inference.CanInfer("53B"));
-  EXPECT_TRUE(inference.CanInfer("B53"));
-  EXPECT_FALSE(inference.CanInfer("99"));
+TEST_F(DeparturesTest, ASilenceLongerThanTheExitGapHidesTheDeparture) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 0, 6);
+  t += std::chrono::minutes(12);  // the feed says nothing while the bus leaves
+  Drive(fixes, t, 2000, 5000, 0);
+  EXPECT_TRUE(Detect(fixes).empty());
 }
 
-TEST_F(DeparturesTest, TripsDepartWhenTheyStartNearTheShapeOrFirstStop) {
-  const auto near = At(400);
-  const auto far = At(1500);
-  std::vector<model::TripRow> trips(4);
-  trips[0].trip_id = "B53I";
-  std::tie(trips[0].first_lat, trips[0].first_lon) = near;
-  trips[1].trip_id = "B53I";
-  std::tie(trips[1].first_lat, trips[1].first_lon) = far;
-  trips[2].trip_id = "B53X";  // no shape: its first stop, the west terminal
-  std::tie(trips[2].first_lat, trips[2].first_lon) = near;
-  trips[3].trip_id = "unknown";
-  std::tie(trips[3].first_lat, trips[3].first_lon) = near;
-  for (auto& t : trips) {
-    t.feed_id = "feed";
-    t.vehicle_id = "bus";
-    t.trip_start_date = "20220803";
-    t.first_time = start_;
-  }
-  const auto departures = DeparturesFromTrips(trips, *feed_, *zone_);
-  ASSERT_EQ(departures.size(), 2U);
+TEST_F(DeparturesTest, ARouteNameThatResolvesNowhereCannotBeDetected) {
+  DepartureDetector detector(*feed_, *routes_, *zone_);
+  EXPECT_TRUE(detector.CanDetect("53B"));
+  EXPECT_TRUE(detector.CanDetect("B53"));
+  EXPECT_FALSE(detector.CanDetect("99"));
+  EXPECT_TRUE(detector.CanDetect("99", "B53I"));  // its trip tag names the route
+}
+
+// The feed tags the trip only 1.5 km out (the Rio BRT feed does this on most trips): the
+// tag still chooses the departure of the vehicle leaving the terminal before it.
+TEST_F(DeparturesTest, ATripTaggedAfterLeavingKeepsTheDepartureAtTheTerminal) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 1440, 6);  // untagged until 1,440 m
+  Drive(fixes, t, 1440, 5000, 0, 0, "B53I");
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
   EXPECT_EQ(departures[0].trip_id, "B53I");
-  EXPECT_NEAR(departures[0].distance_m, 400, 1);
+  EXPECT_EQ(departures[0].trip_start_date, "20220803");
   EXPECT_FALSE(departures[0].inferred);
+  EXPECT_TRUE(departures[0].tagged_late);
+  EXPECT_EQ(departures[0].departure_time, start_ + seconds(30 * 9));  // the 960 m fix
+  const auto without_ids = Detect(fixes, /*use_trip_ids=*/false);
+  ASSERT_EQ(without_ids.size(), 1U);
+  EXPECT_EQ(without_ids[0].departure_time, departures[0].departure_time);
+  EXPECT_TRUE(without_ids[0].inferred);
+  EXPECT_TRUE(without_ids[0].trip_id.empty());
+}
+
+// A frequency-based trip id is the same for every run of the day: each run of the tag
+// (its positions more than 15 minutes apart start a new one) names one departure.
+TEST_F(DeparturesTest, ATripIdUsedAllDayTagsEachRunSeparately) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  for (int run = 0; run < 3; ++run) {
+    Drive(fixes, t, 0, 5000, 20, 0, "B53I");
+    Drive(fixes, t, 5000, 0, 20, 0, "B53V");
+  }
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 6U);
+  for (const auto& d : departures) {
+    EXPECT_FALSE(d.inferred);
+    EXPECT_FALSE(d.tagged_late);
+    EXPECT_EQ(d.trip_id, d.direction_id == 0 ? "B53I" : "B53V");
+  }
+}
+
+// Rio's BRT at Salvador Allende: the shapes meet 1.9 km before the real terminal, so a bus
+// drives past the start, turns beyond it, is tagged for the way back out there, and then
+// passes the start again on its way: one departure, at its last position near the start.
+TEST_F(DeparturesTest, ATurnaroundBeyondThePatternsStartIsOneDeparture) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 3000, 5000, 0, 0, "B53I");
+  Drive(fixes, t, 5000, 6900, 0, 0, "B53I");  // past the end of SI, off every shape
+  Drive(fixes, t, 6900, 6900, 4, 0, "B53V");  // the turnaround, tagged for the way back
+  Drive(fixes, t, 6900, 3000, 0, 0, "B53V");
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_EQ(departures[0].direction_id, 1);
+  EXPECT_EQ(departures[0].trip_id, "B53V");
+  EXPECT_TRUE(departures[0].tagged_late);
+  EXPECT_LE(departures[0].distance_m, 1000);
+  EXPECT_EQ(Detect(fixes, false).size(), 1U);
+}
+
+TEST_F(DeparturesTest, ATripWithoutAShapeDepartsFromItsFirstStop) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 3000, 6, 0, "B53X");
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_EQ(departures[0].trip_id, "B53X");
+  // B53I's shape leaves the same terminal the same way: the tag chose the trip's pattern.
+  EXPECT_EQ(departures[0].shape_id, "stops:W");
   EXPECT_EQ(departures[0].direction_id, 0);
-  EXPECT_EQ(departures[1].trip_id, "B53X");
-  EXPECT_EQ(departures[0].departure_time, start_);
+}
+
+// On the same positions the paths with and without trip ids find the same departures.
+TEST_F(DeparturesTest, TripIdsAndGeometryFindTheSameDepartures) {
+  for (int seed = 1; seed <= 20; ++seed) {
+    std::vector<Fix> fixes;
+    base::Timestamp t = start_;
+    std::uint32_t state = static_cast<std::uint32_t>(seed) * 2654435761U;
+    const auto next = [&state] { return (state = state * 1664525U + 1013904223U) >> 8; };
+    for (int run = 0; run < 6; ++run) {
+      const bool east = run % 2 == 0;
+      const std::string_view trip = next() % 4 == 0 ? "" : (east ? "B53I" : "B53V");
+      const double tagged_from = (next() % 3) * 800.0;  // tagged at, or late
+      const double from = east ? 0 : 5000;
+      const double to = east ? 5000 : 0;
+      Drive(fixes, t, from, from, static_cast<int>(4 + next() % 20));
+      const double split = east ? tagged_from : 5000 - tagged_from;
+      Drive(fixes, t, from, split, 0);
+      Drive(fixes, t, split, to, 0, 0, trip);
+    }
+    const auto with_ids = Detect(fixes);
+    const auto without = Detect(fixes, false);
+    ASSERT_EQ(with_ids.size(), without.size()) << seed;
+    for (std::size_t i = 0; i < with_ids.size(); ++i) {
+      EXPECT_EQ(with_ids[i].departure_time, without[i].departure_time) << seed;
+      EXPECT_EQ(with_ids[i].direction_id, without[i].direction_id) << seed;
+    }
+    EXPECT_EQ(with_ids.size(), 6U) << seed;
+  }
 }
 
 }  // namespace

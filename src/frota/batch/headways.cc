@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 
 #include "frota/base/time_zone.h"
 #include "frota/gtfs/holidays.h"
@@ -27,14 +29,21 @@ using Clock = std::chrono::steady_clock;
 constexpr std::string_view kDefaultZone = "America/Sao_Paulo";
 // headways.sql: table definitions, then this marker, then the statistics.
 constexpr std::string_view kStatisticsMarker = "-- @statistics:";
+constexpr std::int64_t kMinuteUs = 60'000'000;
+// "No two consecutive planned departures more than max(60 min, 3 x the planned headway
+// before the gap) apart" (semantics §7).
+constexpr double kBreakMinS = 3600;
+constexpr double kBreakHeadways = 3;
+// `--compare-inferred`: the same vehicle within this time is the same departure.
+constexpr auto kMatchWindow = std::chrono::minutes(5);
 
-struct HourKey {
-  std::int32_t days;
-  int hour;
-  auto operator<=>(const HourKey&) const = default;
-};
-
-HourKey KeyOf(const base::LocalHour& h) { return {base::DaysSinceEpoch(h.date), h.hour}; }
+std::int64_t MinuteOf(base::Timestamp t) {
+  const std::int64_t us = base::ToUnixMicros(t);
+  return us >= 0 ? us / kMinuteUs : -((-us + kMinuteUs - 1) / kMinuteUs);
+}
+base::Timestamp MinuteStart(std::int64_t minute) {
+  return base::FromUnixMicros(minute * kMinuteUs);
+}
 
 void SetOptionalDirection(sink::ChunkAppender& a, std::size_t column, int direction_id) {
   direction_id >= 0 ? a.SetInt8(column, static_cast<std::int8_t>(direction_id)) : a.SetNull(column);
@@ -51,11 +60,154 @@ std::optional<double> OptionalDouble(sink::DuckDbResult& r, std::size_t row, std
   return r.Double(row, column);
 }
 
-// Plans by service date, computed once each.
+// What a feed delivered: its covered minutes (at least one accepted position), and its
+// coverage gaps, runs of `gap_minutes` or more uncovered minutes between the first and
+// the last covered one.
+class Coverage {
+ public:
+  Coverage() = default;
+  Coverage(std::vector<std::int64_t> minutes, int gap_minutes) : minutes_(std::move(minutes)) {
+    for (std::size_t i = 1; i < minutes_.size(); ++i) {
+      if (minutes_[i] - minutes_[i - 1] - 1 >= gap_minutes) {
+        gaps_.emplace_back(minutes_[i - 1] + 1, minutes_[i]);
+      }
+    }
+  }
+  [[nodiscard]] const std::vector<std::int64_t>& minutes() const { return minutes_; }
+  [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& gaps() const {
+    return gaps_;
+  }
+  [[nodiscard]] bool Covered(std::int64_t minute) const {
+    return std::binary_search(minutes_.begin(), minutes_.end(), minute);
+  }
+  // The feed was watching: inside its observed span and in no gap.
+  [[nodiscard]] bool Watching(std::int64_t minute) const {
+    if (minutes_.empty() || minute < minutes_.front() || minute > minutes_.back()) {
+      return false;
+    }
+    const auto it = std::upper_bound(
+        gaps_.begin(), gaps_.end(), minute,
+        [](std::int64_t m, const std::pair<std::int64_t, std::int64_t>& g) { return m < g.first; });
+    return it == gaps_.begin() || minute >= std::prev(it)->second;
+  }
+  // A gap lies (in part) between instants a < b.
+  [[nodiscard]] bool GapBetween(base::Timestamp a, base::Timestamp b) const {
+    for (const auto& [from, to] : gaps_) {  // few gaps; a linear scan is fine
+      if (MinuteStart(from) < b && MinuteStart(to) > a) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::vector<std::int64_t> minutes_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> gaps_;
+};
+
+// One service period of a route and direction on a service date: a maximal run of its
+// planned departures (seconds since the service day began) with no planned break inside.
+struct Period {
+  std::size_t begin = 0;  // indices into LinePlan::times
+  std::size_t end = 0;
+  double first_headway_s = 0;  // the planned headway at its first and last departure
+  double last_headway_s = 0;
+};
+
+// The plan of a route and direction on one service date, split into service periods.
+struct LinePlan {
+  const gtfs::RoutePlan* route = nullptr;
+  gtfs::DayType day_type = gtfs::DayType::kWeekday;
+  base::Timestamp day_start;
+  std::vector<std::int32_t> times;  // distinct planned departures, sorted
+  std::vector<Period> periods;
+
+  [[nodiscard]] bool InWindow(std::int32_t s) const {
+    return std::any_of(route->windows().begin(), route->windows().end(),
+                       [s](const gtfs::PlannedWindow& w) { return w.start_s <= s && s < w.end_s; });
+  }
+
+  // The planned headway at `s` seconds into the day within period `p`: the frequency
+  // windows' where one holds it, else the gap between the period's departures around it
+  // (the first or last gap beyond its ends); nullopt for a period of one departure.
+  [[nodiscard]] std::optional<double> HeadwayIn(const Period& p, std::int32_t s) const {
+    if (InWindow(s)) {
+      return route->HeadwayAt(s);
+    }
+    if (p.end - p.begin < 2) {
+      return std::nullopt;
+    }
+    const auto first = times.begin() + static_cast<std::ptrdiff_t>(p.begin);
+    const auto last = times.begin() + static_cast<std::ptrdiff_t>(p.end);
+    auto it = std::upper_bound(first, last, s);
+    if (it == first) {
+      ++it;
+    } else if (it == last) {
+      --it;
+    }
+    return static_cast<double>(*it - *std::prev(it));
+  }
+
+  // The period whose departures, widened by one planned headway at each end, hold `s`.
+  [[nodiscard]] std::optional<std::size_t> PeriodOf(std::int32_t s) const {
+    for (std::size_t i = 0; i < periods.size(); ++i) {
+      const Period& p = periods[i];
+      if (s >= times[p.begin] - p.first_headway_s && s <= times[p.end - 1] + p.last_headway_s) {
+        return i;
+      }
+    }
+    return std::nullopt;
+  }
+
+  static LinePlan Build(const gtfs::RoutePlan& route, gtfs::DayType day_type,
+                        base::Timestamp day_start) {
+    LinePlan plan;
+    plan.route = &route;
+    plan.day_type = day_type;
+    plan.day_start = day_start;
+    plan.times = route.departures();
+    plan.times.erase(std::unique(plan.times.begin(), plan.times.end()), plan.times.end());
+    if (plan.times.empty()) {
+      return plan;
+    }
+    // The planned headway before the gap after departure i: the windows' at it, else
+    // the scheduled gap before it.
+    const auto before = [&plan](std::size_t i) -> std::optional<double> {
+      if (plan.InWindow(plan.times[i])) {
+        return plan.route->HeadwayAt(plan.times[i]);
+      }
+      if (i == 0) {
+        return std::nullopt;
+      }
+      return static_cast<double>(plan.times[i] - plan.times[i - 1]);
+    };
+    std::size_t start = 0;
+    for (std::size_t i = 1; i <= plan.times.size(); ++i) {
+      bool split = i == plan.times.size();
+      if (!split) {
+        const double gap = plan.times[i] - plan.times[i - 1];
+        split = gap > std::max(kBreakMinS, kBreakHeadways * before(i - 1).value_or(0));
+      }
+      if (split) {
+        Period p{start, i, 0, 0};
+        p.first_headway_s = plan.HeadwayIn(p, plan.times[start]).value_or(0);
+        p.last_headway_s = plan.HeadwayIn(p, plan.times[i - 1]).value_or(0);
+        plan.periods.push_back(p);
+        start = i;
+      }
+    }
+    return plan;
+  }
+};
+
+using LineKey = std::tuple<std::string, int, base::LocalDate>;
+
+// Plans by service date and line, computed once each.
 class PlanCache {
  public:
-  PlanCache(const gtfs::StaticFeed& feed, const gtfs::HolidayCalendar& holidays)
-      : feed_(feed), holidays_(holidays) {}
+  PlanCache(const gtfs::StaticFeed& feed, const gtfs::HolidayCalendar& holidays,
+            const base::TimeZone& zone)
+      : feed_(feed), holidays_(holidays), zone_(zone) {}
   const gtfs::ServicePlan& For(base::LocalDate date) {
     auto it = plans_.find(date);
     if (it == plans_.end()) {
@@ -65,12 +217,100 @@ class PlanCache {
     }
     return it->second;
   }
+  // nullptr when the line has no planned departure that date.
+  const LinePlan* Line(const std::string& route_id, int direction_id, base::LocalDate date) {
+    const LineKey key{route_id, direction_id, date};
+    auto it = lines_.find(key);
+    if (it == lines_.end()) {
+      const gtfs::ServicePlan& plan = For(date);
+      std::optional<LinePlan> line;
+      if (const gtfs::RoutePlan* route = plan.Find(route_id, direction_id);
+          route != nullptr && !route->departures().empty()) {
+        line = LinePlan::Build(*route, plan.day_type(), gtfs::ServiceDayStart(zone_, date));
+      }
+      it = lines_.emplace(key, std::move(line)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
 
  private:
   const gtfs::StaticFeed& feed_;
   const gtfs::HolidayCalendar& holidays_;
+  const base::TimeZone& zone_;
   std::map<base::LocalDate, gtfs::ServicePlan> plans_;
+  std::map<LineKey, std::optional<LinePlan>> lines_;
 };
+
+std::int32_t SecondsInto(const LinePlan& plan, base::Timestamp t) {
+  return static_cast<std::int32_t>(
+      std::chrono::floor<std::chrono::seconds>(t - plan.day_start).count());
+}
+
+// A departure placed on its service date and period.
+struct Placed {
+  const Departure* departure = nullptr;
+  base::LocalDate service_date;
+  gtfs::DayType day_type = gtfs::DayType::kWeekday;
+  const LinePlan* plan = nullptr;  // nullptr: nothing planned for the line that date
+  std::optional<std::size_t> period;  // nullopt: unplanned
+};
+
+// `--compare-inferred`: per line, the trip-id departures matched by the inferred ones.
+std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
+    const std::vector<Departure>& with_ids, const std::vector<Departure>& inferred) {
+  std::map<std::pair<std::string, int>, InferredCheck> out;
+  // Inferred departures by vehicle, in time order, each usable once.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<const Departure*, bool>>>
+      by_vehicle;
+  for (const Departure& d : inferred) {
+    ++out[{d.route_id, d.direction_id}].departures;
+    by_vehicle[{d.feed_id, d.vehicle_id}].emplace_back(&d, false);
+  }
+  for (auto& [vehicle, list] : by_vehicle) {
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.first->departure_time < b.first->departure_time;
+    });
+  }
+  for (const Departure& d : with_ids) {
+    InferredCheck& check = out[{d.route_id, d.direction_id}];
+    auto it = by_vehicle.find({d.feed_id, d.vehicle_id});
+    if (it == by_vehicle.end()) {
+      continue;
+    }
+    std::pair<const Departure*, bool>* best = nullptr;
+    for (auto& candidate : it->second) {
+      const auto delta = candidate.first->departure_time - d.departure_time;
+      if (candidate.second || candidate.first->route_id != d.route_id ||
+          delta > kMatchWindow || delta < -kMatchWindow) {
+        continue;
+      }
+      if (best == nullptr || (best->first->direction_id != d.direction_id &&
+                              candidate.first->direction_id == d.direction_id)) {
+        best = &candidate;
+      }
+    }
+    if (best != nullptr) {
+      best->second = true;
+      if (best->first->direction_id == d.direction_id) {
+        ++check.matched;
+      } else {
+        ++check.other_direction;
+      }
+    }
+  }
+  return out;
+}
+
+// Local ISO 8601 with the offset, e.g. "2022-07-20T08:05:00-03:00".
+std::string LocalIso(const base::TimeZone& zone, base::Timestamp t) {
+  const auto offset = zone.OffsetAt(t);
+  std::string text = base::FormatIso8601(t + offset);
+  text.pop_back();  // 'Z'
+  const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(offset).count();
+  const auto magnitude = minutes < 0 ? -minutes : minutes;
+  return text + fmt::format("{}{:02d}:{:02d}", minutes < 0 ? '-' : '+', magnitude / 60,
+                            magnitude % 60);
+}
 
 }  // namespace
 
@@ -88,39 +328,151 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
   if (!options.holidays.empty()) {
     FROTA_RETURN_IF_ERROR(holidays.AddFile(options.holidays));
   }
+  if (options.min_headways < 1) {
+    return base::InvalidInput("--min-headways must be at least 1, not {}", options.min_headways);
+  }
+  if (options.coverage_gap_minutes < 1) {
+    return base::InvalidInput("the coverage gap must be at least 1 minute, not {}",
+                              options.coverage_gap_minutes);
+  }
   const gtfs::RouteResolver resolver(feed);
   FROTA_ASSIGN_OR_RETURN(auto departures,
                          FindDepartures(db, feed, resolver, zone, options.departures));
+  std::map<std::pair<std::string, int>, InferredCheck> checks;
+  if (options.compare_inferred) {
+    DepartureOptions without_ids = options.departures;
+    without_ids.use_trip_ids = false;
+    FROTA_ASSIGN_OR_RETURN(const auto inferred,
+                           FindDepartures(db, feed, resolver, zone, without_ids));
+    checks = CompareInferred(departures, inferred);
+  }
 
-  // The hours the feed was observed in: plans count only there, so an outage or the
-  // partial first and last day of a capture is not counted as missed service.
-  std::set<HourKey> observed_hours;
+  // Each feed's coverage; the local dates and hours it was observed in.
+  std::map<std::string, Coverage> coverage;
   std::set<base::LocalDate> observed_dates;
+  std::map<std::tuple<std::string, base::LocalDate, int>, std::int64_t> covered_per_hour;
   {
-    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT DISTINCT local_date, hour FROM "
-                                               "quality_hours WHERE accepted > 0"));
+    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT feed_id, epoch_us(event_time) // 60000000 "
+                                               "FROM positions GROUP BY ALL ORDER BY ALL"));
+    std::map<std::string, std::vector<std::int64_t>> minutes;
+    std::optional<base::TimeZone::HourSpan> span;
     for (std::size_t i = 0; i < rows.rows(); ++i) {
-      observed_hours.insert({rows.DateDays(i, 0), static_cast<int>(rows.Int64(i, 1))});
-      observed_dates.insert(base::LocalDateFromDays(rows.DateDays(i, 0)));
+      const std::string feed_id = rows.String(i, 0);
+      const std::int64_t minute = rows.Int64(i, 1);
+      minutes[feed_id].push_back(minute);
+      const base::Timestamp t = MinuteStart(minute);
+      if (!span || t < span->from || t >= span->until) {
+        span = zone.LocalHourSpan(t);
+      }
+      observed_dates.insert(span->hour.date);
+      ++covered_per_hour[{feed_id, span->hour.date, span->hour.hour}];
+    }
+    for (auto& [feed_id, list] : minutes) {
+      coverage.emplace(feed_id, Coverage(std::move(list), options.coverage_gap_minutes));
+    }
+  }
+  // The minutes each GTFS route delivered positions in, and the feed that carries it.
+  std::map<std::string, std::vector<std::int64_t>> route_minutes;
+  std::map<std::string, std::string> route_feed;
+  {
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows, db.Query("SELECT feed_id, route_id, epoch_us(event_time) // 60000000, count(*) "
+                            "FROM positions WHERE route_id <> '' GROUP BY ALL ORDER BY ALL"));
+    std::map<std::string, const gtfs::Route*> resolved;
+    std::map<std::string, std::map<std::string, std::int64_t>> feed_positions;
+    for (std::size_t i = 0; i < rows.rows(); ++i) {
+      const std::string name = rows.String(i, 1);
+      auto it = resolved.find(name);
+      if (it == resolved.end()) {
+        it = resolved.emplace(name, resolver.Find(name)).first;
+      }
+      if (it->second == nullptr) {
+        continue;
+      }
+      route_minutes[it->second->id].push_back(rows.Int64(i, 2));
+      feed_positions[it->second->id][rows.String(i, 0)] += rows.Int64(i, 3);
+    }
+    for (auto& [route, list] : route_minutes) {
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+    }
+    for (const auto& [route, feeds] : feed_positions) {
+      route_feed[route] = std::max_element(feeds.begin(), feeds.end(), [](const auto& a, const auto& b) {
+                            return a.second < b.second;
+                          })->first;
     }
   }
   // The GTFS routes the feed serves: its route names resolved, and the departures'.
   std::set<std::string> served;
-  {
-    FROTA_ASSIGN_OR_RETURN(
-        auto rows, db.Query("SELECT DISTINCT route_id FROM positions WHERE route_id <> ''"));
-    for (std::size_t i = 0; i < rows.rows(); ++i) {
-      if (const gtfs::Route* route = resolver.Find(rows.String(i, 0))) {
-        served.insert(route->id);
+  for (const auto& [route, list] : route_minutes) {
+    served.insert(route);
+  }
+  for (const auto& d : departures) {
+    served.insert(d.route_id);
+    route_feed.try_emplace(d.route_id, d.feed_id);
+  }
+  const Coverage no_coverage;
+  const auto coverage_of = [&](const std::string& route_id) -> const Coverage& {
+    const auto feed_it = route_feed.find(route_id);
+    if (feed_it == route_feed.end()) {
+      return no_coverage;
+    }
+    const auto it = coverage.find(feed_it->second);
+    return it == coverage.end() ? no_coverage : it->second;
+  };
+  const auto route_has = [&](const std::string& route_id, std::int64_t minute) {
+    const auto it = route_minutes.find(route_id);
+    return it != route_minutes.end() &&
+           std::binary_search(it->second.begin(), it->second.end(), minute);
+  };
+
+  // Each departure on its service date and in its service period. Without a trip's start
+  // date, a departure after midnight may belong to the service date before (a night
+  // service whose GTFS times pass 24:00).
+  PlanCache plans(feed, holidays, zone);
+  std::vector<Placed> placed;
+  placed.reserve(departures.size());
+  std::set<base::LocalDate> service_dates = observed_dates;
+  if (!observed_dates.empty()) {
+    service_dates.insert(
+        base::LocalDateFromDays(base::DaysSinceEpoch(*observed_dates.begin()) - 1));
+  }
+  for (const auto& d : departures) {
+    Placed p;
+    p.departure = &d;
+    p.service_date = d.service_date;
+    std::vector<base::LocalDate> dates{d.service_date};
+    if (d.trip_start_date.empty()) {
+      dates.push_back(base::LocalDateFromDays(base::DaysSinceEpoch(d.service_date) - 1));
+    }
+    for (const auto date : dates) {
+      if (const LinePlan* plan = plans.Line(d.route_id, d.direction_id, date)) {
+        if (const auto period = plan->PeriodOf(SecondsInto(*plan, d.departure_time))) {
+          p.service_date = date;
+          p.plan = plan;
+          p.period = period;
+          break;
+        }
       }
     }
-    for (const auto& d : departures) {
-      served.insert(d.route_id);
+    if (!p.period) {
+      p.plan = plans.Line(d.route_id, d.direction_id, p.service_date);
+    }
+    p.day_type = gtfs::DayTypeOf(p.service_date, holidays);
+    service_dates.insert(p.service_date);
+    placed.push_back(p);
+  }
+
+  HeadwayReport report;
+  report.time_zone = zone_name;
+  for (const auto& [feed_id, c] : coverage) {
+    FeedCoverage& fc = report.feed_coverage[feed_id];
+    fc.covered_minutes = static_cast<std::int64_t>(c.minutes().size());
+    for (const auto& [from, to] : c.gaps()) {
+      fc.gaps.emplace_back(MinuteStart(from), MinuteStart(to));
     }
   }
 
-  PlanCache plans(feed, holidays);
-  HeadwayReport report;
   FROTA_RETURN_IF_ERROR(db.Execute("BEGIN TRANSACTION"));
   auto write = [&]() -> base::Status {
     const auto marker = sql::kHeadwaysSql.find(kStatisticsMarker);
@@ -128,9 +480,6 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       return base::Internal("headways.sql has no statistics marker");
     }
     FROTA_RETURN_IF_ERROR(db.Execute(sql::kHeadwaysSql.substr(0, marker)));
-    FROTA_RETURN_IF_ERROR(db.Execute(
-        "DELETE FROM departures; DELETE FROM planned_departures; DELETE FROM observed_dates; "
-        "DELETE FROM headways; DELETE FROM headway_routes;"));
     {
       FROTA_ASSIGN_OR_RETURN(
           auto a, sink::ChunkAppender::Create(
@@ -138,8 +487,12 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                       {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
                        ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kVarchar,
                        ColumnType::kVarchar, ColumnType::kDate, ColumnType::kTimestamp,
-                       ColumnType::kBoolean, ColumnType::kDouble}));
-      for (const auto& d : departures) {
+                       ColumnType::kBoolean, ColumnType::kDouble, ColumnType::kBoolean,
+                       ColumnType::kBoolean, ColumnType::kVarchar, ColumnType::kDate,
+                       ColumnType::kTinyint}));
+      for (const Placed& p : placed) {
+        const Departure& d = *p.departure;
+        const base::LocalHour hour = zone.ToLocalHour(d.departure_time);
         a->SetString(0, d.feed_id);
         a->SetString(1, d.vehicle_id);
         a->SetString(2, d.feed_route_id);
@@ -147,10 +500,15 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
         SetOptionalDirection(*a, 4, d.direction_id);
         a->SetString(5, d.trip_id);
         a->SetString(6, d.shape_id);
-        a->SetDateDays(7, base::DaysSinceEpoch(d.service_date));
+        a->SetDateDays(7, base::DaysSinceEpoch(p.service_date));
         a->SetTimestampMicros(8, base::ToUnixMicros(d.departure_time));
         a->SetBool(9, d.inferred);
         a->SetDouble(10, d.distance_m);
+        a->SetBool(11, d.tagged_late);
+        a->SetBool(12, !p.period.has_value());
+        a->SetString(13, gtfs::DayTypeName(p.day_type));
+        a->SetDateDays(14, base::DaysSinceEpoch(hour.date));
+        a->SetInt8(15, hour.hour);
         FROTA_RETURN_IF_ERROR(a->EndRow());
         ++report.departures;
         report.inferred_departures += d.inferred ? 1 : 0;
@@ -171,40 +529,192 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
+    // Planned departures, and the minutes of planned service with what the feed and the
+    // route delivered in them. Only local dates the feed was observed on count.
+    std::map<std::string, std::set<std::int64_t>> silent_by_route;
     {
       FROTA_ASSIGN_OR_RETURN(
           auto a, sink::ChunkAppender::Create(
                       db, "planned_departures",
                       {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
                        ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kDate,
-                       ColumnType::kTinyint}));
-      for (const auto date : observed_dates) {
-        const gtfs::ServicePlan& plan = plans.For(date);
-        const base::Timestamp day_start = gtfs::ServiceDayStart(zone, date);
-        bool any = false;
-        for (const auto& [key, route] : plan.routes()) {
+                       ColumnType::kTinyint, ColumnType::kInteger, ColumnType::kBoolean}));
+      FROTA_ASSIGN_OR_RETURN(
+          auto m, sink::ChunkAppender::Create(
+                      db, "service_minutes",
+                      {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
+                       ColumnType::kVarchar, ColumnType::kDate, ColumnType::kTinyint,
+                       ColumnType::kInteger, ColumnType::kInteger, ColumnType::kInteger}));
+      std::set<base::LocalDate> planned_dates;
+      for (const auto date : service_dates) {
+        const gtfs::ServicePlan& day = plans.For(date);
+        for (const auto& [key, route] : day.routes()) {
           if (!served.contains(key.first)) {
             continue;
           }
+          const LinePlan* plan = plans.Line(key.first, key.second, date);
+          if (plan == nullptr) {
+            continue;
+          }
+          const Coverage& cov = coverage_of(key.first);
+          const std::string_view day_type = gtfs::DayTypeName(plan->day_type);
           for (const std::int32_t s : route.departures()) {
-            const base::Timestamp t = day_start + std::chrono::seconds(s);
+            const base::Timestamp t = plan->day_start + std::chrono::seconds(s);
             const base::LocalHour hour = zone.ToLocalHour(t);
-            if (!observed_hours.contains(KeyOf(hour))) {
+            if (!observed_dates.contains(hour.date)) {
               continue;
             }
-            any = true;
+            planned_dates.insert(hour.date);
             a->SetString(0, key.first);
             SetOptionalDirection(*a, 1, key.second);
             a->SetDateDays(2, base::DaysSinceEpoch(date));
-            a->SetString(3, gtfs::DayTypeName(plan.day_type()));
+            a->SetString(3, day_type);
             a->SetTimestampMicros(4, base::ToUnixMicros(t));
             a->SetDateDays(5, base::DaysSinceEpoch(hour.date));
             a->SetInt8(6, hour.hour);
+            a->SetInt32(7, static_cast<std::int32_t>(plan->PeriodOf(s).value_or(0)));
+            a->SetBool(8, !cov.Watching(MinuteOf(t)));
             FROTA_RETURN_IF_ERROR(a->EndRow());
           }
+          // Planned service: each period from its first planned departure to its last
+          // plus one planned headway (at least that last minute).
+          struct Count {
+            std::int32_t planned = 0;
+            std::int32_t covered = 0;
+            std::int32_t silent = 0;
+          };
+          std::map<base::LocalHour, Count> counts;
+          std::optional<base::TimeZone::HourSpan> span;
+          for (const Period& p : plan->periods) {
+            const base::Timestamp from = plan->day_start + std::chrono::seconds(plan->times[p.begin]);
+            const base::Timestamp to =
+                plan->day_start + std::chrono::seconds(plan->times[p.end - 1]) +
+                std::chrono::seconds(std::max<std::int64_t>(60, std::llround(p.last_headway_s)));
+            for (std::int64_t minute = MinuteOf(from); MinuteStart(minute) < to; ++minute) {
+              const base::Timestamp t = MinuteStart(minute);
+              if (!span || t < span->from || t >= span->until) {
+                span = zone.LocalHourSpan(t);
+              }
+              if (!observed_dates.contains(span->hour.date)) {
+                continue;
+              }
+              Count& c = counts[span->hour];
+              ++c.planned;
+              if (cov.Covered(minute)) {
+                ++c.covered;
+                if (!route_has(key.first, minute)) {
+                  ++c.silent;
+                  silent_by_route[key.first].insert(minute);
+                }
+              }
+            }
+          }
+          for (const auto& [hour, c] : counts) {
+            m->SetString(0, key.first);
+            SetOptionalDirection(*m, 1, key.second);
+            m->SetDateDays(2, base::DaysSinceEpoch(date));
+            m->SetString(3, day_type);
+            m->SetDateDays(4, base::DaysSinceEpoch(hour.date));
+            m->SetInt8(5, hour.hour);
+            m->SetInt32(6, c.planned);
+            m->SetInt32(7, c.covered);
+            m->SetInt32(8, c.silent);
+            FROTA_RETURN_IF_ERROR(m->EndRow());
+          }
         }
-        if (!any) {
+      }
+      for (const auto date : observed_dates) {
+        if (!planned_dates.contains(date)) {
           report.dates_without_plan.push_back(base::FormatDate(date));
+        }
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+      FROTA_RETURN_IF_ERROR(m->Close());
+    }
+    {
+      // Consecutive in-period departures of a line and service date, each pair measured
+      // or excluded with its reason.
+      std::map<LineKey, std::vector<const Placed*>> lines;
+      for (const Placed& p : placed) {
+        if (p.period) {
+          lines[{p.departure->route_id, p.departure->direction_id, p.service_date}].push_back(&p);
+        }
+      }
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(
+                      db, "headways",
+                      {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
+                       ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kDate,
+                       ColumnType::kTinyint, ColumnType::kVarchar, ColumnType::kBoolean,
+                       ColumnType::kDouble, ColumnType::kDouble, ColumnType::kVarchar}));
+      for (auto& [key, list] : lines) {
+        std::sort(list.begin(), list.end(), [](const Placed* x, const Placed* y) {
+          return std::tie(x->departure->departure_time, x->departure->vehicle_id) <
+                 std::tie(y->departure->departure_time, y->departure->vehicle_id);
+        });
+        const Coverage& cov = coverage_of(std::get<0>(key));
+        const Placed* previous = nullptr;
+        for (const Placed* p : list) {
+          const Departure& d = *p->departure;
+          std::optional<double> headway;
+          std::string_view exclusion;
+          if (previous != nullptr) {
+            headway = std::chrono::duration<double>(d.departure_time -
+                                                    previous->departure->departure_time)
+                          .count();
+            if (previous->period != p->period) {
+              exclusion = "service_break";
+            } else if (cov.GapBetween(previous->departure->departure_time, d.departure_time)) {
+              exclusion = "coverage_gap";
+            }
+          }
+          previous = p;
+          const std::optional<double> planned = p->plan->HeadwayIn(
+              p->plan->periods[*p->period], SecondsInto(*p->plan, d.departure_time));
+          const base::LocalHour hour = zone.ToLocalHour(d.departure_time);
+          a->SetString(0, d.route_id);
+          SetOptionalDirection(*a, 1, d.direction_id);
+          a->SetDateDays(2, base::DaysSinceEpoch(p->service_date));
+          a->SetString(3, gtfs::DayTypeName(p->day_type));
+          a->SetTimestampMicros(4, base::ToUnixMicros(d.departure_time));
+          a->SetDateDays(5, base::DaysSinceEpoch(hour.date));
+          a->SetInt8(6, hour.hour);
+          a->SetString(7, d.vehicle_id);
+          a->SetBool(8, d.inferred);
+          SetOptionalDouble(*a, 9, headway);
+          SetOptionalDouble(*a, 10, planned);
+          exclusion.empty() ? a->SetNull(11) : a->SetString(11, exclusion);
+          FROTA_RETURN_IF_ERROR(a->EndRow());
+        }
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
+    {
+      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
+                                         db, "feed_coverage",
+                                         {ColumnType::kVarchar, ColumnType::kDate,
+                                          ColumnType::kTinyint, ColumnType::kSmallint}));
+      for (const auto& [key, minutes] : covered_per_hour) {
+        a->SetString(0, std::get<0>(key));
+        a->SetDateDays(1, base::DaysSinceEpoch(std::get<1>(key)));
+        a->SetInt8(2, static_cast<std::int8_t>(std::get<2>(key)));
+        a->SetInt16(3, static_cast<std::int16_t>(minutes));
+        FROTA_RETURN_IF_ERROR(a->EndRow());
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
+    {
+      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
+                                         db, "coverage_gaps",
+                                         {ColumnType::kVarchar, ColumnType::kTimestamp,
+                                          ColumnType::kTimestamp, ColumnType::kInteger}));
+      for (const auto& [feed_id, c] : coverage) {
+        for (const auto& [from, to] : c.gaps()) {
+          a->SetString(0, feed_id);
+          a->SetTimestampMicros(1, from * kMinuteUs);
+          a->SetTimestampMicros(2, to * kMinuteUs);
+          a->SetInt32(3, static_cast<std::int32_t>(to - from));
+          FROTA_RETURN_IF_ERROR(a->EndRow());
         }
       }
       FROTA_RETURN_IF_ERROR(a->Close());
@@ -212,41 +722,32 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     {
       FROTA_ASSIGN_OR_RETURN(
           auto a, sink::ChunkAppender::Create(
-                      db, "headways",
-                      {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
-                       ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kDate,
-                       ColumnType::kTinyint, ColumnType::kVarchar, ColumnType::kBoolean,
-                       ColumnType::kDouble, ColumnType::kDouble}));
-      // Departures come sorted by route, direction and time; a service date's first
-      // departure has no headway.
-      std::map<std::tuple<std::string, int, base::LocalDate>, base::Timestamp> previous;
-      for (const auto& d : departures) {
-        const gtfs::ServicePlan& plan = plans.For(d.service_date);
-        const auto key = std::make_tuple(d.route_id, d.direction_id, d.service_date);
-        std::optional<double> headway;
-        if (const auto it = previous.find(key); it != previous.end()) {
-          headway = std::chrono::duration<double>(d.departure_time - it->second).count();
+                      db, "line_silences",
+                      {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kTimestamp,
+                       ColumnType::kTimestamp, ColumnType::kInteger}));
+      for (const auto& [route_id, minutes] : silent_by_route) {
+        const std::string& feed_id = route_feed[route_id];
+        const auto emit = [&](std::int64_t from, std::int64_t to) -> base::Status {
+          if (to - from < options.coverage_gap_minutes) {
+            return base::Status::Ok();
+          }
+          a->SetString(0, feed_id);
+          a->SetString(1, route_id);
+          a->SetTimestampMicros(2, from * kMinuteUs);
+          a->SetTimestampMicros(3, to * kMinuteUs);
+          a->SetInt32(4, static_cast<std::int32_t>(to - from));
+          return a->EndRow();
+        };
+        std::int64_t from = *minutes.begin();
+        std::int64_t last = from;
+        for (const std::int64_t minute : minutes) {
+          if (minute > last + 1) {
+            FROTA_RETURN_IF_ERROR(emit(from, last + 1));
+            from = minute;
+          }
+          last = minute;
         }
-        previous[key] = d.departure_time;
-        std::optional<double> planned;
-        if (const gtfs::RoutePlan* route = plan.Find(d.route_id, d.direction_id)) {
-          const auto offset = std::chrono::floor<std::chrono::seconds>(
-              d.departure_time - gtfs::ServiceDayStart(zone, d.service_date));
-          planned = route->HeadwayAt(static_cast<std::int32_t>(offset.count()));
-        }
-        const base::LocalHour hour = zone.ToLocalHour(d.departure_time);
-        a->SetString(0, d.route_id);
-        SetOptionalDirection(*a, 1, d.direction_id);
-        a->SetDateDays(2, base::DaysSinceEpoch(d.service_date));
-        a->SetString(3, gtfs::DayTypeName(plan.day_type()));
-        a->SetTimestampMicros(4, base::ToUnixMicros(d.departure_time));
-        a->SetDateDays(5, base::DaysSinceEpoch(hour.date));
-        a->SetInt8(6, hour.hour);
-        a->SetString(7, d.vehicle_id);
-        a->SetBool(8, d.inferred);
-        SetOptionalDouble(*a, 9, headway);
-        SetOptionalDouble(*a, 10, planned);
-        FROTA_RETURN_IF_ERROR(a->EndRow());
+        FROTA_RETURN_IF_ERROR(emit(from, last + 1));
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
@@ -262,6 +763,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
+    FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
+        "CREATE OR REPLACE TEMP TABLE headway_options AS SELECT {} AS min_headways",
+        options.min_headways)));
     return db.Execute(sql::kHeadwaysSql.substr(marker));
   };
   if (const auto status = write(); !status.ok()) {
@@ -275,7 +779,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       db.Query("SELECT route_id, route_short_name, direction_id, inferred, day_type, hour, "
                "service_dates, planned_service_dates, departures_found, departures_planned, "
                "found_ratio, median_headway_s, p10_headway_s, p90_headway_s, "
-               "planned_headway_s, bunching_share, gap_share, cv, los, excess_wait_s "
+               "planned_headway_s, bunching_share, gap_share, cv, los, excess_wait_s, "
+               "headways_measured, excluded_service_break, excluded_coverage_gap, "
+               "share_under_60s, departures_unobserved, departures_unplanned, "
+               "departures_tagged_late, coverage_share, silent_minutes "
                "FROM headway_summary ORDER BY route_short_name, route_id, direction_id, "
                "day_type, hour"));
   std::map<std::pair<std::string, int>, RouteHeadways> routes;
@@ -291,6 +798,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       r.route_short_name = rows.String(i, 1);
       r.direction_id = direction;
       r.inferred = rows.Bool(i, 3);
+      if (options.compare_inferred) {
+        const auto check = checks.find(key);
+        r.inferred_check = check != checks.end() ? check->second : InferredCheck{};
+      }
     }
     HeadwayStats s;
     s.day_type = rows.String(i, 4);
@@ -309,6 +820,15 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     s.cv = OptionalDouble(rows, i, 17);
     s.los = rows.IsNull(i, 18) ? std::string() : rows.String(i, 18);
     s.excess_wait_s = OptionalDouble(rows, i, 19);
+    s.headways_measured = rows.Int64(i, 20);
+    s.excluded_service_break = rows.Int64(i, 21);
+    s.excluded_coverage_gap = rows.Int64(i, 22);
+    s.share_under_60s = OptionalDouble(rows, i, 23);
+    s.departures_unobserved = rows.Int64(i, 24);
+    s.departures_unplanned = rows.Int64(i, 25);
+    s.departures_tagged_late = rows.Int64(i, 26);
+    s.coverage_share = OptionalDouble(rows, i, 27);
+    s.silent_minutes = rows.Int64(i, 28);
     if (s.day_type == "all" && s.hour < 0) {
       r.all = std::move(s);
     } else if (s.day_type == "all") {
@@ -350,6 +870,15 @@ nlohmann::ordered_json StatsJson(const HeadwayStats& s) {
   j["cv"] = Number(s.cv, 4);
   j["los"] = s.los.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.los);
   j["excess_wait_s"] = Number(s.excess_wait_s, 1);
+  j["headways_measured"] = s.headways_measured;
+  j["headways_excluded"] = {{"service_break", s.excluded_service_break},
+                            {"coverage_gap", s.excluded_coverage_gap}};
+  j["coverage_share"] = Number(s.coverage_share, 4);
+  j["share_under_60s"] = Number(s.share_under_60s, 4);
+  j["departures_unobserved"] = s.departures_unobserved;
+  j["departures_unplanned"] = s.departures_unplanned;
+  j["departures_tagged_late"] = s.departures_tagged_late;
+  j["silent_minutes"] = s.silent_minutes;
   return j;
 }
 
@@ -385,6 +914,11 @@ std::string HeadwayJson(const HeadwayReport& report) {
       types.push_back(std::move(tj));
     }
     j["by_day_type"] = std::move(types);
+    if (r.inferred_check) {
+      j["inferred_check"] = {{"departures", r.inferred_check->departures},
+                             {"matched", r.inferred_check->matched},
+                             {"other_direction", r.inferred_check->other_direction}};
+    }
     routes.push_back(std::move(j));
   }
   nlohmann::ordered_json out;
@@ -392,28 +926,50 @@ std::string HeadwayJson(const HeadwayReport& report) {
   out["departures"] = report.departures;
   out["inferred_departures"] = report.inferred_departures;
   out["dates_without_plan"] = report.dates_without_plan;
+  const auto zone = base::TimeZone::Load(report.time_zone);
+  const base::TimeZone& local = zone.ok() ? *zone : base::TimeZone::Utc();
+  nlohmann::ordered_json coverage = nlohmann::ordered_json::object();
+  for (const auto& [feed_id, c] : report.feed_coverage) {
+    nlohmann::ordered_json gaps = nlohmann::ordered_json::array();
+    for (const auto& [from, to] : c.gaps) {
+      gaps.push_back({LocalIso(local, from), LocalIso(local, to)});
+    }
+    coverage[feed_id] = {{"covered_minutes", c.covered_minutes}, {"gaps", std::move(gaps)}};
+  }
+  out["feed_coverage"] = std::move(coverage);
   return out.dump(2);
 }
 
 std::string HeadwayText(const HeadwayReport& report) {
   std::string out = fmt::format(
-      "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7}\n", "route",
-      "dir", "inferred", "found", "plan", "ratio", "median_h", "plan_h", "bunch", "gap", "cv",
-      "los", "ewt_s");
+      "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7} {:>6} "
+      "{:>6} {:>5}\n",
+      "route", "dir", "inferred", "found", "plan", "ratio", "median_h", "plan_h", "bunch", "gap",
+      "cv", "los", "ewt_s", "hw", "excl", "cover");
   for (const auto& r : report.routes) {
     const auto& s = r.all;
     out += fmt::format(
-        "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7}\n",
+        "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7} {:>6} "
+        "{:>6} {:>5}\n",
         r.route_short_name.empty() ? r.route_id : r.route_short_name,
         r.direction_id >= 0 ? std::to_string(r.direction_id) : std::string("-"),
         r.inferred ? "yes" : "no", s.departures_found, s.departures_planned,
         Cell(s.found_ratio, 2), Cell(s.median_headway_s, 0), Cell(s.planned_headway_s, 0),
         Cell(s.bunching_share, 2), Cell(s.gap_share, 2), Cell(s.cv, 2),
-        s.los.empty() ? std::string("-") : s.los, Cell(s.excess_wait_s, 0));
+        s.los.empty() ? std::string("-") : s.los, Cell(s.excess_wait_s, 0), s.headways_measured,
+        s.excluded_service_break + s.excluded_coverage_gap, Cell(s.coverage_share, 2));
   }
   out += fmt::format("\n{} departures ({} inferred); tables departures, headways and "
                      "headway_summary written\n",
                      report.departures, report.inferred_departures);
+  for (const auto& [feed_id, c] : report.feed_coverage) {
+    std::int64_t blind = 0;
+    for (const auto& [from, to] : c.gaps) {
+      blind += std::chrono::duration_cast<std::chrono::minutes>(to - from).count();
+    }
+    out += fmt::format("feed {}: {} covered minutes, {} coverage gaps ({} minutes blind)\n",
+                       feed_id, c.covered_minutes, c.gaps.size(), blind);
+  }
   if (!report.dates_without_plan.empty()) {
     out += fmt::format("the GTFS plans nothing on {} observed dates (first {}, last {})\n",
                        report.dates_without_plan.size(), report.dates_without_plan.front(),

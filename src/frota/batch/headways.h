@@ -1,8 +1,10 @@
 // `frota headways`: departures, headways and regularity per route, direction, day type and hour against the GTFS plan (semantics §7).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,15 @@ struct HeadwayOptions {
   DepartureOptions departures;
   std::filesystem::path holidays;  // CSV date,name added to the built-in ones; empty: none
   std::string time_zone;           // empty: the GTFS agency's, else America/Sao_Paulo
+  /// A run of at least this many minutes without an accepted position of a feed is a
+  /// coverage gap (semantics §7).
+  int coverage_gap_minutes = 5;
+  /// The distribution's statistics (median, percentiles, shares, cv, excess wait) of a
+  /// route, direction, day type and hour need this many measured headways; with fewer,
+  /// only the counts are reported (two headways make no coefficient of variation).
+  int min_headways = 10;
+  /// Also find the departures with trip ids ignored and match them (`--compare-inferred`).
+  bool compare_inferred = false;
 };
 
 /// One row of `headway_summary`: a route and direction over a day type ("all" or one)
@@ -41,6 +52,23 @@ struct HeadwayStats {
   std::optional<double> cv;
   std::string los;  // TCQSM headway-adherence band of cv; empty without cv
   std::optional<double> excess_wait_s;
+  std::int64_t headways_measured = 0;
+  std::int64_t excluded_service_break = 0;
+  std::int64_t excluded_coverage_gap = 0;
+  std::optional<double> share_under_60s;
+  std::int64_t departures_unobserved = 0;  // planned while the feed was blind
+  std::int64_t departures_unplanned = 0;   // found outside every service period
+  std::int64_t departures_tagged_late = 0;
+  std::optional<double> coverage_share;  // covered minutes of planned service
+  std::int64_t silent_minutes = 0;       // the route silent, its feed not
+};
+
+/// `--compare-inferred`: the same positions with trip ids ignored.
+struct InferredCheck {
+  std::int64_t departures = 0;  // found with trip ids ignored
+  std::int64_t matched = 0;     // departures found with trip ids that have one of those
+                                // (same vehicle, within 5 minutes)
+  std::int64_t other_direction = 0;  // of the unmatched: matched but in the other direction
 };
 
 /// One (route, direction) of the report.
@@ -52,6 +80,13 @@ struct RouteHeadways {
   HeadwayStats all;       // day type "all", whole day
   std::vector<HeadwayStats> by_hour;      // day type "all", per local hour
   std::vector<HeadwayStats> by_day_type;  // whole day, per day type
+  std::optional<InferredCheck> inferred_check;
+};
+
+/// Where a feed was blind: its covered minutes and its coverage gaps.
+struct FeedCoverage {
+  std::int64_t covered_minutes = 0;
+  std::vector<std::pair<base::Timestamp, base::Timestamp>> gaps;  // [start, end)
 };
 
 /// What `frota headways` computed.
@@ -60,22 +95,25 @@ struct HeadwayReport {
   std::int64_t departures = 0;
   std::int64_t inferred_departures = 0;
   std::vector<std::string> dates_without_plan;  // observed dates on which the GTFS plans nothing
+  std::map<std::string, FeedCoverage> feed_coverage;  // by feed id
+  std::string time_zone;
   double seconds = 0;
 };
 
-/// Finds the departures in the frota database `db` (FindDepartures), plans each observed
-/// service date from `feed` (gtfs::ServicePlan, day types with holidays), writes the
-/// tables departures, planned_departures, observed_dates, headways, headway_routes and
-/// headway_summary into `db` (replacing a previous run's, in one transaction), and
-/// returns the summary.
+/// Finds the departures in the frota database `db` (FindDepartures), the feeds' coverage
+/// gaps and the routes' silences, plans each observed service date from `feed`
+/// (gtfs::ServicePlan, day types with holidays) and splits it into service periods,
+/// pairs consecutive departures into headways (excluding pairs across a planned break or
+/// a coverage gap), writes the tables of sql/headways.sql into `db` (replacing a
+/// previous run's, in one transaction), and returns the summary.
 base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                                             const gtfs::StaticFeed& feed,
                                             const HeadwayOptions& options);
 
-/// The report as the JSON of docs/cli.md: `routes` (route_id, route_short_name,
-/// direction_id, inferred, departures_found, departures_planned, median_headway_s,
-/// p10_headway_s, p90_headway_s, planned_headway_s, bunching_share, gap_share, cv, los,
-/// excess_wait_s, by_hour), plus service dates, found_ratio and by_day_type.
+/// The report as the JSON of docs/cli.md: `routes` (one per route and direction: the
+/// statistics of HeadwayStats, `headways_excluded` {service_break, coverage_gap},
+/// `by_hour`, `by_day_type`, and `inferred_check` when asked) and `feed_coverage` (per
+/// feed: covered_minutes, gaps as [start, end] local ISO times).
 std::string HeadwayJson(const HeadwayReport& report);
 
 /// The report as a table for a terminal.

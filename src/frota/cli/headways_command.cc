@@ -59,6 +59,16 @@ void AddHeadwaysCommand(CLI::App& app, CommandMain& run) {
                   "CSV of more holidays (date,name), e.g. municipal ones");
   sub->add_option("--time-zone", flags->options.time_zone,
                   "IANA zone of service days (default: the GTFS agency's)");
+  sub->add_option("--coverage-gap-minutes", flags->options.coverage_gap_minutes,
+                  "Minutes without a position of a feed that make a coverage gap")
+      ->default_val(5)
+      ->check(CLI::Range(1, 1440));
+  sub->add_option("--min-headways", flags->options.min_headways,
+                  "Measured headways a statistic needs (fewer: only counts are given)")
+      ->default_val(10)
+      ->check(CLI::Range(1, 1000000));
+  sub->add_flag("--compare-inferred", flags->options.compare_inferred,
+                "Also find the departures with trip ids ignored and report how many match");
   sub->add_flag("--json", flags->json, "Print the report as JSON");
   sub->callback([flags, &run] {
     if (flags->db.empty() && flags->postgres.empty()) {

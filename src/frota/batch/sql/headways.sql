@@ -1,45 +1,63 @@
 -- `frota headways` (semantics §7): the tables it keeps in the stream's database, and the
--- statistics per route, direction, day type and local hour. headways.cc fills
--- `departures`, `planned_departures`, `observed_dates` and `headways` (each departure
--- with the one before it on its service date and the planned headway at it), then runs
--- the statements after the tables. Each run replaces what the previous one wrote.
+-- statistics per route, direction, day type and local hour. headways.cc fills every table
+-- above the statistics marker, then runs the statements after it. Each run replaces what
+-- the previous one wrote (the tables are made anew). Times are UTC instants; local_date and hour are the feed's
+-- local time; a service date is the GTFS one (its times may pass 24:00).
 
-CREATE TABLE IF NOT EXISTS departures (
+-- Every departure found (batch/departures.h).
+DROP TABLE IF EXISTS departures;
+CREATE TABLE departures (
   feed_id VARCHAR NOT NULL,
   vehicle_id VARCHAR NOT NULL,
   feed_route_id VARCHAR NOT NULL,
   route_id VARCHAR NOT NULL,
   direction_id TINYINT,
-  trip_id VARCHAR NOT NULL,
-  shape_id VARCHAR NOT NULL,
+  trip_id VARCHAR NOT NULL,        -- the trip tag that chose the pattern ('' when none)
+  shape_id VARCHAR NOT NULL,       -- the pattern
   service_date DATE NOT NULL,
   departure_time TIMESTAMP NOT NULL,
-  inferred BOOLEAN NOT NULL,
-  distance_m DOUBLE NOT NULL
+  inferred BOOLEAN NOT NULL,       -- the pattern came from geometry
+  distance_m DOUBLE NOT NULL,      -- from the pattern's first point
+  tagged_late BOOLEAN NOT NULL,    -- the tag's first position lay beyond 1,000 m
+  unplanned BOOLEAN NOT NULL,      -- in no service period (not in `headways`)
+  day_type VARCHAR NOT NULL,
+  local_date DATE NOT NULL,
+  hour TINYINT NOT NULL
 );
 
--- Scheduled departures of the served routes in the hours the feed was observed.
-CREATE TABLE IF NOT EXISTS planned_departures (
+-- Scheduled departures of the served routes on the observed service dates, each with its
+-- service period (0, 1, ... in the date's order) and whether the feed could see it
+-- (`unobserved`: inside a coverage gap of the route's feed, or outside the span of time
+-- the feed was observed).
+DROP TABLE IF EXISTS planned_departures;
+CREATE TABLE planned_departures (
   route_id VARCHAR NOT NULL,
   direction_id TINYINT,
   service_date DATE NOT NULL,
   day_type VARCHAR NOT NULL,
   departure_time TIMESTAMP NOT NULL,
   local_date DATE NOT NULL,
-  hour TINYINT NOT NULL
+  hour TINYINT NOT NULL,
+  period INTEGER NOT NULL,
+  unobserved BOOLEAN NOT NULL
 );
 
--- The service dates the feed was observed on (accepted positions in some hour).
-CREATE TABLE IF NOT EXISTS observed_dates (
+-- The service dates the feed was observed on (accepted positions in some minute).
+DROP TABLE IF EXISTS observed_dates;
+CREATE TABLE observed_dates (
   service_date DATE NOT NULL,
   day_type VARCHAR NOT NULL,
   holiday VARCHAR
 );
 
--- Every departure with its headway: the time since the previous departure of its route
--- and direction on its service date (NULL for the first), and the planned headway at it
--- (NULL when nothing is planned then).
-CREATE TABLE IF NOT EXISTS headways (
+-- Every departure in a service period with its headway: the time since the previous
+-- in-period departure of its route and direction on its service date (NULL for the
+-- first), the planned headway at it (NULL when nothing is planned then), and why the
+-- pair is left out of the statistics: NULL (measured), 'service_break' (the previous
+-- departure is in another service period) or 'coverage_gap' (the route's feed was blind
+-- for 5 minutes or more between the two).
+DROP TABLE IF EXISTS headways;
+CREATE TABLE headways (
   route_id VARCHAR NOT NULL,
   direction_id TINYINT,
   service_date DATE NOT NULL,
@@ -50,17 +68,69 @@ CREATE TABLE IF NOT EXISTS headways (
   vehicle_id VARCHAR NOT NULL,
   inferred BOOLEAN NOT NULL,
   headway_s DOUBLE,
-  planned_headway_s DOUBLE
+  planned_headway_s DOUBLE,
+  exclusion VARCHAR
+);
+
+-- Minutes of planned service per route, direction, service date and local hour: how many
+-- the plan had (a service period from its first planned departure to its last plus one
+-- planned headway), in how many the route's feed delivered a position, and in how many
+-- of those the route itself delivered none (silent while the feed was watching).
+DROP TABLE IF EXISTS service_minutes;
+CREATE TABLE service_minutes (
+  route_id VARCHAR NOT NULL,
+  direction_id TINYINT,
+  service_date DATE NOT NULL,
+  day_type VARCHAR NOT NULL,
+  local_date DATE NOT NULL,
+  hour TINYINT NOT NULL,
+  planned_minutes INTEGER NOT NULL,
+  covered_minutes INTEGER NOT NULL,
+  silent_minutes INTEGER NOT NULL
+);
+
+-- Per feed and local hour in which it delivered anything: the minutes of event time with
+-- at least one accepted position.
+DROP TABLE IF EXISTS feed_coverage;
+CREATE TABLE feed_coverage (
+  feed_id VARCHAR NOT NULL,
+  local_date DATE NOT NULL,
+  hour TINYINT NOT NULL,
+  covered_minutes SMALLINT NOT NULL
+);
+
+-- Each run of 5 or more minutes (--coverage-gap-minutes) without an accepted position of
+-- the feed, between its first and last covered minute; end_time is exclusive.
+DROP TABLE IF EXISTS coverage_gaps;
+CREATE TABLE coverage_gaps (
+  feed_id VARCHAR NOT NULL,
+  start_time TIMESTAMP NOT NULL,
+  end_time TIMESTAMP NOT NULL,
+  minutes INTEGER NOT NULL
+);
+
+-- Each run of 5 or more minutes in which a route delivered no position while its feed
+-- delivered others and the plan had service on the route; end_time is exclusive. A feed
+-- that carries one route cannot tell a silent route from a blind feed: none here.
+DROP TABLE IF EXISTS line_silences;
+CREATE TABLE line_silences (
+  feed_id VARCHAR NOT NULL,
+  route_id VARCHAR NOT NULL,
+  start_time TIMESTAMP NOT NULL,
+  end_time TIMESTAMP NOT NULL,
+  minutes INTEGER NOT NULL
 );
 
 -- The GTFS names of the routes reported.
-CREATE TABLE IF NOT EXISTS headway_routes (
+DROP TABLE IF EXISTS headway_routes;
+CREATE TABLE headway_routes (
   route_id VARCHAR NOT NULL,
   route_short_name VARCHAR NOT NULL
 );
 
 -- Per route and direction; day_type 'all' sums every day type, hour -1 the whole day.
-CREATE TABLE IF NOT EXISTS headway_summary (
+DROP TABLE IF EXISTS headway_summary;
+CREATE TABLE headway_summary (
   route_id VARCHAR NOT NULL,
   route_short_name VARCHAR NOT NULL,
   direction_id TINYINT,
@@ -80,79 +150,124 @@ CREATE TABLE IF NOT EXISTS headway_summary (
   gap_share DOUBLE,
   cv DOUBLE,
   los VARCHAR,
-  excess_wait_s DOUBLE
+  excess_wait_s DOUBLE,
+  headways_measured BIGINT NOT NULL,
+  excluded_service_break BIGINT NOT NULL,
+  excluded_coverage_gap BIGINT NOT NULL,
+  share_under_60s DOUBLE,
+  departures_unobserved BIGINT NOT NULL,
+  departures_unplanned BIGINT NOT NULL,
+  departures_tagged_late BIGINT NOT NULL,
+  coverage_share DOUBLE,
+  silent_minutes BIGINT NOT NULL
 );
 
 -- @statistics: the statements below run after headways.cc has filled the tables above.
-DELETE FROM headway_summary;
-
 INSERT INTO headway_summary
-WITH served AS (
-  -- Route-directions with a departure found or planned, and their names.
-  SELECT route_id, direction_id, bool_or(inferred) AS inferred
-  FROM (SELECT route_id, direction_id, inferred FROM departures
-        UNION ALL SELECT route_id, direction_id, NULL FROM planned_departures)
-  GROUP BY ALL
-), found AS (
-  SELECT route_id, direction_id, coalesce(day_type, 'all') AS day_type,
+WITH found AS (
+  SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
          coalesce(hour, -1) AS hour,
-         count(*) AS departures_found,
-         quantile_cont(headway_s, 0.5) AS median_headway_s,
-         quantile_cont(headway_s, 0.1) AS p10_headway_s,
-         quantile_cont(headway_s, 0.9) AS p90_headway_s,
-         median(planned_headway_s) AS planned_headway_s,
-         avg((headway_s < 0.25 * planned_headway_s)::INTEGER) AS bunching_share,
-         avg((headway_s > 2 * planned_headway_s)::INTEGER) AS gap_share,
+         count(*) FILTER (WHERE NOT unplanned) AS departures_found,
+         count(*) FILTER (WHERE unplanned) AS departures_unplanned,
+         count(*) FILTER (WHERE tagged_late) AS departures_tagged_late,
+         count(*) FILTER (WHERE trip_id <> '') AS tagged
+  FROM (SELECT *, coalesce(direction_id, -1) AS dir FROM departures)
+  GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
+                          (route_id, dir, day_type, hour))
+), measured AS (
+  -- Only pairs in one service period with the feed watching between them.
+  SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
+         coalesce(hour, -1) AS hour,
+         count(headway_s) FILTER (WHERE exclusion IS NULL) AS headways_measured,
+         count(*) FILTER (WHERE exclusion = 'service_break') AS excluded_service_break,
+         count(*) FILTER (WHERE exclusion = 'coverage_gap') AS excluded_coverage_gap,
+         quantile_cont(headway_s, 0.5) FILTER (WHERE exclusion IS NULL) AS median_headway_s,
+         quantile_cont(headway_s, 0.1) FILTER (WHERE exclusion IS NULL) AS p10_headway_s,
+         quantile_cont(headway_s, 0.9) FILTER (WHERE exclusion IS NULL) AS p90_headway_s,
+         avg((headway_s < 60)::INTEGER) FILTER (WHERE exclusion IS NULL) AS share_under_60s,
+         median(planned_headway_s) FILTER (WHERE exclusion IS NULL AND headway_s IS NOT NULL)
+           AS planned_headway_s,
+         avg((headway_s < 0.25 * planned_headway_s)::INTEGER) FILTER (WHERE exclusion IS NULL)
+           AS bunching_share,
+         avg((headway_s > 2 * planned_headway_s)::INTEGER) FILTER (WHERE exclusion IS NULL)
+           AS gap_share,
          -- TCQSM headway adherence: sd(actual - planned) / mean(planned).
-         stddev_pop(headway_s - planned_headway_s)
-           / avg(planned_headway_s) FILTER (WHERE headway_s IS NOT NULL) AS cv,
-         -- Excess wait time: average wait of riders arriving at random, sum(h^2) / 2 sum(h),
-         -- minus half the planned headway.
-         sum(headway_s * headway_s) FILTER (WHERE planned_headway_s IS NOT NULL)
-           / (2 * sum(headway_s) FILTER (WHERE planned_headway_s IS NOT NULL))
-           - avg(planned_headway_s) FILTER (WHERE headway_s IS NOT NULL) / 2 AS excess_wait_s
-  FROM headways
-  GROUP BY GROUPING SETS ((route_id, direction_id), (route_id, direction_id, hour),
-                          (route_id, direction_id, day_type),
-                          (route_id, direction_id, day_type, hour))
+         stddev_pop(headway_s - planned_headway_s) FILTER (WHERE exclusion IS NULL)
+           / avg(planned_headway_s) FILTER (WHERE exclusion IS NULL AND headway_s IS NOT NULL)
+           AS cv,
+         -- London's excess wait time: AWT - SWT, AWT = sum(h^2) / 2 sum(h) and
+         -- SWT = sum(p^2) / 2 sum(p) over the same measured headways.
+         sum(headway_s * headway_s) FILTER (WHERE exclusion IS NULL AND planned_headway_s > 0)
+           / (2 * sum(headway_s) FILTER (WHERE exclusion IS NULL AND planned_headway_s > 0))
+         - sum(planned_headway_s * planned_headway_s)
+             FILTER (WHERE exclusion IS NULL AND headway_s IS NOT NULL AND planned_headway_s > 0)
+           / (2 * sum(planned_headway_s)
+                FILTER (WHERE exclusion IS NULL AND headway_s IS NOT NULL AND planned_headway_s > 0))
+           AS excess_wait_s
+  FROM (SELECT *, coalesce(direction_id, -1) AS dir FROM headways)
+  GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
+                          (route_id, dir, day_type, hour))
 ), planned AS (
-  SELECT route_id, direction_id, coalesce(day_type, 'all') AS day_type,
-         coalesce(hour, -1) AS hour, count(*) AS departures_planned,
+  SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
+         coalesce(hour, -1) AS hour,
+         count(*) FILTER (WHERE NOT unobserved) AS departures_planned,
+         count(*) FILTER (WHERE unobserved) AS departures_unobserved,
          count(DISTINCT service_date) AS planned_service_dates
-  FROM planned_departures
-  GROUP BY GROUPING SETS ((route_id, direction_id), (route_id, direction_id, hour),
-                          (route_id, direction_id, day_type),
-                          (route_id, direction_id, day_type, hour))
+  FROM (SELECT *, coalesce(direction_id, -1) AS dir FROM planned_departures)
+  GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
+                          (route_id, dir, day_type, hour))
+), minutes AS (
+  SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
+         coalesce(hour, -1) AS hour,
+         sum(planned_minutes) AS planned_minutes, sum(covered_minutes) AS covered_minutes,
+         sum(silent_minutes) AS silent_minutes
+  FROM (SELECT *, coalesce(direction_id, -1) AS dir FROM service_minutes)
+  GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
+                          (route_id, dir, day_type, hour))
+), keys AS (
+  SELECT route_id, dir, day_type, hour FROM found
+  UNION SELECT route_id, dir, day_type, hour FROM planned
+  UNION SELECT route_id, dir, day_type, hour FROM measured
+), routes AS (
+  -- A route and direction is `inferred` when none of its departures carried a trip id.
+  SELECT route_id, dir, tagged = 0 AS inferred FROM found
+  WHERE day_type = 'all' AND hour = -1
 ), dates AS (
   SELECT coalesce(day_type, 'all') AS day_type, count(*) AS service_dates
   FROM observed_dates GROUP BY GROUPING SETS ((), (day_type))
-), merged AS (
-  SELECT coalesce(f.route_id, p.route_id) AS route_id,
-         coalesce(f.direction_id, p.direction_id) AS direction_id,
-         coalesce(f.day_type, p.day_type) AS day_type, coalesce(f.hour, p.hour) AS hour,
-         f.*  EXCLUDE (route_id, direction_id, day_type, hour),
-         p.departures_planned, p.planned_service_dates
-  FROM found f FULL OUTER JOIN planned p
-    ON f.route_id = p.route_id AND f.direction_id IS NOT DISTINCT FROM p.direction_id
-       AND f.day_type = p.day_type AND f.hour = p.hour
 )
-SELECT m.route_id, coalesce(r.route_short_name, ''), m.direction_id,
-       coalesce(s.inferred, false), m.day_type, m.hour,
-       coalesce(d.service_dates, 0), coalesce(m.planned_service_dates, 0),
-       coalesce(m.departures_found, 0), coalesce(m.departures_planned, 0),
-       m.departures_found / m.departures_planned,
-       m.median_headway_s, m.p10_headway_s, m.p90_headway_s, m.planned_headway_s,
-       m.bunching_share, m.gap_share, m.cv,
+SELECT k.route_id, coalesce(r.route_short_name, ''), nullif(k.dir, -1),
+       coalesce(ro.inferred, false), k.day_type, k.hour,
+       coalesce(d.service_dates, 0), coalesce(p.planned_service_dates, 0),
+       coalesce(f.departures_found, 0), coalesce(p.departures_planned, 0),
+       f.departures_found / nullif(p.departures_planned, 0),
+       s.median_headway_s, s.p10_headway_s, s.p90_headway_s, s.planned_headway_s,
+       s.bunching_share, s.gap_share, s.cv,
        -- TCQSM headway-adherence bands of cv (see docs/semantics-notes.md).
-       CASE WHEN m.cv IS NULL THEN NULL
-            WHEN round(m.cv, 2) <= 0.21 THEN 'A'
-            WHEN round(m.cv, 2) <= 0.30 THEN 'B'
-            WHEN round(m.cv, 2) <= 0.39 THEN 'C'
-            WHEN round(m.cv, 2) <= 0.52 THEN 'D'
-            WHEN round(m.cv, 2) <= 0.74 THEN 'E'
+       CASE WHEN s.cv IS NULL THEN NULL
+            WHEN round(s.cv, 2) <= 0.21 THEN 'A'
+            WHEN round(s.cv, 2) <= 0.30 THEN 'B'
+            WHEN round(s.cv, 2) <= 0.39 THEN 'C'
+            WHEN round(s.cv, 2) <= 0.52 THEN 'D'
+            WHEN round(s.cv, 2) <= 0.74 THEN 'E'
             ELSE 'F' END,
-       m.excess_wait_s
-FROM merged m
-LEFT JOIN served s ON s.route_id = m.route_id AND s.direction_id IS NOT DISTINCT FROM m.direction_id
-LEFT JOIN headway_routes r ON r.route_id = m.route_id
-LEFT JOIN dates d ON d.day_type = m.day_type;
+       s.excess_wait_s,
+       coalesce(m.headways_measured, 0), coalesce(m.excluded_service_break, 0),
+       coalesce(m.excluded_coverage_gap, 0), s.share_under_60s,
+       coalesce(p.departures_unobserved, 0), coalesce(f.departures_unplanned, 0),
+       coalesce(f.departures_tagged_late, 0),
+       mi.covered_minutes / nullif(mi.planned_minutes, 0),
+       coalesce(mi.silent_minutes, 0)
+FROM keys k
+LEFT JOIN found f USING (route_id, dir, day_type, hour)
+LEFT JOIN measured m USING (route_id, dir, day_type, hour)
+-- The distribution's statistics need `min_headways` measured headways (headways.cc sets
+-- headway_options); with fewer, only the counts are given.
+LEFT JOIN (SELECT m2.* FROM measured m2, headway_options o
+           WHERE m2.headways_measured >= o.min_headways) s
+  USING (route_id, dir, day_type, hour)
+LEFT JOIN planned p USING (route_id, dir, day_type, hour)
+LEFT JOIN minutes mi USING (route_id, dir, day_type, hour)
+LEFT JOIN routes ro ON ro.route_id = k.route_id AND ro.dir = k.dir
+LEFT JOIN headway_routes r ON r.route_id = k.route_id
+LEFT JOIN dates d ON d.day_type = k.day_type;

@@ -1,0 +1,128 @@
+// `frota headways` on the real Rio BRT archive: every statistic possible, no headway across
+// a planned break or a blind feed, and the paths with and without trip ids in agreement.
+#include <gtest/gtest.h>
+
+#include "frota/batch/headways.h"
+#include "frota/runner/replay_runner.h"
+#include "frota/sink/duckdb_sink.h"
+#include "frota/testing/shared_data.h"
+#include "frota/testing/subprocess.h"
+
+namespace frota::batch {
+namespace {
+
+namespace fs = std::filesystem;
+
+void ExpectShare(std::optional<double> v, const std::string& what) {
+  if (v) {
+    EXPECT_GE(*v, 0) << what;
+    EXPECT_LE(*v, 1) << what;
+  }
+}
+
+void ExpectPossible(const HeadwayStats& s, const std::string& what) {
+  ExpectShare(s.bunching_share, what + " bunching_share");
+  ExpectShare(s.gap_share, what + " gap_share");
+  ExpectShare(s.share_under_60s, what + " share_under_60s");
+  ExpectShare(s.coverage_share, what + " coverage_share");
+  EXPECT_LE(s.headways_measured + s.excluded_service_break + s.excluded_coverage_gap,
+            s.departures_found)
+      << what;
+  if (s.excess_wait_s) {
+    EXPECT_LT(*s.excess_wait_s, 3 * 3600) << what;
+  }
+}
+
+TEST(HeadwaysRealData, TheRioBrtArchiveGivesPossibleStatistics) {
+  const auto gps = testing::SharedFile("rio-brt-2022/gps");
+  const auto gtfs = testing::SharedFile("rio-brt-2022/gtfs");
+  if (!gps || !gtfs) {
+    FROTA_SHARED_MISSING("the Rio BRT archive is not under " << testing::SharedDataDir());
+  }
+  runner::ReplayConfig config;
+  for (const auto& entry : fs::directory_iterator(*gps)) {
+    config.inputs.push_back(entry.path().string());
+  }
+  std::sort(config.inputs.begin(), config.inputs.end());
+  config.gtfs = gtfs->string();
+  testing::TempDir dir("headways_brt");
+  const auto db_path = dir.path() / "brt.duckdb";
+  {
+    auto context = runner::LoadReplayContext(config);
+    ASSERT_TRUE(context.ok()) << context.error().message();
+    model::SourceCatalog catalog;
+    auto sink = sink::DuckDbSink::Open(db_path, &catalog, "headways-real-data");
+    ASSERT_TRUE(sink.ok()) << sink.error().message();
+    ASSERT_TRUE(runner::RunReplay(config, **context, catalog, **sink).ok());
+  }
+  auto feed = gtfs::StaticFeed::Load(*gtfs);
+  ASSERT_TRUE(feed.ok()) << feed.error().message();
+  auto db = sink::OpenFrotaDuckDb(db_path, /*must_exist=*/true);
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  HeadwayOptions options;
+  options.compare_inferred = true;
+  const auto report = ComputeHeadways(**db, *feed, options);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  ASSERT_GE(report->routes.size(), 12U);
+
+  int checked_lines = 0;
+  for (const auto& r : report->routes) {
+    const std::string line = r.route_short_name + "/" + std::to_string(r.direction_id);
+    ExpectPossible(r.all, line);
+    for (const auto& h : r.by_hour) {
+      ExpectPossible(h, line + " hour " + std::to_string(h.hour));
+    }
+    for (const auto& t : r.by_day_type) {
+      ExpectPossible(t, line + " " + t.day_type);
+    }
+    // A coefficient of variation above 3 is what folding breaks and outages into headways
+    // gave (up to 25 here). Where the feed shows under a quarter of the planned
+    // departures (11N's one or two night buses against a plan of four an hour), the
+    // headways are mostly missing service and the found ratio says so first.
+    if (r.all.cv && r.all.found_ratio.value_or(0) >= 0.25) {
+      EXPECT_LE(*r.all.cv, 3) << line;
+    }
+    // The lines whose feed carries trip ids: both paths find the same departures.
+    if (r.route_short_name == "13" || r.route_short_name == "18" ||
+        r.route_short_name == "19") {
+      ++checked_lines;
+      ASSERT_TRUE(r.inferred_check.has_value()) << line;
+      const auto with_ids = r.all.departures_found + r.all.departures_unplanned;
+      EXPECT_GT(with_ids, 300) << line;
+      EXPECT_GE(static_cast<double>(r.inferred_check->matched), 0.85 * with_ids) << line;
+      EXPECT_LE(std::abs(static_cast<double>(r.inferred_check->departures - with_ids)),
+                0.1 * with_ids)
+          << line;
+      EXPECT_GT(r.all.headways_measured, 150) << line;
+      EXPECT_GT(r.all.excluded_service_break, 0) << line;  // every one has a midday break
+    }
+  }
+  EXPECT_EQ(checked_lines, 6);
+
+  // Over every measured headway of every line: excess wait never below -SWT, and no
+  // coverage gap between the two departures of a measured pair.
+  auto rows = (*db)->Query(
+      "WITH m AS (SELECT * FROM headways WHERE exclusion IS NULL AND headway_s IS NOT NULL "
+      "AND planned_headway_s > 0) "
+      "SELECT (SELECT count(*) FROM headway_summary s JOIN ("
+      "  SELECT route_id, direction_id, sum(planned_headway_s ^ 2) / (2 * sum(planned_headway_s)) "
+      "  AS swt FROM m GROUP BY ALL) w USING (route_id, direction_id) "
+      "  WHERE s.day_type = 'all' AND s.hour = -1 AND s.excess_wait_s < -w.swt), "
+      "(SELECT count(*) FROM headways h JOIN coverage_gaps g "
+      "  ON g.start_time < h.departure_time "
+      "  AND g.end_time > h.departure_time - to_microseconds((h.headway_s * 1e6)::BIGINT) "
+      "  WHERE h.exclusion IS NULL AND h.headway_s IS NOT NULL), "
+      "(SELECT count(*) FROM coverage_gaps), "
+      "(SELECT count(DISTINCT (h.route_id, h.departure_time)) FROM headways h "
+      "  JOIN coverage_gaps g ON g.start_time < h.departure_time "
+      "  AND g.end_time > h.departure_time - to_microseconds((h.headway_s * 1e6)::BIGINT) "
+      "  WHERE h.exclusion = 'coverage_gap')");
+  ASSERT_TRUE(rows.ok()) << rows.error().message();
+  EXPECT_EQ(rows->Int64(0, 0), 0);
+  EXPECT_EQ(rows->Int64(0, 1), 0);
+  EXPECT_GT(rows->Int64(0, 2), 0);  // the archive has gaps: the check above had work to do
+  EXPECT_GT(rows->Int64(0, 3), 0);  // and the same join finds the pairs excluded for them
+}
+
+}  // namespace
+}  // namespace frota::batch
