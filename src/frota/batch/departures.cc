@@ -221,7 +221,9 @@ void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view ve
     bool armed = false;
     bool blocked = false;
     std::size_t last_inside = 0;
+    double inside_along_m = 0;  // the last position within the radius, along the pattern
   };
+  const double reach_m = options_.choice_m + 500 + 2 * options_.corridor_m;
   std::unordered_map<const Pattern*, State> states;
   std::vector<const Pattern*> candidates;
   std::vector<const Pattern*> previous_candidates;
@@ -266,23 +268,32 @@ void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view ve
       if (state.blocked && d > options_.rearm_m) {
         state.blocked = false;
       }
-      if (d <= options_.terminal_radius_m) {
-        if (!state.blocked) {
-          state.armed = true;
-          state.last_inside = k;
+      if (state.blocked) {
+        continue;
+      }
+      const bool inside = d <= options_.terminal_radius_m;
+      // Only a position near the pattern's first part can be on it.
+      const Projection p = d <= reach_m ? pattern->Project(fix.lat, fix.lon, 0) : Projection{};
+      if (state.armed && fix.time - fixes[state.last_inside].time > options_.max_exit_gap) {
+        state.armed = false;  // a longer silence hides when it left
+      }
+      if (!state.armed) {
+        if (inside) {
+          state = State{true, false, k, p.along_m};
         }
         continue;
       }
-      if (!state.armed) {
-        continue;
-      }
-      if (fix.time - fixes[state.last_inside].time > options_.max_exit_gap) {
-        state.armed = false;
-        continue;
-      }
-      const Projection p = pattern->Project(fix.lat, fix.lon, 0);
-      if (p.off_m <= options_.corridor_m && p.along_m >= options_.progress_m) {
+      // Progress passes progress_m: this position is that far along the pattern, on it,
+      // and the last one within the terminal radius was not (a bus arriving along the
+      // pattern's first kilometre backwards is not leaving).
+      if (p.off_m <= options_.corridor_m && p.along_m >= options_.progress_m &&
+          state.inside_along_m < options_.progress_m) {
         events.push_back({pattern, state.last_inside});
+        continue;
+      }
+      if (inside) {
+        state.last_inside = k;
+        state.inside_along_m = p.along_m;
       }
     }
     if (events.empty()) {
@@ -392,7 +403,7 @@ void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view ve
     for (const Pattern* other : candidates) {
       if (geo::HaversineM(other->start_lat, other->start_lon, pattern.start_lat,
                           pattern.start_lon) <= options_.terminal_radius_m) {
-        states[other] = State{false, true, 0};
+        states[other] = State{false, true, 0, 0};
       }
     }
   }

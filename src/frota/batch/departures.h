@@ -81,7 +81,8 @@ struct Fix {
 /// route (its trips' direction), or for a trip without a shape the radial distance from
 /// its first stop. A vehicle departs along pattern P at the last position within
 /// terminal_radius_m of P's first point before a position on P (within corridor_m of
-/// it) lies progress_m or more along P. The candidate patterns at a position are the
+/// it) lies progress_m or more along P, that last position being less than progress_m
+/// along P (progress passes the mark going out, not coming in). The candidate patterns at a position are the
 /// shapes of the route the feed names (gtfs::RouteResolver) and the pattern of the trip
 /// it is tagged with (a trip without a shape takes part only through its tag).
 /// When several patterns leave one terminal together, the trip tag in force chooses

@@ -33,19 +33,25 @@ class DeparturesTest : public ::testing::Test {
     const auto& d = dir_.path();
     std::ofstream(d / "agency.txt") << "agency_name,agency_url,agency_timezone\n"
                                        "A,http://a,America/Sao_Paulo\n";
-    std::ofstream(d / "routes.txt") << "route_id,route_short_name,route_type\nR53,B53,3\n";
+    std::ofstream(d / "routes.txt") << "route_id,route_short_name,route_type\nR53,B53,3\nR60,60,3\n";
     const auto west = At(0);
     const auto east = At(5000);
     std::ofstream(d / "stops.txt") << fmt::format(
         "stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n", west.first,
         west.second, east.first, east.second);
     std::ofstream(d / "trips.txt") << "route_id,service_id,trip_id,direction_id,shape_id\n"
-                                      "R53,U,B53I,0,SI\nR53,U,B53V,1,SV\nR53,U,B53X,0,\n";
+                                      "R53,U,B53I,0,SI\nR53,U,B53V,1,SV\nR53,U,B53X,0,\n"
+                                      "R60,U,R60I,0,SL\n";
     std::ofstream(d / "stop_times.txt")
         << "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
            "B53X,06:00:00,06:00:00,W,1\nB53X,06:20:00,06:20:00,E,2\n";
     std::ofstream shapes(d / "shapes.txt");
     shapes << "shape_id,shape_pt_lat,shape_pt_lon,shape_pt_sequence\n";
+    // SL: 600 m north from 10 km east, then 3 km east: an L, as a block of streets makes.
+    for (int i = 0; i <= 36; ++i) {
+      const auto p = i <= 6 ? At(10000, 100.0 * i) : At(10000 + 100.0 * (i - 6), 600);
+      shapes << fmt::format("SL,{},{},{}\n", p.first, p.second, i);
+    }
     for (int i = 0; i <= 50; ++i) {
       const auto p = At(100.0 * i);
       shapes << fmt::format("SI,{},{},{}\n", p.first, p.second, i);
@@ -230,6 +236,42 @@ TEST_F(DeparturesTest, ATripWithoutAShapeDepartsFromItsFirstStop) {
   // B53I's shape leaves the same terminal the same way: the tag chose the trip's pattern.
   EXPECT_EQ(departures[0].shape_id, "stops:W");
   EXPECT_EQ(departures[0].direction_id, 0);
+}
+
+// On a curving pattern a position 1,000 m along can be within 1,000 m of its start: the
+// progress decides. Coming in along the L backwards is not leaving.
+TEST_F(DeparturesTest, ProgressAlongACurvingPatternDecidesNotTheDistanceFromItsStart) {
+  const auto add = [this](std::vector<Fix>& fixes, base::Timestamp& t, double east_m,
+                          double north_m) {
+    const auto p = At(10000 + east_m, north_m);
+    fixes.push_back({t, p.first, p.second, "60", {}, {}});
+    t += seconds(30);
+  };
+  std::vector<Fix> out;
+  base::Timestamp t = start_;
+  for (int i = 0; i < 6; ++i) {
+    add(out, t, 0, 0);  // at the start
+  }
+  for (const double north : {200.0, 400.0, 600.0}) {
+    add(out, t, 0, north);
+  }
+  for (const double east : {200.0, 450.0, 700.0, 1000.0, 1500.0, 2200.0}) {
+    add(out, t, east, 600);  // 450 m east is 1,050 m along, 750 m from the start
+  }
+  const auto departures = Detect(out);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_EQ(departures[0].shape_id, "SL");
+  EXPECT_EQ(departures[0].departure_time, start_ + seconds(30 * 9));  // the 200 m east fix
+
+  std::vector<Fix> in;
+  t = start_;
+  for (const double east : {2200.0, 1500.0, 700.0, 450.0, 430.0, 200.0}) {
+    add(in, t, east, 600);
+  }
+  for (const double north : {600.0, 300.0, 0.0, 0.0}) {
+    add(in, t, 0, north);
+  }
+  EXPECT_TRUE(Detect(in).empty());
 }
 
 // On the same positions the paths with and without trip ids find the same departures.

@@ -80,9 +80,13 @@ class Coverage {
   [[nodiscard]] bool Covered(std::int64_t minute) const {
     return std::binary_search(minutes_.begin(), minutes_.end(), minute);
   }
+  // Between the feed's first and last covered minute: a capture's own span.
+  [[nodiscard]] bool InSpan(std::int64_t minute) const {
+    return !minutes_.empty() && minute >= minutes_.front() && minute <= minutes_.back();
+  }
   // The feed was watching: inside its observed span and in no gap.
   [[nodiscard]] bool Watching(std::int64_t minute) const {
-    if (minutes_.empty() || minute < minutes_.front() || minute > minutes_.back()) {
+    if (!InSpan(minute)) {
       return false;
     }
     const auto it = std::upper_bound(
@@ -577,7 +581,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
             FROTA_RETURN_IF_ERROR(a->EndRow());
           }
           // Planned service: each period from its first planned departure to its last
-          // plus one planned headway (at least that last minute).
+          // plus one planned headway (at least that last minute), within the feed's span.
           struct Count {
             std::int32_t planned = 0;
             std::int32_t covered = 0;
@@ -595,7 +599,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
               if (!span || t < span->from || t >= span->until) {
                 span = zone.LocalHourSpan(t);
               }
-              if (!observed_dates.contains(span->hour.date)) {
+              // Before the capture began or after it ended nothing was observed, blind
+              // or not: planned service there is not counted.
+              if (!observed_dates.contains(span->hour.date) || !cov.InSpan(minute)) {
                 continue;
               }
               Count& c = counts[span->hour];

@@ -74,8 +74,9 @@ CREATE TABLE headways (
 
 -- Minutes of planned service per route, direction, service date and local hour: how many
 -- the plan had (a service period from its first planned departure to its last plus one
--- planned headway), in how many the route's feed delivered a position, and in how many
--- of those the route itself delivered none (silent while the feed was watching).
+-- planned headway, within the span of time the feed was observed), in how many the
+-- route's feed delivered a position, and in how many of those the route itself
+-- delivered none (silent while the feed was watching).
 DROP TABLE IF EXISTS service_minutes;
 CREATE TABLE service_minutes (
   route_id VARCHAR NOT NULL,
