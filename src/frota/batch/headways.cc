@@ -318,6 +318,14 @@ std::string LocalIso(const base::TimeZone& zone, base::Timestamp t) {
 
 }  // namespace
 
+const std::vector<std::string>& HeadwayTables() {
+  static const std::vector<std::string> kTables = {
+      "departures",      "planned_departures", "observed_dates", "headways",
+      "service_minutes", "feed_coverage",      "coverage_gaps",  "line_silences",
+      "headway_routes",  "headway_summary"};
+  return kTables;
+}
+
 base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                                             const gtfs::StaticFeed& feed,
                                             const HeadwayOptions& options) {

@@ -4,6 +4,7 @@
 #include "frota/cli/commands.h"
 #include "frota/gtfs/static_feed.h"
 #include "frota/sink/duckdb_sink.h"
+#include "frota/sink/postgres_to_duckdb.h"
 
 namespace frota::cli {
 
@@ -19,15 +20,14 @@ struct HeadwaysFlags {
 };
 
 int RunHeadways(HeadwaysFlags& flags) {
-  if (!flags.postgres.empty()) {
-    return ReportError(base::InvalidInput(
-        "--postgres is not available for headways yet; use a DuckDB database with --db"));
-  }
   auto feed = gtfs::StaticFeed::Load(flags.gtfs);
   if (!feed.ok()) {
     return ReportError(feed.error());
   }
-  auto db = sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true);
+  // PostgreSQL: computed on a copy of its results in DuckDB (the same queries, so the
+  // same numbers), then the tables written back into it in one transaction.
+  auto db = flags.postgres.empty() ? sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true)
+                                   : sink::CopyPostgresToDuckDb(flags.postgres);
   if (!db.ok()) {
     return ReportError(db.error());
   }
@@ -35,6 +35,13 @@ int RunHeadways(HeadwaysFlags& flags) {
   const auto report = batch::ComputeHeadways(**db, *feed, flags.options);
   if (!report.ok()) {
     return ReportError(report.error());
+  }
+  if (!flags.postgres.empty()) {
+    if (const auto written =
+            sink::ReplacePostgresTables(**db, flags.postgres, batch::HeadwayTables());
+        !written.ok()) {
+      return ReportError(written.error());
+    }
   }
   if (flags.json) {
     fmt::print("{}\n", batch::HeadwayJson(*report));

@@ -18,9 +18,9 @@ namespace {
 using CT = ColumnType;
 
 struct CopiedTable {
-  std::string_view name;            // in PostgreSQL
+  std::string name;                 // in PostgreSQL
   std::vector<ColumnType> columns;  // DuckDB's types, in the tables' shared column order
-  std::string_view target = name;   // in DuckDB
+  std::string target = name;        // in DuckDB
 };
 
 // The silver tables arrive as text in positions_text and rejected_text (AddSilverText),
@@ -219,6 +219,95 @@ class StreamingCopy {
   std::int64_t rows_ = 0;
 };
 
+// A PostgreSQL column type as the DuckDB type it is copied into; nullopt for a type no
+// frota table uses.
+std::optional<ColumnType> DuckTypeOf(std::string_view pg_type) {
+  if (pg_type == "text" || pg_type == "character varying") {
+    return CT::kVarchar;
+  }
+  if (pg_type == "smallint") {
+    return CT::kSmallint;
+  }
+  if (pg_type == "integer") {
+    return CT::kInteger;
+  }
+  if (pg_type == "bigint") {
+    return CT::kBigint;
+  }
+  if (pg_type == "double precision") {
+    return CT::kDouble;
+  }
+  if (pg_type == "real") {
+    return CT::kFloat;
+  }
+  if (pg_type == "boolean") {
+    return CT::kBoolean;
+  }
+  if (pg_type == "timestamp without time zone") {
+    return CT::kTimestamp;
+  }
+  if (pg_type == "date") {
+    return CT::kDate;
+  }
+  return std::nullopt;
+}
+
+std::string_view DuckTypeName(ColumnType type) {
+  switch (type) {
+    case CT::kVarchar: return "VARCHAR";
+    case CT::kBigint: return "BIGINT";
+    case CT::kInteger: return "INTEGER";
+    case CT::kTinyint: return "TINYINT";
+    case CT::kSmallint: return "SMALLINT";
+    case CT::kDouble: return "DOUBLE";
+    case CT::kFloat: return "FLOAT";
+    case CT::kBoolean: return "BOOLEAN";
+    case CT::kTimestamp: return "TIMESTAMP";
+    case CT::kDate: return "DATE";
+    case CT::kUtinyint: return "UTINYINT";
+  }
+  return "VARCHAR";
+}
+
+// A DuckDB column type as PostgreSQL's; nullopt for a type no frota table uses.
+std::optional<std::string_view> PgTypeOf(std::string_view duck_type) {
+  static const std::vector<std::pair<std::string_view, std::string_view>> kTypes = {
+      {"VARCHAR", "text"},         {"TINYINT", "smallint"},      {"SMALLINT", "smallint"},
+      {"INTEGER", "integer"},      {"BIGINT", "bigint"},         {"DOUBLE", "double precision"},
+      {"FLOAT", "real"},           {"BOOLEAN", "boolean"},       {"TIMESTAMP", "timestamp"},
+      {"DATE", "date"}};
+  for (const auto& [duck, pg] : kTypes) {
+    if (duck == duck_type) {
+      return pg;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "\"";
+  for (const char c : name) {
+    out += c;
+    if (c == '"') {
+      out += '"';
+    }
+  }
+  return out + "\"";
+}
+
+// One value in PostgreSQL's COPY text format.
+void AppendCopyText(std::string& out, std::string_view value) {
+  for (const char c : value) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+}
+
 }  // namespace
 
 base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
@@ -236,7 +325,7 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
                            ChunkAppender::Create(*duck, table.target, table.columns));
     StreamingCopy copy(*appender, table);
     const auto status = pg->CopyOut(
-        fmt::format("COPY {} TO STDOUT (FORMAT binary)", table.name),
+        fmt::format("COPY {} TO STDOUT (FORMAT binary)", QuoteIdentifier(table.name)),
         [&](std::string_view piece) { return copy.Feed(piece); });
     if (!status.ok()) {
       return status.error().WithContext(fmt::format("copying table {}", table.name));
@@ -259,9 +348,117 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
   for (std::size_t i = 2; i < tables.size(); ++i) {
     FROTA_RETURN_IF_ERROR(copy_table(tables[i]));
   }
+  // Tables other commands wrote into the same database (`frota headways`' tables, say):
+  // every base table the embedded schema does not have, as it is.
+  FROTA_ASSIGN_OR_RETURN(
+      auto others,
+      pg->Query("SELECT c.table_name, c.data_type FROM information_schema.columns c "
+                "JOIN information_schema.tables t USING (table_schema, table_name) "
+                "WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' "
+                "ORDER BY c.table_name, c.ordinal_position"));
+  std::vector<CopiedTable> extra;
+  for (int r = 0; r < others.rows(); ++r) {
+    const std::string name(others.Value(r, 0));
+    if (extra.empty() || extra.back().name != name) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto known,
+          duck->Query(fmt::format("SELECT count(*) FROM information_schema.tables "
+                                  "WHERE table_name = '{}'",
+                                  name)));  // names come from the catalog: no quote in them
+      if (known.Int64(0, 0) > 0 || name.find('\'') != std::string::npos) {
+        continue;
+      }
+      extra.push_back({name, {}, name});
+    }
+    const auto type = DuckTypeOf(others.Value(r, 1));
+    if (!type) {
+      return base::Internal("copying table {}: a column of type {} frota cannot read", name,
+                            others.Value(r, 1));
+    }
+    extra.back().columns.push_back(*type);
+  }
+  for (const auto& table : extra) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto columns,
+        pg->Query("SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                  "current_schema() AND table_name = $1 ORDER BY ordinal_position",
+                  {PgParam::Text(table.name)}));
+    std::string ddl;
+    for (int c = 0; c < columns.rows(); ++c) {
+      ddl += fmt::format("{}{} {}", c == 0 ? "" : ", ", QuoteIdentifier(columns.Value(c, 0)),
+                         DuckTypeName(table.columns[static_cast<std::size_t>(c)]));
+    }
+    FROTA_RETURN_IF_ERROR(
+        duck->Execute(fmt::format("CREATE TABLE {} ({})", QuoteIdentifier(table.name), ddl)));
+    FROTA_RETURN_IF_ERROR(copy_table(table));
+  }
   FROTA_RETURN_IF_ERROR(duck->Execute("COMMIT"));
   FROTA_RETURN_IF_ERROR(pg->Execute("COMMIT"));
   return duck;
+}
+
+}  // namespace frota::sink
+
+namespace frota::sink {
+
+base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& dsn,
+                                   const std::vector<std::string>& tables) {
+  FROTA_ASSIGN_OR_RETURN(auto pg, PgConnection::Open(dsn));
+  FROTA_RETURN_IF_ERROR(CheckPostgresSchema(*pg));
+  FROTA_RETURN_IF_ERROR(pg->Execute("BEGIN"));
+  const auto replace = [&](const std::string& table) -> base::Status {
+    FROTA_ASSIGN_OR_RETURN(
+        auto columns,
+        duck.Query(fmt::format("SELECT column_name, data_type FROM information_schema.columns "
+                               "WHERE table_name = '{}' AND table_schema = 'main' "
+                               "ORDER BY ordinal_position",
+                               table)));
+    if (columns.rows() == 0) {
+      return base::Internal("{}: no table {} to write to PostgreSQL", duck.path(), table);
+    }
+    std::string ddl;
+    std::string select;
+    for (std::size_t c = 0; c < columns.rows(); ++c) {
+      const std::string name = columns.String(c, 0);
+      const std::string type = columns.String(c, 1);
+      const auto pg_type = PgTypeOf(type);
+      if (!pg_type) {
+        return base::Internal("table {}: column {} of type {} has no PostgreSQL type here",
+                              table, name, type);
+      }
+      ddl += fmt::format("{}{} {}", c == 0 ? "" : ", ", QuoteIdentifier(name), *pg_type);
+      select += fmt::format("{}{}::VARCHAR", c == 0 ? "" : ", ", QuoteIdentifier(name));
+    }
+    FROTA_RETURN_IF_ERROR(pg->Execute(fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
+                                                  QuoteIdentifier(table),
+                                                  QuoteIdentifier(table), ddl)));
+    FROTA_ASSIGN_OR_RETURN(auto rows, duck.Query(fmt::format(
+                                          "SELECT {} FROM {}", select, QuoteIdentifier(table))));
+    // DuckDB's text for a double is the shortest that reads back to the same bits, so the
+    // values arrive exactly.
+    std::string data;
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      for (std::size_t c = 0; c < columns.rows(); ++c) {
+        if (c != 0) {
+          data += '\t';
+        }
+        if (rows.IsNull(r, c)) {
+          data += "\\N";
+        } else {
+          AppendCopyText(data, rows.String(r, c));
+        }
+      }
+      data += '\n';
+    }
+    return pg->CopyIn(fmt::format("COPY {} FROM STDIN", QuoteIdentifier(table)), data);
+  };
+  for (const auto& table : tables) {
+    if (const auto status = replace(table); !status.ok()) {
+      (void)pg->Execute("ROLLBACK");
+      return status.error().WithContext(fmt::format("writing table {} to PostgreSQL", table));
+    }
+  }
+  return pg->Execute("COMMIT");
 }
 
 }  // namespace frota::sink

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "frota/base/status.h"
 #include "frota/sink/duckdb_connection.h"
@@ -26,7 +27,9 @@ struct PostgresCopySummary {
 
 /// Copies the result tables of the frota database at `dsn` (positions, rejected,
 /// speed_cells, speed_lines, fleet_hours, stops, trips, quality, quality_latency; not the
-/// bookkeeping) into a new DuckDB database: in memory when `scratch` is empty, else a
+/// bookkeeping), and every other base table of its schema that an embedded database does
+/// not define (those other commands wrote there, such as `frota headways`' tables, with
+/// PostgreSQL's column types), into a new DuckDB database: in memory when `scratch` is empty, else a
 /// new file at `scratch` (for copies larger than memory). All tables are read in one
 /// REPEATABLE READ transaction: a consistent snapshot even while consumers commit.
 /// Binary COPY both ways: doubles, reals and timestamps arrive bit for bit. The
@@ -35,5 +38,13 @@ struct PostgresCopySummary {
 base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     const std::string& dsn, const std::filesystem::path& scratch = {},
     PostgresCopySummary* summary = nullptr);
+
+/// Replaces the tables `tables` of the frota database at `dsn` by the DuckDB tables of
+/// the same names in `duck` (dropped and created anew, with PostgreSQL's types for
+/// DuckDB's, every row copied), all in one transaction: a reader sees the old tables or
+/// the new ones. For commands that compute on a copy (CopyPostgresToDuckDb) and keep
+/// what they computed beside the results, as `frota headways --postgres` does.
+base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& dsn,
+                                   const std::vector<std::string>& tables);
 
 }  // namespace frota::sink
