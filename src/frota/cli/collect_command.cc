@@ -14,6 +14,8 @@
 #include "frota/collect/collector.h"
 #include "frota/runner/live_runner.h"
 #include "frota/sink/duckdb_sink.h"
+#include "frota/sink/pg_connection.h"
+#include "frota/sink/postgres_sink.h"
 #include "frota/source/archive_follower.h"
 
 namespace frota::cli {
@@ -176,8 +178,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
         "publishing to Kafka is not available in this build yet (the transport module has no "
         "producer); run without --kafka to use the embedded archive"));
   }
-  if (!flags.postgres.empty()) {
-    return ReportError(base::InvalidInput("--postgres is not available for frota run yet"));
+  if (!process && !flags.postgres.empty()) {
+    return ReportError(base::InvalidInput("--postgres is for frota run; collect writes bronze"));
   }
   ApplyLogFile(*config);
   collect::StopSignal stop;
@@ -207,10 +209,29 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!context.ok()) {
     return ReportError(context.error());
   }
+  // The sink: DuckDB, or PostgreSQL with the embedded replay's transaction (one per
+  // epoch: rows, source offsets, state and ledger row; docs/scale-out.md).
   model::SourceCatalog catalog;
-  auto sink = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id());
-  if (!sink.ok()) {
-    return ReportError(sink.error());
+  std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;
+  std::string sink_name = config->db;
+  if (!flags.postgres.empty()) {
+    sink::PostgresSinkOptions pg;
+    pg.dsn = flags.postgres;
+    pg.run_id = (*collector)->run_id();
+    pg.unavailable_wait =
+        std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_run.postgres_wait_s));
+    auto opened = sink::PostgresSink::Open(std::move(pg), &catalog);
+    if (!opened.ok()) {
+      return ReportError(opened.error());
+    }
+    sink = std::move(*opened);
+    sink_name = sink::PgConnection::Describe(flags.postgres);
+  } else {
+    auto opened = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id());
+    if (!opened.ok()) {
+      return ReportError(opened.error());
+    }
+    sink = std::move(*opened);
   }
   source::ArchiveWaker waker;
   WakeOnResponse wake(waker);
@@ -244,10 +265,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
   };
   live.report_file = (*collector)->report_dir() / "run.json";
   live.run_id = (*collector)->run_id();
-  live.db = config->db;
+  live.db = sink_name;
   std::optional<base::Error> engine_error;
   std::thread engine([&] {
-    const auto report = runner::RunLive(live, **context, catalog, **sink);
+    const auto report = runner::RunLive(live, **context, catalog, *sink);
     if (!report.ok()) {
       engine_error = report.error();
       spdlog::error("engine failed error={}", report.error().message());
@@ -264,7 +285,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (engine_error) {
     return ReportError(*engine_error);
   }
-  spdlog::info("run done run_id={} db={} reports={}", (*collector)->run_id(), config->db,
+  spdlog::info("run done run_id={} db={} reports={}", (*collector)->run_id(), sink_name,
                (*collector)->report_dir().string());
   return kExitOk;
 }
@@ -298,7 +319,8 @@ void AddCollectCommand(CLI::App& app, CommandMain& run) {
 void AddRunCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<CollectFlags>();
   auto* sub = app.add_subcommand(
-      "run", "Collect live feeds and run every job on them, exactly once into DuckDB");
+      "run", "Collect live feeds and run every job on them, exactly once into DuckDB or "
+             "PostgreSQL");
   AddCommonFlags(sub, *flags);
   sub->add_option("--db", flags->db, "DuckDB database file (default from the config: frota.duckdb)");
   sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
