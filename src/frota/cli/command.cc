@@ -1,6 +1,12 @@
 #include "frota/cli/command.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "frota/sink/pg_connection.h"
+#include "frota/sink/postgres_to_duckdb.h"
 
 namespace frota::cli {
 
@@ -11,6 +17,39 @@ int ReportError(const base::Error& error) {
                  error.kind() == base::Error::Kind::kIo
              ? kExitBadInput
              : kExitFailedCheck;
+}
+
+base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& db,
+                                                             const std::string& postgres) {
+  std::unique_ptr<ResultsFile> file(new ResultsFile());
+  if (postgres.empty()) {
+    file->path_ = db;
+    return file;
+  }
+  const auto base = std::filesystem::temp_directory_path();
+  std::random_device random;
+  for (int attempt = 0; attempt < 100 && file->scratch_.empty(); ++attempt) {
+    auto candidate = base / fmt::format("frota-results-{}-{:08x}", ::getpid(), random());
+    std::error_code error;
+    if (std::filesystem::create_directory(candidate, error)) {
+      file->scratch_ = std::move(candidate);
+    }
+  }
+  if (file->scratch_.empty()) {
+    return base::IoError("no new folder under {} for the copy of {}", base.string(),
+                    sink::PgConnection::Describe(postgres));
+  }
+  file->path_ = file->scratch_ / "results.duckdb";
+  // Closed at once: the reader opens (or attaches) the file itself.
+  FROTA_ASSIGN_OR_RETURN(auto copy, sink::CopyPostgresToDuckDb(postgres, file->path_));
+  return file;
+}
+
+ResultsFile::~ResultsFile() {
+  if (!scratch_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch_, ignored);
+  }
 }
 
 }  // namespace frota::cli

@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "frota/base/status.h"
@@ -25,5 +27,24 @@ using CommandRegistrar = void (*)(CLI::App& app, CommandMain& run);
 /// Prints `error` as one line on stderr ("frota: <message>") and returns its exit code:
 /// 2 for bad input or usage, 1 for failed checks and everything else.
 int ReportError(const base::Error& error);
+
+/// The DuckDB file a reader that needs a path (reconcile, evaluate) works on: `db` as
+/// given, or for a PostgreSQL DSN `postgres` a copy of its results
+/// (sink::CopyPostgresToDuckDb) in a new folder under the system's temporary folder,
+/// removed with this object.
+class ResultsFile {
+ public:
+  static base::Result<std::unique_ptr<ResultsFile>> Open(const std::string& db,
+                                                         const std::string& postgres);
+  ~ResultsFile();
+  ResultsFile(const ResultsFile&) = delete;
+  ResultsFile& operator=(const ResultsFile&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  ResultsFile() = default;
+  std::filesystem::path path_;
+  std::filesystem::path scratch_;  // empty for --db
+};
 
 }  // namespace frota::cli

@@ -1,13 +1,8 @@
 #include <fmt/core.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <random>
 
 #include "frota/batch/reconcile.h"
 #include "frota/cli/commands.h"
-#include "frota/sink/pg_connection.h"
-#include "frota/sink/postgres_to_duckdb.h"
+
 
 namespace frota::cli {
 
@@ -21,48 +16,12 @@ struct ReconcileFlags {
   bool json = false;
 };
 
-// A folder of its own under the system's temporary folder, removed with it.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    const auto base = std::filesystem::temp_directory_path();
-    std::random_device random;
-    for (int attempt = 0; attempt < 100 && path_.empty(); ++attempt) {
-      auto candidate = base / fmt::format("frota-reconcile-{}-{:08x}", ::getpid(), random());
-      std::error_code error;
-      if (std::filesystem::create_directory(candidate, error)) {
-        path_ = std::move(candidate);
-      }
-    }
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    if (!path_.empty()) {
-      std::filesystem::remove_all(path_, ignored);
-    }
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 int RunReconcile(ReconcileFlags& flags) {
   // PostgreSQL: its results copied into a DuckDB file first (the same tables and views),
   // which the recomputation attaches as it attaches a stream's database.
-  ScratchFolder scratch;
-  if (!flags.postgres.empty()) {
-    if (scratch.path().empty()) {
-      return ReportError(base::Internal("no temporary folder for the copy of {}",
-                                        sink::PgConnection::Describe(flags.postgres)));
-    }
-    flags.db = (scratch.path() / "stream.duckdb").string();
-    auto copy = sink::CopyPostgresToDuckDb(flags.postgres, flags.db);
-    if (!copy.ok()) {
-      return ReportError(copy.error());
-    }
+  auto results = ResultsFile::Open(flags.db, flags.postgres);
+  if (!results.ok()) {
+    return ReportError(results.error());
   }
   if (!flags.mode.empty()) {
     const auto mode = model::ParseMode(flags.mode);
@@ -72,7 +31,7 @@ int RunReconcile(ReconcileFlags& flags) {
     }
     flags.config.replay.mode = mode;
   }
-  flags.config.db = flags.db;
+  flags.config.db = (*results)->path().string();
   const auto report = batch::Reconcile(flags.config);
   if (!report.ok()) {
     return ReportError(report.error());
