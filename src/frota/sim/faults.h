@@ -121,7 +121,7 @@ struct FaultConfig {
   double stale_plan_early_s = 180;
   double stale_plan_late_s = 300;
   // Terminal layovers: the position of a bus standing at a terminal wanders this far
-  // (a real event, not a fault): a slow circle of radius 20-150 m per stand.
+  // (a real event, not a fault): a slow circle of this diameter per stand.
   double terminal_drift_min_m = 20;
   double terminal_drift_max_m = 150;
   // Real events (not faults): incidents per trip, GPS noise.

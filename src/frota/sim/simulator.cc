@@ -458,8 +458,10 @@ std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig&
 }
 
 // A bus standing at a terminal: its reported position wanders along a circle through
-// the true one, of a diameter drawn per stand between the drift limits, once every 10-30
-// minutes (urban canyons and multipath at bus stations), metres east and north.
+// the true one, of a diameter drawn per stand between the drift limits, once round every
+// 60-120 minutes (urban canyons and multipath at bus stations), metres east and north. So
+// slow that a long stand still holds §4 stops of 5 minutes and more (under 40 m moved in
+// any 5 minutes), each ended when the drift has taken the bus 50 m from its anchor.
 std::pair<double, double> TerminalDrift(const VehicleSample& sample, std::int32_t v, double t,
                                         const FaultConfig& faults, std::uint64_t seed) {
   if (!sample.terminal_stand || faults.terminal_drift_max_m <= 0) {
@@ -468,7 +470,7 @@ std::pair<double, double> TerminalDrift(const VehicleSample& sample, std::int32_
   Rng rng = Rng::For(seed, "terminal_drift",
                      (static_cast<std::uint64_t>(v) << 32) ^ static_cast<std::uint64_t>(std::llround(sample.stand_start)));
   const double radius = rng.Uniform(faults.terminal_drift_min_m, faults.terminal_drift_max_m) / 2;
-  const double period = rng.Uniform(600, 1800);
+  const double period = rng.Uniform(3600, 7200);
   const double phase = rng.Uniform(0, 2 * std::numbers::pi);
   const double angle = phase + 2 * std::numbers::pi * (t - sample.stand_start) / period;
   return {radius * (std::cos(angle) - std::cos(phase)), radius * (std::sin(angle) - std::sin(phase))};
