@@ -87,6 +87,8 @@ base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table,
 }
 
 using LineKey = std::pair<std::string, std::int32_t>;
+// Per line: visible true departures, and how many of them were matched.
+using DeparturesByLine = std::map<LineKey, std::pair<std::int64_t, std::int64_t>>;
 
 // Whether [from, to] overlaps a feed outage or a silence of `route`: a departure the
 // feed could not show.
@@ -100,7 +102,7 @@ bool Hidden(const Truth& truth, const std::string& route, std::int64_t from, std
 // Departures: the `departures` table matched to the true departures by bus, route,
 // direction and time; per line, the visible true departures and those matched.
 base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
-                             Evaluation::Departures& out, std::map<LineKey, std::pair<std::int64_t, std::int64_t>>& by_line) {
+                             Evaluation::Departures& out, DeparturesByLine& by_line) {
   FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "departures"));
   if (!present) {
     return base::Status::Ok();  // frota headways has not run on this database
@@ -168,7 +170,7 @@ base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, con
 }
 
 base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
-                           const std::map<LineKey, std::pair<std::int64_t, std::int64_t>>& departures,
+                           const DeparturesByLine& departures,
                            Evaluation::Headways& out) {
   FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "headways"));
   if (!present) {
@@ -272,7 +274,7 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const
 
 base::Status ScoreDeparturesAndHeadways(sink::DuckDbConnection& db, const Truth& truth,
                                         const EvaluateOptions& options, Evaluation& out) {
-  std::map<LineKey, std::pair<std::int64_t, std::int64_t>> departures_by_line;
+  DeparturesByLine departures_by_line;
   FROTA_RETURN_IF_ERROR(ScoreDepartures(db, truth, options, out.departures, departures_by_line));
   return ScoreHeadways(db, truth, options, departures_by_line, out.headways);
 }

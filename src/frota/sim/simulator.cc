@@ -444,11 +444,9 @@ std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig&
     }
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    if (candidates.empty()) {
-      silence.route = static_cast<std::int32_t>(rng.UniformInt(0, static_cast<std::int64_t>(fleet.route_ids.size()) - 1));
-    } else {
-      silence.route = candidates[static_cast<std::size_t>(rng.UniformInt(0, static_cast<std::int64_t>(candidates.size()) - 1))];
-    }
+    const auto pick = [&rng](std::size_t n) { return rng.UniformInt(0, static_cast<std::int64_t>(n) - 1); };
+    silence.route = candidates.empty() ? static_cast<std::int32_t>(pick(fleet.route_ids.size()))
+                                       : candidates[static_cast<std::size_t>(pick(candidates.size()))];
     out.push_back(silence);
   }
   std::sort(out.begin(), out.end(), [](const LineSilence& a, const LineSilence& b) {
@@ -467,8 +465,8 @@ std::pair<double, double> TerminalDrift(const VehicleSample& sample, std::int32_
   if (!sample.terminal_stand || faults.terminal_drift_max_m <= 0) {
     return {0, 0};
   }
-  Rng rng = Rng::For(seed, "terminal_drift",
-                     (static_cast<std::uint64_t>(v) << 32) ^ static_cast<std::uint64_t>(std::llround(sample.stand_start)));
+  const auto stand = static_cast<std::uint64_t>(std::llround(sample.stand_start));
+  Rng rng = Rng::For(seed, "terminal_drift", (static_cast<std::uint64_t>(v) << 32) ^ stand);
   const double radius = rng.Uniform(faults.terminal_drift_min_m, faults.terminal_drift_max_m) / 2;
   const double period = rng.Uniform(3600, 7200);
   const double phase = rng.Uniform(0, 2 * std::numbers::pi);
