@@ -1172,6 +1172,13 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
                                    at(silence.end)});
   }
   truth.stale_plan = stale_plan;
+  for (const auto& o : truth.outages) {
+    summary.outages_us.emplace_back(o.start_us, o.end_us);
+  }
+  summary.line_silences = static_cast<std::int64_t>(silences.size());
+  for (const auto& r : stale_plan) {
+    summary.stale_routes.push_back(r.route_id);
+  }
   truth.headways = TrueHeadways(fleet, plan, written, outages, at, base::FormatDate(plan.service_date));
   FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
 
