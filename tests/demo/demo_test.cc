@@ -25,6 +25,10 @@ TEST(Demo, RunsEveryStepAndSaysWhereTheResultsAre) {
   }
   EXPECT_NE(run.out.find("positions accepted"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find(out.string() + "/dashboard.html"), std::string::npos) << run.out;
+  // headways ran before evaluate: the printed score has departures and headways.
+  EXPECT_NE(run.out.find("score against the truth"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  departures  found"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  headways    lines"), std::string::npos) << run.out;
   // The batch recomputation agreed with the stream.
   std::ifstream reconcile(out / "steps/reconcile.txt");
   const std::string text((std::istreambuf_iterator<char>(reconcile)), {});

@@ -1,7 +1,8 @@
 // `frota demo [--out DIR] [--vehicles N] [--seed S] [--date YYYY-MM-DD]`: the main job on a
-// fresh machine. Simulates a compact city day, replays it into the embedded DuckDB, scores
-// it against the ground truth, proves it with the batch recomputation, computes headways
-// and writes the dashboard; then prints where everything is and a few headline numbers.
+// fresh machine. Simulates a compact city day, replays it into the embedded DuckDB, proves
+// it with the batch recomputation, computes headways, scores it all (headways included)
+// against the ground truth and writes the dashboard; then prints where everything is, a
+// few headline numbers and the departure and headway score.
 //
 // Each step is this same binary run as a child process with the flags a user would type,
 // so the demo shows (in DIR/steps/) exactly the commands to run by hand next.
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frota/base/file.h"
@@ -208,15 +210,16 @@ int RunDemo(const DemoFlags& flags) {
       {"replay",
        {"replay", archive, "--gtfs", gtfs, "--area", area, "--db", db, "--report", report},
        "every job, exactly once, into the embedded DuckDB"},
-      {"evaluate",
-       {"evaluate", "--db", db, "--truth", (out / "sim" / "truth.json").string()},
-       "the results scored against the simulator's ground truth"},
       {"reconcile",
        {"reconcile", archive, "--db", db, "--gtfs", gtfs, "--area", area},
        "the batch recomputation, compared with the stream row by row"},
       {"headways",
        {"headways", "--db", db, "--gtfs", gtfs},
        "departures and headways per route, direction and hour against the plan"},
+      // After headways: the score includes the departures and headways it found.
+      {"evaluate",
+       {"evaluate", "--db", db, "--truth", (out / "sim" / "truth.json").string()},
+       "the results scored against the simulator's ground truth"},
       {"dashboard",
        {"dashboard", "--db", db, "--gtfs", gtfs, "--area", area, "--out", html, "--report", report},
        "one self-contained HTML page"},
@@ -253,6 +256,22 @@ int RunDemo(const DemoFlags& flags) {
   fmt::print("headlines\n");
   if (auto status = PrintHeadlines(db); !status.ok()) {
     return ReportError(status.error());
+  }
+  // The departure and headway lines of the score (frota evaluate's own words).
+  if (const auto score = base::ReadFile(out / "steps" / "evaluate.txt"); score.ok()) {
+    fmt::print("\nscore against the truth\n");
+    std::size_t begin = 0;
+    while (begin < score->size()) {
+      std::size_t end = score->find('\n', begin);
+      if (end == std::string::npos) {
+        end = score->size();
+      }
+      const std::string_view line(score->data() + begin, end - begin);
+      if (line.starts_with("departures") || line.starts_with("headways")) {
+        fmt::print("  {}\n", line);
+      }
+      begin = end + 1;
+    }
   }
   fmt::print("\nresults\n");
   fmt::print("  database   {}   (tables: docs/tables.md; frota export --db {} --out DIR)\n", db,

@@ -46,9 +46,10 @@ void AddEvaluateCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<EvaluateFlags>();
   auto* sub = app.add_subcommand(
       "evaluate",
-      "Compare a replay's tables with a simulated day's ground truth: stops, departures, "
-      "speeds, faults and rejection counts; and each line's median headway when frota "
-      "headways has run on the database");
+      "Compare a replay's tables with a simulated day's ground truth: stops, speeds, faults "
+      "and rejection counts; and, once frota headways has run on the database, its "
+      "departures (true ones hidden by outages and silent lines left out) and each line's "
+      "median and CV of measured headways");
   auto* db = sub->add_option("--db", flags->db, "DuckDB database written by frota replay");
   auto* postgres = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN (not available yet)");
   db->excludes(postgres);

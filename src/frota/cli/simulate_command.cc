@@ -1,5 +1,6 @@
 // `frota simulate [--gtfs PATH] --date YYYY-MM-DD [--vehicles N] [--seed S] --out DIR [--truth FILE]`.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "frota/base/file.h"
+#include "frota/base/time.h"
 #include "frota/cli/commands.h"
 #include "frota/sim/simulator.h"
 
@@ -103,7 +105,14 @@ int RunSimulate(const SimulateFlags& flags, bool vehicles_given) {
   for (const auto& [reason, n] : s.expected_rejected) {
     fmt::print(", {} {}", reason, n);
   }
-  fmt::print("\nreplay      frota replay archive:{} --gtfs {} --area {} --db FILE\n", s.archive.string(),
+  fmt::print("\noutages     {}", s.outages_us.size());
+  for (const auto& [from, to] : s.outages_us) {
+    fmt::print(", {} min from {}", (to - from) / 60'000'000, base::FormatIso8601(base::FromUnixMicros(from)));
+  }
+  fmt::print("\nsilences    {} windows of a silent line; stale plan on {}\n", s.line_silences,
+             s.stale_routes.empty() ? std::string("no route")
+                                    : fmt::format("routes {}", fmt::join(s.stale_routes, ", ")));
+  fmt::print("replay      frota replay archive:{} --gtfs {} --area {} --db FILE\n", s.archive.string(),
              s.gtfs.string(), s.area.string());
   return kExitOk;
 }
@@ -128,7 +137,8 @@ void AddSimulateCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--truth", flags->truth, "Truth file (default OUT/truth.json)");
   sub->add_flag("--sppo", flags->sppo, "Also write the records as Rio SPPO JSON into OUT/sppo");
   sub->add_flag("--no-faults", flags->no_faults,
-                "A clean day: no feed faults (delivery delay, GPS noise and incidents stay)");
+                "A clean day: no feed faults (delivery delay, GPS noise, terminal drift and incidents "
+                "stay)");
   sub->add_option("--writers", flags->writers, "Archive writers in parallel (default 8)");
   sub->add_option("--gps-noise-m", flags->gps_noise_m, "GPS error, metres per axis (default 3)");
   sub->add_option("--hours", flags->hours,

@@ -66,10 +66,32 @@ DirectionTimetable Timetable(const CityRoute& route, char service, int direction
         120, static_cast<std::int32_t>(std::lround(route.peak_headway_s * HeadwayMultiplier(service, hour))));
   };
   std::int32_t first = route.night ? 0 : 4 * 3600 + 1800 + static_cast<std::int32_t>(rng.UniformInt(0, 1200));
+  if (route.night_only) {
+    first = 22 * 3600;
+  }
   if (direction == 1) {
     first += headway_at(first) / 2;
   }
-  const std::int32_t last = route.night ? kDay - 60 : 23 * 3600 + 1800;
+  const std::int32_t last = route.night ? kDay - 60 : (route.night_only ? kDay + 5 * 3600 : 23 * 3600 + 1800);
+  if (route.peak_only) {
+    // Two service periods with a planned break between them, weekdays only.
+    if (service != 'U') {
+      return out;
+    }
+    for (const auto& [from, to] : {std::pair(6, 9), std::pair(16, 20)}) {
+      for (std::int32_t hour = from; hour < to; ++hour) {
+        CityFrequency window;
+        window.start_s = hour * 3600 + (direction == 1 && hour == from ? headway_at(hour * 3600) / 2 : 0);
+        window.end_s = (hour + 1) * 3600;
+        window.headway_s = headway_at(window.start_s);
+        for (std::int32_t t = window.start_s; t < window.end_s; t += window.headway_s) {
+          out.departures.push_back(t);
+        }
+        out.windows.push_back(window);
+      }
+    }
+    return out;
+  }
   if (route.frequency_based) {
     for (std::int32_t hour = first / 3600; hour < 24; ++hour) {
       CityFrequency window;
@@ -257,8 +279,10 @@ City BuildCity(const CityOptions& options) {
     }
     CityRoute route;
     route.id = fmt::format("{}", 100 + r);
-    route.frequency_based = r % 8 == 7;
     route.night = r % 5 == 0;
+    route.peak_only = !route.night && r % 6 == 3;
+    route.night_only = !route.night && !route.peak_only && r % 10 == 4;
+    route.frequency_based = r % 8 == 7 || route.peak_only;
     route.long_name = fmt::format("{} - {}", StopName(path.front()), StopName(path.back()));
     for (int d = 0; d < 2; ++d) {
       std::vector<Node> ordered = path;

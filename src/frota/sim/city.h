@@ -40,6 +40,8 @@ struct CityRoute {
   std::string long_name;
   bool frequency_based = false;  // trips.txt templates + frequencies.txt, like Rio's BRT
   bool night = false;            // runs around the clock
+  bool peak_only = false;        // weekdays 06-09 and 16-20 h only (frequency-based)
+  bool night_only = false;       // every day 22:00-05:00 (GTFS times past 24:00)
   double peak_headway_s = 600;
   std::array<std::string, 2> shape_id;
   std::array<ShapePath, 2> shape;                  // direction 1 is direction 0 reversed

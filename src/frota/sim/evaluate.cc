@@ -53,52 +53,171 @@ double Median(std::vector<double> values) {
   return values[lower] + (position - static_cast<double>(lower)) * (values[upper] - values[lower]);
 }
 
-// The true headways of every line (route, direction): the times between consecutive
-// true departures of the line on one service date, in seconds.
-std::map<std::pair<std::string, std::int32_t>, std::vector<double>> TrueHeadways(const Truth& truth) {
-  std::map<std::tuple<std::string, std::int32_t, std::string>, std::vector<std::int64_t>> times;
-  for (const auto& d : truth.departures) {
-    times[{d.route_id, d.direction_id, d.start_date}].push_back(d.time_us);
+// The coefficient of variation (sample sd / mean); nullopt under two values.
+std::optional<double> Cv(const std::vector<double>& values) {
+  if (values.size() < 2) {
+    return std::nullopt;
   }
-  std::map<std::pair<std::string, std::int32_t>, std::vector<double>> out;
-  for (auto& [key, list] : times) {
-    std::sort(list.begin(), list.end());
-    auto& headways = out[{std::get<0>(key), std::get<1>(key)}];
-    for (std::size_t i = 1; i < list.size(); ++i) {
-      headways.push_back(static_cast<double>(list[i] - list[i - 1]) / 1e6);
+  double sum = 0;
+  for (const double v : values) {
+    sum += v;
+  }
+  const double mean = sum / static_cast<double>(values.size());
+  double squares = 0;
+  for (const double v : values) {
+    squares += (v - mean) * (v - mean);
+  }
+  if (mean <= 0) {
+    return std::nullopt;
+  }
+  return std::sqrt(squares / static_cast<double>(values.size() - 1)) / mean;
+}
+
+base::Result<bool> HasTable(sink::DuckDbConnection& db, std::string_view table) {
+  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
+      "SELECT count(*) FROM duckdb_tables() WHERE table_name = {}", Quote(table))));
+  return rows.Int64(0, 0) > 0;
+}
+
+base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table, std::string_view column) {
+  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
+      "SELECT count(*) FROM duckdb_columns() WHERE table_name = {} AND column_name = {}", Quote(table),
+      Quote(column))));
+  return rows.Int64(0, 0) > 0;
+}
+
+using LineKey = std::pair<std::string, std::int32_t>;
+// Per line: visible true departures, and how many of them were matched.
+using DeparturesByLine = std::map<LineKey, std::pair<std::int64_t, std::int64_t>>;
+
+// Whether [from, to] overlaps a feed outage or a silence of `route`: a departure the
+// feed could not show.
+bool Hidden(const Truth& truth, const std::string& route, std::int64_t from, std::int64_t to) {
+  const auto overlaps = [&](const TruthInterval& i) { return i.start_us <= to && from < i.end_us; };
+  return std::any_of(truth.outages.begin(), truth.outages.end(), overlaps) ||
+         std::any_of(truth.line_silences.begin(), truth.line_silences.end(),
+                     [&](const TruthInterval& i) { return i.route_id == route && overlaps(i); });
+}
+
+// Departures: the `departures` table matched to the true departures by bus, route,
+// direction and time; per line, the visible true departures and those matched.
+base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
+                             Evaluation::Departures& out, DeparturesByLine& by_line) {
+  FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "departures"));
+  if (!present) {
+    return base::Status::Ok();  // frota headways has not run on this database
+  }
+  out.computed = true;
+  out.early_s = options.departure_early_s;
+  out.late_s = options.departure_late_s;
+  struct Found {
+    std::string route_id;
+    std::int32_t direction_id;
+    std::int64_t time_us;
+    bool used = false;
+  };
+  std::map<std::string, std::vector<Found>> found;  // by vehicle, in time order
+  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
+      "SELECT vehicle_id, route_id, coalesce(direction_id, -1), departure_time FROM departures "
+      "WHERE feed_id = {} ORDER BY vehicle_id, departure_time, route_id", Quote(truth.feed_id))));
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    found[rows.String(r, 0)].push_back(
+        {rows.String(r, 1), static_cast<std::int32_t>(rows.Int64(r, 2)), rows.TimestampMicros(r, 3)});
+    ++out.found_rows;
+  }
+  std::vector<const TruthDeparture*> ordered;
+  for (const auto& d : truth.departures) {
+    ordered.push_back(&d);
+  }
+  std::sort(ordered.begin(), ordered.end(), [](const TruthDeparture* a, const TruthDeparture* b) {
+    return std::tie(a->vehicle_id, a->time_us) < std::tie(b->vehicle_id, b->time_us);
+  });
+  const auto early = static_cast<std::int64_t>(options.departure_early_s * 1e6);
+  const auto late = static_cast<std::int64_t>(options.departure_late_s * 1e6);
+  for (const TruthDeparture* d : ordered) {
+    bool matched = false;
+    if (const auto it = found.find(d->vehicle_id); it != found.end()) {
+      for (Found& f : it->second) {
+        if (!f.used && f.route_id == d->route_id && (f.direction_id < 0 || f.direction_id == d->direction_id) &&
+            f.time_us >= d->time_us - early && f.time_us <= d->time_us + late) {
+          f.used = true;
+          matched = true;
+          break;
+        }
+      }
+    }
+    if (Hidden(truth, d->route_id, d->time_us - early, d->time_us + late)) {
+      ++out.left_out;
+      out.left_out_found += matched ? 1 : 0;
+      continue;
+    }
+    ++out.true_departures;
+    out.found += matched ? 1 : 0;
+    const bool at_terminal = !d->tagged_late && !d->never_tagged;
+    out.true_reported_at_terminal += at_terminal ? 1 : 0;
+    out.found_reported_at_terminal += at_terminal && matched ? 1 : 0;
+    auto& line = by_line[{d->route_id, d->direction_id}];
+    ++line.first;
+    line.second += matched ? 1 : 0;
+  }
+  for (const auto& [vehicle, list] : found) {
+    for (const Found& f : list) {
+      out.unmatched_rows += f.used ? 0 : 1;
     }
   }
-  return out;
+  out.found_ratio = Ratio(out.found, out.true_departures);
+  return base::Status::Ok();
 }
 
 base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
+                           const DeparturesByLine& departures,
                            Evaluation::Headways& out) {
-  FROTA_ASSIGN_OR_RETURN(auto tables, db.Query("SELECT count(*) FROM duckdb_tables() WHERE table_name IN "
-                                               "('headway_summary', 'headways')"));
-  if (tables.Int64(0, 0) < 2) {
+  FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "headways"));
+  if (!present) {
     return base::Status::Ok();  // frota headways has not run on this database
   }
   out.computed = true;
   out.tolerance = options.headway_tolerance;
+  // Measured rows: the exclusion column is NULL (databases before it measured every row).
+  FROTA_ASSIGN_OR_RETURN(const bool has_exclusion, HasColumn(db, "headways", "exclusion"));
+  const std::string measured =
+      std::string("headway_s IS NOT NULL") + (has_exclusion ? " AND exclusion IS NULL" : "");
   struct Found {
     std::string short_name;
     std::int64_t departures = 0;
-    std::optional<double> median_s;
+    std::vector<double> headways;
   };
-  std::map<std::pair<std::string, std::int32_t>, Found> found;
+  std::map<LineKey, Found> found;
   {
+    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
+        "SELECT route_id, coalesce(direction_id, -1), headway_s FROM headways WHERE {} "
+        "ORDER BY 1, 2, departure_time", measured)));
+    for (std::size_t r = 0; r < rows.rows(); ++r) {
+      found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 1))}].headways.push_back(rows.Double(r, 2));
+    }
+  }
+  FROTA_ASSIGN_OR_RETURN(const bool has_summary, HasTable(db, "headway_summary"));
+  if (has_summary) {
     FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT route_id, route_short_name, coalesce(direction_id, -1), "
-                                               "departures_found, median_headway_s FROM headway_summary "
+                                               "departures_found FROM headway_summary "
                                                "WHERE day_type = 'all' AND hour = -1"));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
-      found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 2))}] = {
-          rows.String(r, 1), rows.Int64(r, 3),
-          rows.IsNull(r, 4) ? std::nullopt : std::optional<double>(rows.Double(r, 4))};
+      auto& line = found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 2))}];
+      line.short_name = rows.String(r, 1);
+      line.departures = rows.Int64(r, 3);
+    }
+  }
+  std::map<LineKey, std::vector<double>> true_headways;
+  for (const auto& h : truth.headways) {
+    if (h.exclusion.empty()) {
+      true_headways[{h.route_id, h.direction_id}].push_back(h.headway_s);
+    } else {
+      ++out.true_excluded[h.exclusion];
     }
   }
   std::vector<double> all_true;
   std::vector<double> errors;
-  for (auto& [key, headways] : TrueHeadways(truth)) {
+  for (auto& [key, headways] : true_headways) {
     all_true.insert(all_true.end(), headways.begin(), headways.end());
     if (static_cast<std::int64_t>(headways.size()) < options.min_headways) {
       ++out.lines_too_few;
@@ -108,11 +227,20 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const
     line.route_id = key.first;
     line.direction_id = key.second;
     line.true_headways = static_cast<std::int64_t>(headways.size());
+    line.true_cv = Cv(headways);
     line.true_median_s = Median(std::move(headways));
     if (const auto it = found.find(key); it != found.end()) {
       line.route_short_name = it->second.short_name;
       line.found_departures = it->second.departures;
-      line.found_median_s = it->second.median_s;
+      line.found_headways = static_cast<std::int64_t>(it->second.headways.size());
+      if (!it->second.headways.empty()) {
+        line.found_median_s = Median(it->second.headways);
+        line.found_cv = Cv(it->second.headways);
+      }
+    }
+    if (const auto it = departures.find(key); it != departures.end()) {
+      line.true_departures = it->second.first;
+      line.matched_departures = it->second.second;
     }
     if (line.found_median_s) {
       line.relative_error = std::abs(*line.found_median_s - line.true_median_s) / line.true_median_s;
@@ -132,15 +260,24 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const
   if (!all_true.empty()) {
     out.true_median_s = Median(std::move(all_true));
   }
-  FROTA_ASSIGN_OR_RETURN(auto pooled,
-                         db.Query("SELECT quantile_cont(headway_s, 0.5) FROM headways WHERE headway_s IS NOT NULL"));
-  if (pooled.rows() > 0 && !pooled.IsNull(0, 0)) {
-    out.found_median_s = pooled.Double(0, 0);
+  std::vector<double> all_found;
+  for (const auto& [key, line] : found) {
+    all_found.insert(all_found.end(), line.headways.begin(), line.headways.end());
+  }
+  if (!all_found.empty()) {
+    out.found_median_s = Median(std::move(all_found));
   }
   return base::Status::Ok();
 }
 
 }  // namespace
+
+base::Status ScoreDeparturesAndHeadways(sink::DuckDbConnection& db, const Truth& truth,
+                                        const EvaluateOptions& options, Evaluation& out) {
+  DeparturesByLine departures_by_line;
+  FROTA_RETURN_IF_ERROR(ScoreDepartures(db, truth, options, out.departures, departures_by_line));
+  return ScoreHeadways(db, truth, options, departures_by_line, out.headways);
+}
 
 bool IsDeparture(const gtfs::StaticFeed& feed, const std::string& trip_id, double lat, double lon) {
   const gtfs::Trip* trip = feed.FindTrip(trip_id);
@@ -216,7 +353,7 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     out.stops.precision = Ratio(out.stops.precise, out.stops.found);
   }
 
-  // Departures: §7 over the trips table, matched to true departures by bus and time.
+  // The trips table, for the trip faults below.
   const fs::path gtfs_path = ResolveTruthPath(options.truth, truth.gtfs);
   FROTA_ASSIGN_OR_RETURN(const auto gtfs, gtfs::StaticFeed::Load(gtfs_path));
   struct TripRow {
@@ -237,47 +374,6 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
       trip_rows.push_back(std::move(row));
     }
   }
-  {
-    std::map<std::string, std::vector<std::pair<std::int64_t, bool>>> found;  // vehicle -> (time, used)
-    for (const auto& row : trip_rows) {
-      if (row.departure) {
-        found[row.vehicle_id].emplace_back(row.first_us, false);
-        ++out.departures.found_rows;
-      }
-    }
-    std::vector<const TruthDeparture*> ordered;
-    for (const auto& d : truth.departures) {
-      ordered.push_back(&d);
-    }
-    std::sort(ordered.begin(), ordered.end(), [](const TruthDeparture* a, const TruthDeparture* b) {
-      return std::tie(a->vehicle_id, a->time_us) < std::tie(b->vehicle_id, b->time_us);
-    });
-    const auto early = static_cast<std::int64_t>(options.departure_early_s * 1e6);
-    const auto late = static_cast<std::int64_t>(options.departure_late_s * 1e6);
-    for (const TruthDeparture* d : ordered) {
-      ++out.departures.true_departures;
-      out.departures.true_reported_at_terminal += d->first_seen_far ? 0 : 1;
-      auto it = found.find(d->vehicle_id);
-      if (it == found.end()) {
-        continue;
-      }
-      for (auto& [time, used] : it->second) {
-        if (!used && time >= d->time_us - early && time <= d->time_us + late) {
-          used = true;
-          ++out.departures.found;
-          out.departures.found_reported_at_terminal += d->first_seen_far ? 0 : 1;
-          break;
-        }
-      }
-    }
-    for (const auto& [vehicle, list] : found) {
-      for (const auto& [time, used] : list) {
-        out.departures.unmatched_rows += used ? 0 : 1;
-      }
-    }
-    out.departures.found_ratio = Ratio(out.departures.found, out.departures.true_departures);
-  }
-
   // Speeds per cell and hour.
   {
     std::map<std::tuple<std::string, std::int32_t, std::int32_t, std::int32_t>, double> true_speed;
@@ -306,7 +402,7 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     out.speed.bias_kmh = out.speed.cells > 0 ? sum / static_cast<double>(out.speed.cells) : 0;
   }
 
-  FROTA_RETURN_IF_ERROR(ScoreHeadways(*db, truth, options, out.headways));
+  FROTA_RETURN_IF_ERROR(ScoreDeparturesAndHeadways(*db, truth, options, out));
 
   // Faults: records by their offsets, trip faults by what the tables show.
   if (!truth.fault_records.empty()) {
@@ -340,7 +436,7 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
       duplicates.emplace(dup_rows.String(r, 0), dup_rows.String(r, 1));
     }
     FaultScore duplicate;
-    FaultScore far;
+    FaultScore late;
     std::map<std::tuple<std::string, std::string, std::string>, std::vector<const TripRow*>> rows_of;
     for (const auto& row : trip_rows) {
       rows_of[{row.vehicle_id, row.trip_id, row.start_date}].push_back(&row);
@@ -350,20 +446,20 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
         ++duplicate.injected;
         duplicate.detected += duplicates.count({d.reported_trip_id, d.start_date});
       }
-      if (d.first_seen_far) {
-        ++far.injected;
+      if (d.tagged_late) {
+        ++late.injected;
         // Seen: a trips row of the bus and slot starting after the departure, not a §7
         // departure because its first position is far from the terminal.
         const auto it = rows_of.find({d.vehicle_id, d.reported_trip_id, d.start_date});
         if (it != rows_of.end() && std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
               return !row->departure && row->first_us >= d.time_us && row->first_us <= d.time_us + 3'600'000'000;
             })) {
-          ++far.detected;
+          ++late.detected;
         }
       }
     }
     out.faults["duplicate_slot"] = duplicate;
-    out.faults["first_seen_far"] = far;
+    out.faults["tagged_late"] = late;
     FaultScore reassigned;
     for (const auto& r : truth.reassignments) {
       ++reassigned.injected;
@@ -402,9 +498,13 @@ std::string EvaluationJson(const Evaluation& e) {
                 {"true", e.stops.true_stops}, {"found", e.stops.found},
                 {"recalled", e.stops.recalled}, {"precise", e.stops.precise},
                 {"found_near_terminal", e.stops.found_near_terminal}};
-  j["departures"] = {{"true", e.departures.true_departures},
+  j["departures"] = {{"computed", e.departures.computed},
+                     {"true", e.departures.true_departures},
                      {"found", e.departures.found},
                      {"found_ratio", round(e.departures.found_ratio)},
+                     {"left_out", e.departures.left_out},
+                     {"left_out_found", e.departures.left_out_found},
+                     {"match_window_s", {-e.departures.early_s, e.departures.late_s}},
                      {"true_reported_at_terminal", e.departures.true_reported_at_terminal},
                      {"found_reported_at_terminal", e.departures.found_reported_at_terminal},
                      {"found_ratio_reported_at_terminal",
@@ -426,8 +526,14 @@ std::string EvaluationJson(const Evaluation& e) {
                                                             : nlohmann::ordered_json()},
                        {"true_headways", l.true_headways},
                        {"true_median_s", round(l.true_median_s)},
+                       {"true_cv", optional(l.true_cv)},
                        {"departures_found", l.found_departures},
+                       {"true_departures", l.true_departures},
+                       {"matched_departures", l.matched_departures},
+                       {"found_ratio", round(Ratio(l.matched_departures, l.true_departures))},
+                       {"found_headways", l.found_headways},
                        {"found_median_s", optional(l.found_median_s)},
+                       {"found_cv", optional(l.found_cv)},
                        {"relative_error", optional(l.relative_error)},
                        {"within", l.within}});
     }
@@ -437,6 +543,7 @@ std::string EvaluationJson(const Evaluation& e) {
                      {"lines_within", h.lines_within},
                      {"within_share", round(h.within_share)},
                      {"lines_too_few_headways", h.lines_too_few},
+                     {"true_excluded", h.true_excluded},
                      {"true_median_s", round(h.true_median_s)},
                      {"found_median_s", optional(h.found_median_s)},
                      {"median_relative_error", optional(h.median_relative_error)},
@@ -465,10 +572,16 @@ std::string EvaluationText(const Evaluation& e) {
   std::string out;
   out += fmt::format("stops       precision {:.4f}  recall {:.4f}  (true {}, found {})\n", e.stops.precision,
                      e.stops.recall, e.stops.true_stops, e.stops.found);
-  out += fmt::format("departures  found {} of {} ({:.4f}); reported at the terminal {} of {} ({:.4f})\n",
-                     e.departures.found, e.departures.true_departures, e.departures.found_ratio,
-                     e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal,
-                     Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal));
+  if (!e.departures.computed) {
+    out += "departures  not in the database: run frota headways on it first\n";
+  } else {
+    out += fmt::format(
+        "departures  found {} of {} ({:.4f}), {} more hidden by outages and silent lines left out ({} of them "
+        "found); tagged from the terminal {} of {} ({:.4f})\n",
+        e.departures.found, e.departures.true_departures, e.departures.found_ratio, e.departures.left_out,
+        e.departures.left_out_found, e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal,
+        Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal));
+  }
   out += fmt::format("speed       cells {}  mae {:.3f} km/h  bias {:+.3f} km/h\n", e.speed.cells, e.speed.mae_kmh,
                      e.speed.bias_kmh);
   if (!e.headways.computed) {
@@ -485,9 +598,11 @@ std::string EvaluationText(const Evaluation& e) {
         number(h.median_relative_error, "{:.4f}"), h.true_median_s, number(h.found_median_s, "{:.1f}"));
     for (const auto& l : h.lines) {
       if (!l.within) {
-        out += fmt::format("  outside: {} ({}) direction {}: true {:.1f} s over {} headways, found {} s\n",
-                           l.route_short_name.empty() ? l.route_id : l.route_short_name, l.route_id,
-                           l.direction_id, l.true_median_s, l.true_headways, number(l.found_median_s, "{:.1f}"));
+        out += fmt::format(
+            "  outside: {} ({}) direction {}: true {:.1f} s over {} headways (cv {}), found {} s over {} (cv {})\n",
+            l.route_short_name.empty() ? l.route_id : l.route_short_name, l.route_id, l.direction_id,
+            l.true_median_s, l.true_headways, number(l.true_cv, "{:.3f}"), number(l.found_median_s, "{:.1f}"),
+            l.found_headways, number(l.found_cv, "{:.3f}"));
       }
     }
   }

@@ -11,6 +11,10 @@
 #include "frota/base/status.h"
 #include "frota/gtfs/static_feed.h"
 
+namespace frota::sink {
+class DuckDbConnection;
+}  // namespace frota::sink
+
 namespace frota::sim {
 
 struct EvaluateOptions {
@@ -18,8 +22,12 @@ struct EvaluateOptions {
   std::filesystem::path truth;  // the truth.json of `frota simulate`
   double min_stop_s = 360;      // stops scored: true and found ones at least this long
   std::int64_t min_segments = 20;  // speed cells scored: at least this many segments
-  double departure_early_s = 120;  // a found departure matches a true one this much before
-  double departure_late_s = 300;   // ... or after it
+  /// A found departure (the `departures` table of `frota headways`) matches a true one of
+  /// the same bus, route and direction from this much before it to `departure_late_s`
+  /// after: §7's departure is the last position within 1,000 m of the terminal, which
+  /// lags the pull-out by 0-3 minutes (positions come every 15 s, report delay aside).
+  double departure_early_s = 120;
+  double departure_late_s = 360;
   /// Headways: a line's median found headway is within this share of the true one ...
   double headway_tolerance = 0.05;
   /// ... scored for the lines (route and direction) with at least this many true headways.
@@ -46,15 +54,26 @@ struct Evaluation {
     std::int64_t found_near_terminal = 0;
   } stops;
   struct Departures {
+    /// False when the database has no `departures` table (`frota headways` not run).
+    bool computed = false;
+    /// True departures the feed could show: those whose matching window
+    /// [time - departure_early_s, time + departure_late_s] overlaps no feed outage and
+    /// no silence of their route.
     std::int64_t true_departures = 0;
-    std::int64_t found = 0;
+    std::int64_t found = 0;  // of those, matched by a found departure
     double found_ratio = 0;
-    /// Without the trips whose id the feed hid until 1.5 km out (first_seen_far): the
-    /// departures a feed reporting from the terminal lets §7 find.
+    /// True departures left out of the ratio (hidden by an outage or a line silence),
+    /// and how many of them were found anyway.
+    std::int64_t left_out = 0;
+    std::int64_t left_out_found = 0;
+    /// Of the visible ones, those whose trip id the feed showed from the terminal (not
+    /// tagged_late, not never_tagged), and how many of those were found.
     std::int64_t true_reported_at_terminal = 0;
     std::int64_t found_reported_at_terminal = 0;
-    std::int64_t found_rows = 0;  // trips rows that are §7 departures
+    std::int64_t found_rows = 0;  // rows of the departures table of the truth's feed
     std::int64_t unmatched_rows = 0;
+    double early_s = 0;  // the matching window (EvaluateOptions)
+    double late_s = 0;
   } departures;
   struct Speed {
     std::int64_t cells = 0;  // cell-hours with >= min_segments segments and a true speed
@@ -62,23 +81,29 @@ struct Evaluation {
     double bias_kmh = 0;  // mean of found - true
     std::int64_t cells_without_truth = 0;
   } speed;
-  /// Median headway per line (route and direction, over the whole day) as `frota
-  /// headways` wrote it into the database's `headway_summary`, against the median of
-  /// the true headways: the times between consecutive true departures of the line on a
-  /// service date (semantics §7's headway, over the departures that really happened).
-  /// Medians interpolate between order statistics, as headway_summary's do.
+  /// Per line (route and direction, over the whole day): the median and coefficient of
+  /// variation (sd / mean) of the measured headways of the `headways` table (exclusion
+  /// NULL) against those of the truth's headways with no exclusion, so that a line with
+  /// a planned break or an outage is scored on measured headways only; and its true
+  /// departures found. Medians interpolate between order statistics, as DuckDB's
+  /// quantile_cont does.
   struct Headways {
-    /// False when the database has no headway_summary (`frota headways` not run on it).
+    /// False when the database has no `headways` table (`frota headways` not run on it).
     bool computed = false;
     double tolerance = 0;  // EvaluateOptions::headway_tolerance
     struct Line {
       std::string route_id;
       std::string route_short_name;  // from headway_summary; empty when it has no row
       std::int32_t direction_id = -1;
-      std::int64_t true_headways = 0;
+      std::int64_t true_headways = 0;  // with no exclusion
       double true_median_s = 0;
+      std::optional<double> true_cv;
       std::int64_t found_departures = 0;  // headway_summary's departures_found
+      std::int64_t found_headways = 0;    // measured rows of the headways table
       std::optional<double> found_median_s;
+      std::optional<double> found_cv;
+      std::int64_t true_departures = 0;     // visible true departures (as Departures)
+      std::int64_t matched_departures = 0;  // of those, found
       std::optional<double> relative_error;  // |found - true| / true
       bool within = false;                   // relative_error <= headway_tolerance
     };
@@ -87,8 +112,10 @@ struct Evaluation {
     std::int64_t lines_within = 0;
     double within_share = 0;         // lines_within / lines.size()
     std::int64_t lines_too_few = 0;  // lines with true departures but fewer headways
+    /// True headways excluded per reason (service_break, coverage_gap).
+    std::map<std::string, std::int64_t> true_excluded;
     /// Every line's headways pooled: the true median, and the found one (over the
-    /// `headways` table's rows).
+    /// `headways` table's measured rows).
     double true_median_s = 0;
     std::optional<double> found_median_s;
     /// The median over the scored lines of their relative error (a line without a found
@@ -101,10 +128,18 @@ struct Evaluation {
   std::pair<std::int64_t, std::int64_t> accepted;
 };
 
-/// §7 departures: whether a trip's first position lies within 1,000 m of the first
-/// point of its trip's shape (else of its first stop). False for an unknown trip.
-/// (The batch module's departures will replace this once it lands.)
+/// Whether a trip's first position lies within 1,000 m of the first point of its trip's
+/// shape (else of its first stop). False for an unknown trip. Used for the tagged_late
+/// fault's detection in the `trips` table.
 bool IsDeparture(const gtfs::StaticFeed& feed, const std::string& trip_id, double lat, double lon);
+
+struct Truth;
+
+/// The departure and headway scores alone, from the `departures` and `headways` tables
+/// of `frota headways` (and `headway_summary`'s names and counts where present); each
+/// left not `computed` when its table is absent. Evaluate runs it.
+base::Status ScoreDeparturesAndHeadways(sink::DuckDbConnection& db, const Truth& truth,
+                                        const EvaluateOptions& options, Evaluation& out);
 
 /// Reads the database (read-only) and the truth, and scores stops, departures, speeds,
 /// faults and the per-reason counts of semantics §2.

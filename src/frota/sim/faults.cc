@@ -12,8 +12,10 @@ constexpr std::array<std::string_view, kFaultCount> kNames = {
     "delayed_report",     "repeat",
     "late_response",      "headerless_response",
     "never_run",
-    "duplicate_slot",     "first_seen_far",
-    "reassigned_while_parked",
+    "duplicate_slot",     "tagged_late",
+    "reassigned_while_parked", "never_tagged",
+    "feed_outage",        "line_silent",
+    "stale_plan",
 };
 }  // namespace
 
@@ -24,6 +26,9 @@ std::optional<Fault> ParseFault(std::string_view name) {
     if (kNames[i] == name) {
       return static_cast<Fault>(i);
     }
+  }
+  if (name == "first_seen_far") {
+    return Fault::kTaggedLate;
   }
   return std::nullopt;
 }
@@ -61,11 +66,14 @@ FaultConfig FaultConfig::None() {
                        &config.null_island, &config.timestamp_in_milliseconds,
                        &config.headerless_response, &config.missing_timestamp,
                        &config.stalls_per_hour, &config.repeat, &config.never_run,
-                       &config.duplicate_slot, &config.first_seen_far,
-                       &config.reassigned_while_parked}) {
+                       &config.duplicate_slot, &config.tagged_late,
+                       &config.never_tagged, &config.reassigned_while_parked}) {
     *rate = 0;
   }
   config.late_responses = 0;
+  config.feed_outages.clear();
+  config.line_silences = 0;
+  config.stale_plan_routes = 0;
   return config;
 }
 

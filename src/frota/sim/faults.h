@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace frota::sim {
 
@@ -31,14 +32,29 @@ enum class Fault : std::uint8_t {
   // Trip faults.
   kNeverRun,           // a planned trip nobody runs
   kDuplicateSlot,      // a bus reports the slot of the previous departure of its route
-  kFirstSeenFar,       // the trip id appears only 1.5 km after the terminal
+  kTaggedLate,         // the trip id appears only 1.2-3 km after the terminal
   kReassignedWhileParked,  // during a layover the trip id briefly shows another slot
+  kNeverTagged,        // no position of the trip carries its trip id (the route is there)
+  // Feed faults: what the feed as a whole, or a line of it, fails to deliver.
+  kFeedOutage,         // no response archived at all: the polls fail
+  kLineSilent,         // a line's entities missing from the responses while the feed is up
+  kStalePlan,          // the GTFS frota is given differs from what a route operates
 };
-inline constexpr std::size_t kFaultCount = 18;
+inline constexpr std::size_t kFaultCount = 22;
 
 /// The snake_case name used in the truth file and by `frota evaluate`.
 std::string_view FaultName(Fault fault);
+/// Also reads "first_seen_far", the name tagged_late had in truth files of version 1.
 std::optional<Fault> ParseFault(std::string_view name);
+
+/// A feed-wide outage drawn per day: it starts uniformly between the two times (seconds
+/// of the service day, local) and lasts uniformly between the two durations.
+struct OutageSpec {
+  double earliest_start_s = 0;
+  double latest_start_s = 0;
+  double min_duration_s = 0;
+  double max_duration_s = 0;
+};
 
 /// Record faults in the order a uniform draw picks them (cumulative rates).
 inline constexpr std::array<Fault, 9> kDrawnRecordFaults = {
@@ -80,9 +96,34 @@ struct FaultConfig {
   // Per planned trip (explicit trips only for never_run and duplicate_slot).
   double never_run = 0.01;
   double duplicate_slot = 0.03;
-  double first_seen_far = 0.02;
+  // Per trip run on a shape of at least 1.5 km: the trip id first shows 1.2-3 km out
+  // (never past 300 m before the end); the real BRT feed tags most trips late.
+  double tagged_late = 0.3;
+  double tagged_late_min_m = 1200;
+  double tagged_late_max_m = 3000;
+  // Per trip run: no position of it carries its trip id (drawn before tagged_late).
+  double never_tagged = 0.03;
   // Per layover of at least 6 minutes.
   double reassigned_while_parked = 0.03;
+  // Feed-wide outages: one in the morning peak (8-20 min from 07:00-08:30) and one
+  // midday (40-90 min from 11:00-13:00); each outage at least 5 min long is a coverage
+  // gap for frota.
+  std::vector<OutageSpec> feed_outages = {{7 * 3600, 8.5 * 3600, 8 * 60, 20 * 60},
+                                          {11 * 3600, 13 * 3600, 40 * 60, 90 * 60}};
+  // Lines silent while the feed is up: this many per day, each a route with departures
+  // in the window, for 10-40 minutes starting in 06:00-21:00.
+  std::int32_t line_silences = 3;
+  double line_silent_min_s = 10 * 60;
+  double line_silent_max_s = 40 * 60;
+  // Routes whose operated departures differ from the GTFS written for frota: each of
+  // their trips leaves up to this many seconds early or late (uniform).
+  std::int32_t stale_plan_routes = 2;
+  double stale_plan_early_s = 180;
+  double stale_plan_late_s = 300;
+  // Terminal layovers: the position of a bus standing at a terminal wanders this far
+  // (a real event, not a fault): a slow circle of this diameter per stand.
+  double terminal_drift_min_m = 20;
+  double terminal_drift_max_m = 150;
   // Real events (not faults): incidents per trip, GPS noise.
   double incident = 0.03;
   double gps_noise_m = 3;

@@ -15,7 +15,6 @@ namespace frota::sim {
 namespace {
 
 constexpr double kMinTurnaroundS = 60;
-constexpr double kFirstSeenFarM = 1500;
 constexpr double kTerminalRadiusM = 250;
 
 // Local date and hour of instants, remembering the last hour's span.
@@ -105,6 +104,10 @@ VehicleSample SampleVehicle(const SimVehicle& vehicle, const DayPlan& plan, doub
   const auto label = std::upper_bound(vehicle.labels.begin(), vehicle.labels.end(), t,
                                       [](double value, const LabelChange& c) { return value < c.t; });
   sample.slot = label == vehicle.labels.begin() ? -1 : std::prev(label)->slot;
+  if (leg.kind == LegKind::kLayover || leg.kind == LegKind::kPreService || leg.kind == LegKind::kPostService) {
+    sample.terminal_stand = leg.s_start <= 0 || leg.s_start >= path.length_m() - 1;
+    sample.stand_start = t0;
+  }
   return sample;
 }
 
@@ -222,14 +225,17 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
       const double length = shape.path.length_m();
       Rng trip_rng = Rng::For(seed, "trip", static_cast<std::uint64_t>(slot));
       const double trip_factor = trip_rng.Uniform(0.9, 1.1);
-      const bool long_trip = length >= 3000;
-      const bool first_seen_far = long_trip && trip_rng.Bernoulli(faults.first_seen_far);
+      const bool long_trip = length >= kTaggedLateMinShapeM;
+      const bool never_tagged = trip_rng.Bernoulli(faults.never_tagged);
+      const bool tagged_late = !never_tagged && long_trip && trip_rng.Bernoulli(faults.tagged_late);
+      const double tag_at_m = std::min(trip_rng.Uniform(faults.tagged_late_min_m, faults.tagged_late_max_m),
+                                       length - 300);
       const bool duplicate = !trip.frequency_based && trip_rng.Bernoulli(faults.duplicate_slot);
       const bool incident = length >= 3000 && trip_rng.Bernoulli(faults.incident);
       const double incident_s = trip_rng.Uniform(1200, std::max(1201.0, length - 1200));
       const double incident_u = trip_rng.Uniform();
       const double incident_duration = 60 * (5 + 115 * incident_u * incident_u * incident_u);
-      fleet.long_run_trips += long_trip ? 1 : 0;
+      fleet.long_run_trips += long_trip && !never_tagged ? 1 : 0;
       fleet.explicit_run_trips += trip.frequency_based ? 0 : 1;
 
       // Layover before this trip (the first one had the pull-out standing instead).
@@ -264,8 +270,9 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
           reported = other;
         }
       }
-      fleet.departures.push_back({static_cast<std::int32_t>(v), slot, reported, t_departure, first_seen_far});
-      vehicle.labels.push_back({t_departure, first_seen_far ? -1 : reported});
+      fleet.departures.push_back({static_cast<std::int32_t>(v), slot, reported, t_departure, tagged_late,
+                                  tagged_late ? tag_at_m : 0, never_tagged});
+      vehicle.labels.push_back({t_departure, tagged_late || never_tagged ? -1 : reported});
 
       // Stretches between stops (and the incident), each at its own speed.
       std::vector<std::pair<double, LegKind>> marks;
@@ -279,19 +286,19 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       marks.emplace_back(length, LegKind::kLayover);
       double s = 0;
-      bool far_labelled = !first_seen_far;
+      bool late_labelled = !tagged_late;
       for (const auto& [mark, kind] : marks) {
         const double target = std::clamp(mark, s, length);
-        // first_seen_far: the trip id appears once the bus is 1.5 km out.
-        if (!far_labelled && target >= kFirstSeenFarM) {
-          const double before = kFirstSeenFarM - s;
-          const LatLon mid = shape.path.At((s + kFirstSeenFarM) / 2);
+        // tagged_late: the trip id appears once the bus is tag_at_m out.
+        if (!late_labelled && target >= tag_at_m) {
+          const double before = tag_at_m - s;
+          const LatLon mid = shape.path.At((s + tag_at_m) / 2);
           const int hour = static_cast<int>(std::floor(driver.t() / 3600)) % 24;
           const double v_mps = traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
-          driver.Move(before / v_mps, trip.shape, static_cast<float>(s), static_cast<float>(kFirstSeenFarM));
-          s = kFirstSeenFarM;
+          driver.Move(before / v_mps, trip.shape, static_cast<float>(s), static_cast<float>(tag_at_m));
+          s = tag_at_m;
           vehicle.labels.push_back({driver.t(), reported});
-          far_labelled = true;
+          late_labelled = true;
         }
         if (target > s) {
           const LatLon mid = shape.path.At((s + target) / 2);

@@ -61,6 +61,10 @@ struct VehicleSample {
   double bearing_deg = 0;
   double odometer_m = 0;
   std::int32_t slot = -1;
+  /// Standing at a terminal (pull-out, layover, pull-in) since `stand_start` (the leg's
+  /// start): where the GPS drifts.
+  bool terminal_stand = false;
+  double stand_start = 0;
 };
 
 /// A time a bus truly stood still for at least kTrueStopMinS.
@@ -80,7 +84,9 @@ struct TrueDeparture {
   std::int32_t slot = 0;           // the plan trip it ran
   std::int32_t reported_slot = 0;  // the slot the feed reports (differs for duplicate_slot)
   double t = 0;
-  bool first_seen_far = false;
+  bool tagged_late = false;   // the trip id first shows tagged_late_m out
+  double tagged_late_m = 0;
+  bool never_tagged = false;  // the trip id never shows
 };
 
 struct Reassignment {
@@ -119,9 +125,12 @@ struct Fleet {
   // Opportunities of the trip faults, for their rates.
   std::int64_t explicit_trips = 0;      // never_run: planned explicit trips
   std::int64_t explicit_run_trips = 0;  // duplicate_slot
-  std::int64_t long_run_trips = 0;      // first_seen_far: trips of shapes >= 3 km
+  std::int64_t long_run_trips = 0;      // tagged_late: trips of shapes >= 1.5 km, not never_tagged
   std::int64_t long_layovers = 0;       // reassigned_while_parked: layovers >= 6 min
 };
+
+/// Shortest shape on which a trip may be tagged late.
+inline constexpr double kTaggedLateMinShapeM = 1500;
 
 /// Runs the plan: drops never-run trips, chains the rest into blocks, and drives each
 /// bus through its trips (speeds per traffic model with per-trip and per-stretch

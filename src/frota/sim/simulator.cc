@@ -37,6 +37,7 @@ constexpr double kPollS = 15;
 constexpr double kReportAfterOffS = 600;  // polls go on this long after the last pull-in
 constexpr double kListedAfterOffS = 120;  // the server lists a bus this long after pull-in
 constexpr double kMaxLatencyS = 1800;
+constexpr double kCoverageGapS = 300;  // semantics §7: a coverage gap is 5 minutes or more
 constexpr std::size_t kQueueDepth = 4;
 constexpr const char* kFaultRecordsFile = "truth-faults.parquet";
 
@@ -369,6 +370,191 @@ struct FaultRow {
 
 std::string DateText(std::int32_t days) { return base::FormatDate(base::LocalDateFromDays(days)); }
 
+// stale_plan: the routes whose buses do not run the GTFS written for frota. Each trip of
+// a chosen route leaves up to stale_plan_early_s early or stale_plan_late_s late (the
+// GTFS is older than the operation); routes with at least 6 planned trips are eligible.
+std::vector<TruthStaleRoute> ApplyStalePlan(DayPlan& plan, const FaultConfig& faults, std::uint64_t seed) {
+  std::vector<TruthStaleRoute> out;
+  if (faults.stale_plan_routes <= 0) {
+    return out;
+  }
+  std::map<std::string, std::int64_t> trips_of;
+  for (const PlannedTrip& trip : plan.trips) {
+    ++trips_of[trip.route_id];
+  }
+  std::vector<std::string> eligible;
+  for (const auto& [route, n] : trips_of) {
+    if (n >= 6) {
+      eligible.push_back(route);
+    }
+  }
+  Rng rng = Rng::For(seed, "stale_plan");
+  for (std::size_t i = 0; i < eligible.size(); ++i) {  // Fisher-Yates
+    const auto j = static_cast<std::size_t>(rng.UniformInt(static_cast<std::int64_t>(i),
+                                                           static_cast<std::int64_t>(eligible.size()) - 1));
+    std::swap(eligible[i], eligible[j]);
+  }
+  eligible.resize(std::min(eligible.size(), static_cast<std::size_t>(faults.stale_plan_routes)));
+  std::sort(eligible.begin(), eligible.end());
+  for (const std::string& route : eligible) {
+    out.push_back({route, 0, 0});
+  }
+  for (std::size_t i = 0; i < plan.trips.size(); ++i) {
+    PlannedTrip& trip = plan.trips[i];
+    const auto it = std::lower_bound(out.begin(), out.end(), trip.route_id,
+                                     [](const TruthStaleRoute& r, const std::string& id) { return r.route_id < id; });
+    if (it == out.end() || it->route_id != trip.route_id) {
+      continue;
+    }
+    Rng trip_rng = Rng::For(seed, "stale_trip", i);
+    const auto shift =
+        static_cast<std::int32_t>(std::lround(trip_rng.Uniform(-faults.stale_plan_early_s, faults.stale_plan_late_s)));
+    trip.departure_s += shift;
+    trip.arrival_s += shift;
+    ++it->shifted_trips;
+    it->max_shift_s = std::max(it->max_shift_s, std::abs(static_cast<double>(shift)));
+  }
+  std::stable_sort(plan.trips.begin(), plan.trips.end(), [](const PlannedTrip& a, const PlannedTrip& b) {
+    return std::tie(a.departure_s, a.trip_id, a.start_time) < std::tie(b.departure_s, b.trip_id, b.start_time);
+  });
+  return out;
+}
+
+// line_silent: a route and a window of the day in which the server leaves its buses out.
+struct LineSilence {
+  std::int32_t route = 0;
+  double start = 0;
+  double end = 0;
+};
+
+// Each silence starts in 06:00-21:00 and falls on a route with a departure inside it
+// (else on any route), so that it hides real departures.
+std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig& faults, std::uint64_t seed) {
+  std::vector<LineSilence> out;
+  for (std::int32_t i = 0; i < faults.line_silences && !fleet.route_ids.empty(); ++i) {
+    Rng rng = Rng::For(seed, "line_silent", static_cast<std::uint64_t>(i));
+    LineSilence silence;
+    silence.start = std::floor(rng.Uniform(6 * 3600, 21 * 3600));
+    silence.end = silence.start + std::floor(rng.Uniform(faults.line_silent_min_s, faults.line_silent_max_s));
+    std::vector<std::int32_t> candidates;
+    for (const TrueDeparture& d : fleet.departures) {
+      if (d.t >= silence.start && d.t < silence.end) {
+        candidates.push_back(fleet.vehicles[static_cast<std::size_t>(d.vehicle)].route);
+      }
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    const auto pick = [&rng](std::size_t n) { return rng.UniformInt(0, static_cast<std::int64_t>(n) - 1); };
+    silence.route = candidates.empty() ? static_cast<std::int32_t>(pick(fleet.route_ids.size()))
+                                       : candidates[static_cast<std::size_t>(pick(candidates.size()))];
+    out.push_back(silence);
+  }
+  std::sort(out.begin(), out.end(), [](const LineSilence& a, const LineSilence& b) {
+    return std::tie(a.start, a.route) < std::tie(b.start, b.route);
+  });
+  return out;
+}
+
+// A bus standing at a terminal: its reported position wanders along a circle through
+// the true one, of a diameter drawn per stand between the drift limits, once round every
+// 60-120 minutes (urban canyons and multipath at bus stations), metres east and north. So
+// slow that a long stand still holds §4 stops of 5 minutes and more (under 40 m moved in
+// any 5 minutes), each ended when the drift has taken the bus 50 m from its anchor.
+std::pair<double, double> TerminalDrift(const VehicleSample& sample, std::int32_t v, double t,
+                                        const FaultConfig& faults, std::uint64_t seed) {
+  if (!sample.terminal_stand || faults.terminal_drift_max_m <= 0) {
+    return {0, 0};
+  }
+  const auto stand = static_cast<std::uint64_t>(std::llround(sample.stand_start));
+  Rng rng = Rng::For(seed, "terminal_drift", (static_cast<std::uint64_t>(v) << 32) ^ stand);
+  const double radius = rng.Uniform(faults.terminal_drift_min_m, faults.terminal_drift_max_m) / 2;
+  const double period = rng.Uniform(3600, 7200);
+  const double phase = rng.Uniform(0, 2 * std::numbers::pi);
+  const double angle = phase + 2 * std::numbers::pi * (t - sample.stand_start) / period;
+  return {radius * (std::cos(angle) - std::cos(phase)), radius * (std::sin(angle) - std::sin(phase))};
+}
+
+// The true headways: consecutive true departures of a route, direction and service date,
+// each pair left out as service_break when its departures lie in different service
+// periods of the written plan (semantics §7: runs of planned departures no two more than
+// max(60 min, 3 x the planned headway before the gap) apart; a departure belongs to the
+// period that holds it widened by one planned headway at each end, else to the nearest),
+// or as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
+template <typename At>
+std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
+                                       const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
+                                       const std::vector<std::pair<double, double>>& outages, const At& at,
+                                       const std::string& service_date) {
+  struct Span {
+    double from;
+    double to;
+  };
+  std::map<std::pair<std::string, int>, std::vector<Span>> periods;
+  for (const auto& [line, departures] : written) {
+    std::vector<std::int32_t> times = departures;
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    auto& list = periods[line];
+    std::size_t start = 0;
+    for (std::size_t i = 1; i <= times.size(); ++i) {
+      bool split = i == times.size();
+      if (!split) {
+        const double before = i >= 2 ? times[i - 1] - times[i - 2] : 0;
+        split = times[i] - times[i - 1] > std::max(3600.0, 3 * before);
+      }
+      if (split) {
+        const double first_headway = i - start >= 2 ? times[start + 1] - times[start] : 0;
+        const double last_headway = i - start >= 2 ? times[i - 1] - times[i - 2] : 0;
+        list.push_back({times[start] - first_headway, times[i - 1] + last_headway});
+        start = i;
+      }
+    }
+  }
+  const auto period_of = [&](const std::pair<std::string, int>& line, double t) -> std::int32_t {
+    const auto it = periods.find(line);
+    if (it == periods.end()) {
+      return -1;
+    }
+    std::int32_t best = -1;
+    double best_distance = 0;
+    for (std::size_t p = 0; p < it->second.size(); ++p) {
+      const Span& span = it->second[p];
+      const double distance = t < span.from ? span.from - t : (t > span.to ? t - span.to : 0);
+      if (best < 0 || distance < best_distance) {
+        best = static_cast<std::int32_t>(p);
+        best_distance = distance;
+      }
+    }
+    return best;
+  };
+  std::map<std::pair<std::string, int>, std::vector<double>> times;
+  for (const TrueDeparture& d : fleet.departures) {
+    const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(d.slot)];
+    times[{trip.route_id, trip.direction_id}].push_back(d.t);
+  }
+  std::vector<TruthHeadway> out;
+  for (auto& [line, list] : times) {
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      TruthHeadway h;
+      h.route_id = line.first;
+      h.direction_id = line.second;
+      h.service_date = service_date;
+      h.time_us = at(list[i]);
+      h.headway_s = static_cast<double>(at(list[i]) - at(list[i - 1])) / 1e6;
+      if (period_of(line, list[i - 1]) != period_of(line, list[i])) {
+        h.exclusion = "service_break";
+      } else if (std::any_of(outages.begin(), outages.end(), [&](const auto& o) {
+                   return o.second - o.first >= kCoverageGapS && o.first < list[i] && o.second > list[i - 1];
+                 })) {
+        h.exclusion = "coverage_gap";
+      }
+      out.push_back(std::move(h));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
@@ -404,6 +590,12 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
     traffic = DefaultTraffic(feed);
   }
   FROTA_ASSIGN_OR_RETURN(DayPlan plan, PlanDay(feed, options.date, traffic));
+  // The planned departures of the GTFS frota is given, per route and direction, before
+  // --hours and stale_plan change what runs: the service periods of the truth's headways.
+  std::map<std::pair<std::string, int>, std::vector<std::int32_t>> written;
+  for (const PlannedTrip& trip : plan.trips) {
+    written[{trip.route_id, trip.direction_id}].push_back(trip.departure_s);
+  }
   if (options.departures_between_s) {
     const auto [from, to] = *options.departures_between_s;
     std::erase_if(plan.trips, [&](const PlannedTrip& trip) {
@@ -422,6 +614,8 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
       FROTA_RETURN_IF_ERROR(WriteDerivedArea(plan, summary.area));
     }
   }
+  const std::vector<TruthStaleRoute> stale_plan = ApplyStalePlan(plan, faults, options.seed);
+
   // The same loader `frota replay --area` uses, so rule 4 is answered by the same file.
   FROTA_ASSIGN_OR_RETURN(const geo::Area area, geo::Area::LoadGeoJson(summary.area));
   FROTA_ASSIGN_OR_RETURN(const auto zone, base::TimeZone::Load(plan.time_zone));
@@ -463,6 +657,30 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   const auto first_poll = static_cast<std::int64_t>(std::floor(first_on / kPollS));
   const auto last_poll = static_cast<std::int64_t>(std::ceil((last_off + kReportAfterOffS) / kPollS));
   const std::int64_t polls = last_poll - first_poll + 1;
+
+  // Feed-wide outages (no poll answered) and line silences, in seconds of the service day.
+  std::vector<std::pair<double, double>> outages;
+  for (std::size_t i = 0; i < faults.feed_outages.size(); ++i) {
+    const OutageSpec& spec = faults.feed_outages[i];
+    Rng outage_rng = Rng::For(options.seed, "feed_outage", i);
+    const double start = std::floor(outage_rng.Uniform(spec.earliest_start_s, spec.latest_start_s));
+    const double end = start + std::floor(outage_rng.Uniform(spec.min_duration_s, spec.max_duration_s));
+    if (end > first_on && start < last_off + kReportAfterOffS) {
+      outages.emplace_back(start, end);
+    }
+  }
+  const std::vector<LineSilence> silences = DrawLineSilences(fleet, faults, options.seed);
+  const auto in_outage = [&](double t) {
+    return std::any_of(outages.begin(), outages.end(), [t](const auto& o) { return t >= o.first && t < o.second; });
+  };
+  std::vector<std::vector<std::pair<double, double>>> silent_windows(fleet.route_ids.size());
+  for (const LineSilence& silence : silences) {
+    silent_windows[static_cast<std::size_t>(silence.route)].emplace_back(silence.start, silence.end);
+  }
+  const auto route_silent = [&](std::int32_t route, double t) {
+    const auto& list = silent_windows[static_cast<std::size_t>(route)];
+    return std::any_of(list.begin(), list.end(), [t](const auto& o) { return t >= o.first && t < o.second; });
+  };
 
   // Late responses: spread over the day, each a copy of the response `age` polls before.
   const std::int64_t age = std::max<std::int32_t>(faults.late_response_age_polls, 30);
@@ -535,6 +753,13 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
     });
 
     records.clear();
+    if (in_outage(poll_t)) {
+      // The poll fails: nothing is archived, and the next response repeats nothing.
+      for (const std::int32_t v : active) {
+        feeds[static_cast<std::size_t>(v)].in_previous_poll = false;
+      }
+      continue;
+    }
     for (const std::int32_t v : active) {
       const SimVehicle& vehicle = fleet.vehicles[static_cast<std::size_t>(v)];
       VehicleFeed& state = feeds[static_cast<std::size_t>(v)];
@@ -545,6 +770,9 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
       const double fault_a = rng.Uniform();
       const double fault_b = rng.Uniform();
       Rng fault_rng(rng.Next());
+      if (route_silent(vehicle.route, poll_t)) {
+        continue;  // line_silent: the server leaves the line's buses out
+      }
 
       // The line's entities repeat the previous response.
       if (route_repeats[static_cast<std::size_t>(vehicle.route)] != 0 && state.in_previous_poll &&
@@ -571,7 +799,8 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
         const auto t = static_cast<double>(fix_s);
         const VehicleSample sample = SampleVehicle(vehicle, plan, t);
         const auto [east, north] = GpsError(vehicle, t, faults.gps_noise_m);
-        const LatLon measured = LocalPlane(sample.position).ToLatLon(east, north);
+        const auto [drift_east, drift_north] = TerminalDrift(sample, v, t, faults, options.seed);
+        const LatLon measured = LocalPlane(sample.position).ToLatLon(east + drift_east, north + drift_north);
         record.vehicle = v;
         record.timestamp_s = day_start_us / 1'000'000 + fix_s;
         record.fix_s = record.timestamp_s;
@@ -825,10 +1054,12 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   }
   const std::string start_date = base::FormatGtfsDate(plan.service_date);
   std::int64_t duplicate_injected = 0;
-  std::int64_t far_injected = 0;
+  std::int64_t late_injected = 0;
+  std::int64_t never_tagged_injected = 0;
   for (const auto& d : fleet.departures) {
     duplicate_injected += d.reported_slot != d.slot ? 1 : 0;
-    far_injected += d.first_seen_far ? 1 : 0;
+    late_injected += d.tagged_late ? 1 : 0;
+    never_tagged_injected += d.never_tagged ? 1 : 0;
   }
   const auto add_fault = [&](Fault fault, std::string unit, std::int64_t n, std::int64_t of, double rate) {
     TruthFault f;
@@ -856,7 +1087,15 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   add_fault(Fault::kNeverRun, "trip", static_cast<std::int64_t>(fleet.never_run.size()), fleet.explicit_trips,
             faults.never_run);
   add_fault(Fault::kDuplicateSlot, "trip", duplicate_injected, fleet.explicit_run_trips, faults.duplicate_slot);
-  add_fault(Fault::kFirstSeenFar, "trip", far_injected, fleet.long_run_trips, faults.first_seen_far);
+  add_fault(Fault::kTaggedLate, "trip", late_injected, fleet.long_run_trips, faults.tagged_late);
+  add_fault(Fault::kNeverTagged, "trip", never_tagged_injected, static_cast<std::int64_t>(fleet.departures.size()),
+            faults.never_tagged);
+  add_fault(Fault::kFeedOutage, "outage", static_cast<std::int64_t>(outages.size()),
+            static_cast<std::int64_t>(faults.feed_outages.size()), 0);
+  add_fault(Fault::kLineSilent, "line_window", static_cast<std::int64_t>(silences.size()),
+            faults.line_silences, 0);
+  add_fault(Fault::kStalePlan, "route", static_cast<std::int64_t>(stale_plan.size()),
+            static_cast<std::int64_t>(fleet.route_ids.size()), 0);
   add_fault(Fault::kReassignedWhileParked, "layover", static_cast<std::int64_t>(fleet.reassignments.size()),
             fleet.long_layovers, faults.reassigned_while_parked);
   std::sort(truth.faults.begin(), truth.faults.end(),
@@ -882,7 +1121,8 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
     departure.start_time = trip.start_time;
     departure.scheduled_us = at(trip.departure_s);
     departure.time_us = at(d.t);
-    departure.first_seen_far = d.first_seen_far;
+    departure.tagged_late = d.tagged_late;
+    departure.never_tagged = d.never_tagged;
     truth.departures.push_back(std::move(departure));
   }
   for (const std::int32_t slot : fleet.never_run) {
@@ -924,6 +1164,22 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   std::sort(truth.departures.begin(), truth.departures.end(), [](const auto& a, const auto& b) {
     return std::tie(a.vehicle_id, a.time_us) < std::tie(b.vehicle_id, b.time_us);
   });
+  for (const auto& [start, end] : outages) {
+    truth.outages.push_back({"", at(start), at(end)});
+  }
+  for (const LineSilence& silence : silences) {
+    truth.line_silences.push_back({fleet.route_ids[static_cast<std::size_t>(silence.route)], at(silence.start),
+                                   at(silence.end)});
+  }
+  truth.stale_plan = stale_plan;
+  for (const auto& o : truth.outages) {
+    summary.outages_us.emplace_back(o.start_us, o.end_us);
+  }
+  summary.line_silences = static_cast<std::int64_t>(silences.size());
+  for (const auto& r : stale_plan) {
+    summary.stale_routes.push_back(r.route_id);
+  }
+  truth.headways = TrueHeadways(fleet, plan, written, outages, at, base::FormatDate(plan.service_date));
   FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
 
   // Every record a fault touched, with what the rules must make of it: Parquet, for a

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "frota/base/status.h"
 #include "frota/base/time.h"
@@ -52,6 +53,11 @@ struct SimulateSummary {
   std::int64_t sppo_bytes = 0;
   std::int64_t expected_accepted = 0;
   std::map<std::string, std::int64_t> expected_rejected;
+  /// The feed faults of the day (also in the truth): outages as UTC µs [start, end),
+  /// how many line silences, and the routes operated off their GTFS.
+  std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
+  std::int64_t line_silences = 0;
+  std::vector<std::string> stale_routes;
 };
 
 /// Simulates `options.date` and writes the archive (ROOT/FEED/date=/hour=/ per

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,7 @@
 #include "frota/codec/decode.h"
 #include "frota/codec/format.h"
 #include "frota/codec/gtfs_realtime.pb.h"
+#include "frota/sim/city.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sim/truth.h"
 #include "frota/source/bronze_archive.h"
@@ -75,7 +78,8 @@ TEST(Simulator, EachFaultAppearsAtItsConfiguredRate) {
   f.missing_timestamp = 0.2;
   f.never_run = 0.5;
   f.duplicate_slot = 0.5;
-  f.first_seen_far = 0.5;
+  f.tagged_late = 0.5;
+  f.never_tagged = 0.2;
   f.reassigned_while_parked = 0.5;
   f.late_responses = 3;
   const auto summary = Simulate(options);
@@ -97,7 +101,7 @@ TEST(Simulator, EachFaultAppearsAtItsConfiguredRate) {
         << fault.fault << ": " << fault.injected << " of " << fault.opportunities << " " << fault.unit;
     ++checked;
   }
-  EXPECT_EQ(checked, 16);
+  EXPECT_EQ(checked, 17);
   // The truth counts the records the run wrote (the delay's shape is checked by
   // ReportDelayHasARioLikeMedianAndTail).
   EXPECT_EQ(truth->records, summary->records);
@@ -220,6 +224,108 @@ TEST(Simulator, ResponsesDecodeWithTheProjectsReaders) {
     sppo_records += info->records;
   }
   EXPECT_GT(sppo_records, 0);
+}
+
+// A whole default day of a small city, simulated once for the tests below.
+class DefaultDay : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new ScratchDir("default-day");
+    SimulateOptions options = SmallDay(dir_->path(), 60);
+    options.departures_between_s.reset();
+    const auto summary = Simulate(options);
+    ASSERT_TRUE(summary.ok()) << summary.error().message();
+    auto truth = ReadTruth(summary->truth);
+    ASSERT_TRUE(truth.ok()) << truth.error().message();
+    truth_ = new Truth(std::move(*truth));
+    city_ = new City(BuildCity({options.vehicles, options.seed, options.date}));
+  }
+  static void TearDownTestSuite() {
+    delete truth_;
+    delete city_;
+    delete dir_;
+  }
+  static ScratchDir* dir_;
+  static Truth* truth_;
+  static City* city_;
+};
+ScratchDir* DefaultDay::dir_ = nullptr;
+Truth* DefaultDay::truth_ = nullptr;
+City* DefaultDay::city_ = nullptr;
+
+TEST_F(DefaultDay, HasEveryFaultKindAndAFeedOutageOfFiveMinutesInServiceHours) {
+  ASSERT_NE(truth_, nullptr);
+  EXPECT_EQ(truth_->version, 2);
+  ASSERT_EQ(truth_->faults.size(), kFaultCount);
+  for (const auto& fault : truth_->faults) {
+    EXPECT_GT(fault.injected, 0) << fault.fault;
+    EXPECT_TRUE(ParseFault(fault.fault).has_value()) << fault.fault;
+  }
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  for (const auto& d : truth_->departures) {
+    first = std::min(first, d.time_us);
+    last = std::max(last, d.time_us);
+  }
+  const bool long_outage_in_service = std::any_of(truth_->outages.begin(), truth_->outages.end(), [&](const auto& o) {
+    return o.end_us - o.start_us >= 300'000'000 && o.start_us > first && o.end_us < last;
+  });
+  EXPECT_TRUE(long_outage_in_service);
+  EXPECT_FALSE(truth_->line_silences.empty());
+  EXPECT_FALSE(truth_->stale_plan.empty());
+  const auto tagged_late = std::count_if(truth_->departures.begin(), truth_->departures.end(),
+                                         [](const auto& d) { return d.tagged_late; });
+  EXPECT_NEAR(static_cast<double>(tagged_late) / static_cast<double>(truth_->departures.size()), 0.3, 0.06);
+}
+
+TEST_F(DefaultDay, TrueHeadwaysNeverSpanAnOutageWithoutTheCoverageGapExclusion) {
+  ASSERT_NE(truth_, nullptr);
+  ASSERT_FALSE(truth_->headways.empty());
+  std::int64_t coverage_gaps = 0;
+  for (const auto& h : truth_->headways) {
+    const std::int64_t previous = h.time_us - static_cast<std::int64_t>(std::llround(h.headway_s * 1e6));
+    const bool spans = std::any_of(truth_->outages.begin(), truth_->outages.end(), [&](const auto& o) {
+      return o.end_us - o.start_us >= 300'000'000 && o.start_us < h.time_us && o.end_us > previous;
+    });
+    if (spans) {
+      EXPECT_NE(h.exclusion, "") << h.route_id << " " << h.direction_id << " at " << h.time_us;
+    }
+    coverage_gaps += h.exclusion == "coverage_gap" ? 1 : 0;
+  }
+  EXPECT_GT(coverage_gaps, 0);
+}
+
+TEST_F(DefaultDay, PeakOnlyLinesHaveAServiceBreakAndTheNightLineRunsPastMidnight) {
+  ASSERT_NE(truth_, nullptr);
+  std::int64_t peak_only = 0;
+  for (const auto& route : city_->routes) {
+    if (!route.peak_only) {
+      continue;
+    }
+    ++peak_only;
+    for (const std::int32_t direction : {0, 1}) {
+      const auto breaks = std::count_if(truth_->headways.begin(), truth_->headways.end(), [&](const auto& h) {
+        return h.route_id == route.id && h.direction_id == direction && h.exclusion == "service_break";
+      });
+      EXPECT_EQ(breaks, 1) << route.id << " direction " << direction;
+    }
+  }
+  EXPECT_GT(peak_only, 0);
+  // The night line's departures go on past midnight, on the same service date.
+  std::int64_t after_midnight = 0;
+  for (const auto& route : city_->routes) {
+    if (!route.night_only) {
+      continue;
+    }
+    for (const auto& d : truth_->departures) {
+      after_midnight += d.route_id == route.id && d.start_time >= "24:00:00" ? 1 : 0;
+    }
+  }
+  EXPECT_GT(after_midnight, 0);
+  // Every exclusion is one of the two reasons.
+  for (const auto& h : truth_->headways) {
+    EXPECT_TRUE(h.exclusion.empty() || h.exclusion == "service_break" || h.exclusion == "coverage_gap");
+  }
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "frota/sim/truth.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "frota/base/file.h"
 #include "frota/base/time.h"
@@ -26,6 +28,25 @@ std::int64_t ParseUs(const Json& value, std::string_view field) {
 double Round(double value, double unit) { return std::round(value / unit) * unit; }
 
 }  // namespace
+
+std::vector<TruthHeadway> HeadwaysWithoutExclusions(const std::vector<TruthDeparture>& departures) {
+  std::map<std::tuple<std::string, std::int32_t, std::string>, std::vector<std::int64_t>> times;
+  for (const auto& d : departures) {
+    times[{d.route_id, d.direction_id, d.start_date}].push_back(d.time_us);
+  }
+  std::vector<TruthHeadway> out;
+  for (auto& [key, list] : times) {
+    std::sort(list.begin(), list.end());
+    const auto& date = std::get<2>(key);
+    const std::string service_date =
+        date.size() == 8 ? date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2) : date;
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      out.push_back({std::get<0>(key), std::get<1>(key), service_date, list[i],
+                     static_cast<double>(list[i] - list[i - 1]) / 1e6, ""});
+    }
+  }
+  return out;
+}
 
 fs::path ResolveTruthPath(const fs::path& truth_file, const std::string& path) {
   const fs::path p(path);
@@ -96,7 +117,8 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
                           {"direction_id", d.direction_id}, {"trip_id", d.trip_id},
                           {"reported_trip_id", d.reported_trip_id}, {"start_date", d.start_date},
                           {"start_time", d.start_time}, {"scheduled", Iso(d.scheduled_us)},
-                          {"time", Iso(d.time_us)}, {"first_seen_far", d.first_seen_far}});
+                          {"time", Iso(d.time_us)}, {"tagged_late", d.tagged_late},
+                          {"never_tagged", d.never_tagged}});
   }
   j["departures"] = std::move(departures);
   const auto slots = [](const std::vector<TruthSlot>& list) {
@@ -128,6 +150,32 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
                      {"mean_speed_kmh", Round(c.mean_speed_kmh, 0.001)}});
   }
   j["speed_cells"] = std::move(cells);
+  Json outages = Json::array();
+  for (const auto& o : truth.outages) {
+    outages.push_back({{"start", Iso(o.start_us)}, {"end", Iso(o.end_us)}});
+  }
+  j["outages"] = std::move(outages);
+  Json silences = Json::array();
+  for (const auto& o : truth.line_silences) {
+    silences.push_back({{"route_id", o.route_id}, {"start", Iso(o.start_us)}, {"end", Iso(o.end_us)}});
+  }
+  j["line_silences"] = std::move(silences);
+  Json stale = Json::array();
+  for (const auto& r : truth.stale_plan) {
+    stale.push_back({{"route_id", r.route_id}, {"shifted_trips", r.shifted_trips},
+                     {"max_shift_s", Round(r.max_shift_s, 0.001)}});
+  }
+  j["stale_plan"] = std::move(stale);
+  Json headways = Json::array();
+  for (const auto& h : truth.headways) {
+    headways.push_back({{"route_id", h.route_id},
+                        {"direction_id", h.direction_id >= 0 ? Json(h.direction_id) : Json()},
+                        {"service_date", h.service_date},
+                        {"time", Iso(h.time_us)},
+                        {"headway_s", Round(h.headway_s, 0.001)},
+                        {"exclusion", h.exclusion.empty() ? Json() : Json(h.exclusion)}});
+  }
+  j["headways"] = std::move(headways);
   return base::WriteFileAtomic(file, j.dump(1) + "\n");
 }
 
@@ -142,8 +190,8 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
                                 file.string());
     }
     truth.version = j.at("version").get<std::int32_t>();
-    if (truth.version != 1) {
-      return base::InvalidInput("{}: truth format version {}, this binary reads 1", file.string(),
+    if (truth.version != 1 && truth.version != 2) {
+      return base::InvalidInput("{}: truth format version {}, this binary reads 1 and 2", file.string(),
                                 truth.version);
     }
     truth.seed = j.at("seed").get<std::uint64_t>();
@@ -199,7 +247,8 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
       departure.start_time = d.value("start_time", std::string());
       departure.scheduled_us = ParseUs(d, "scheduled");
       departure.time_us = ParseUs(d, "time");
-      departure.first_seen_far = d.value("first_seen_far", false);
+      departure.tagged_late = d.value("tagged_late", d.value("first_seen_far", false));
+      departure.never_tagged = d.value("never_tagged", false);
       truth.departures.push_back(std::move(departure));
     }
     const auto read_slots = [](const Json& list, std::vector<TruthSlot>& out) {
@@ -227,6 +276,31 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
                                    c.at("cell_x").get<std::int32_t>(), c.at("cell_y").get<std::int32_t>(),
                                    c.at("segments").get<std::int64_t>(), c.at("distance_m").get<double>(),
                                    c.at("duration_s").get<double>(), c.at("mean_speed_kmh").get<double>()});
+    }
+    if (truth.version >= 2) {
+      for (const auto& o : j.at("outages")) {
+        truth.outages.push_back({"", ParseUs(o, "start"), ParseUs(o, "end")});
+      }
+      for (const auto& o : j.at("line_silences")) {
+        truth.line_silences.push_back({o.at("route_id").get<std::string>(), ParseUs(o, "start"), ParseUs(o, "end")});
+      }
+      for (const auto& r : j.value("stale_plan", Json::array())) {
+        truth.stale_plan.push_back({r.at("route_id").get<std::string>(), r.at("shifted_trips").get<std::int64_t>(),
+                                    r.at("max_shift_s").get<double>()});
+      }
+      for (const auto& h : j.at("headways")) {
+        TruthHeadway headway;
+        headway.route_id = h.at("route_id").get<std::string>();
+        headway.direction_id = h.at("direction_id").is_null() ? -1 : h.at("direction_id").get<std::int32_t>();
+        headway.service_date = h.at("service_date").get<std::string>();
+        headway.time_us = ParseUs(h, "time");
+        headway.headway_s = h.at("headway_s").get<double>();
+        headway.exclusion = h.at("exclusion").is_null() ? "" : h.at("exclusion").get<std::string>();
+        truth.headways.push_back(std::move(headway));
+      }
+    } else {
+      // Version 1 knew no outages nor plan: every consecutive pair is a headway.
+      truth.headways = HeadwaysWithoutExclusions(truth.departures);
     }
   } catch (const std::exception& e) {
     return base::InvalidInput("{}: {}", file.string(), e.what());

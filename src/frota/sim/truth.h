@@ -34,7 +34,33 @@ struct TruthDeparture {
   std::string start_time;        // HH:MM:SS
   std::int64_t scheduled_us = 0;
   std::int64_t time_us = 0;
-  bool first_seen_far = false;
+  bool tagged_late = false;   // its trip id first shows more than 1,000 m out (v1: first_seen_far)
+  bool never_tagged = false;  // its trip id never shows
+};
+
+/// A span of time: a feed-wide outage (route_id empty) or a line's silence.
+struct TruthInterval {
+  std::string route_id;
+  std::int64_t start_us = 0;  // UTC, µs; end exclusive
+  std::int64_t end_us = 0;
+};
+
+/// The time between two consecutive true departures of a route, direction and service
+/// date, with why it would be left out of semantics §7's statistics.
+struct TruthHeadway {
+  std::string route_id;
+  std::int32_t direction_id = -1;
+  std::string service_date;  // YYYY-MM-DD
+  std::int64_t time_us = 0;  // the later departure
+  double headway_s = 0;
+  std::string exclusion;     // "" (measured), "service_break" or "coverage_gap"
+};
+
+/// A route operated differently from the GTFS written for frota (stale_plan).
+struct TruthStaleRoute {
+  std::string route_id;
+  std::int64_t shifted_trips = 0;
+  double max_shift_s = 0;  // the largest |operated - written| departure
 };
 
 /// A planned slot (never_run), or one reported by several buses (duplicate_slot).
@@ -80,7 +106,7 @@ struct TruthFault {
 };
 
 struct Truth {
-  std::int32_t version = 1;
+  std::int32_t version = 2;
   std::uint64_t seed = 0;
   std::string date;  // the service date simulated, YYYY-MM-DD
   std::string time_zone;
@@ -110,7 +136,16 @@ struct Truth {
   std::vector<TruthSlot> duplicate_slots;
   std::vector<TruthReassignment> reassignments;
   std::vector<TruthCell> speed_cells;
+  // Version 2 (empty when reading version 1, except headways: see ReadTruth).
+  std::vector<TruthInterval> outages;        // feed-wide, route_id empty
+  std::vector<TruthInterval> line_silences;
+  std::vector<TruthStaleRoute> stale_plan;
+  std::vector<TruthHeadway> headways;
 };
+
+/// The true headways of `departures`: consecutive departures of a (route, direction,
+/// service date), without exclusions (what a version 1 truth implies).
+std::vector<TruthHeadway> HeadwaysWithoutExclusions(const std::vector<TruthDeparture>& departures);
 
 /// Writes the truth as one JSON document (times as ISO 8601 UTC).
 base::Status WriteTruth(const Truth& truth, const std::filesystem::path& file);
