@@ -355,6 +355,29 @@ TEST_F(DataModelTest, AnOlderHeadwaysTableWithoutExclusionCountsEveryHeadway) {
   EXPECT_EQ(hw["hours_table"], "headways + planned_departures");
 }
 
+TEST_F(DataModelTest, CoverageHasOnlyThePartsWhoseTablesExist) {
+  FillCoreTables();
+  // Only the feed's gaps; `stops` has feed_id, route_id, start_time and end_time too, and
+  // must not be read as line silences.
+  Exec("CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, end_time TIMESTAMP, "
+       "minutes INTEGER)");
+  Exec("INSERT INTO coverage_gaps VALUES ('rio-new', TIMESTAMP '2024-06-05 23:50:00', "
+       "TIMESTAMP '2024-06-06 00:20:00', 30)");
+  const Json doc = Json::parse(Build().json);
+  const auto& cov = doc["coverage"];
+  ASSERT_TRUE(cov.is_object());
+  EXPECT_TRUE(cov["silences"].is_null());
+  EXPECT_TRUE(cov["feed_hours"].is_null());
+  EXPECT_TRUE(doc["headways"].is_null());
+  // A feed known only from its gaps joins the feeds; 23:50Z is 20:50 local on the first date.
+  const auto feeds = doc["feeds"].get<std::vector<std::string>>();
+  const auto feed = std::find(feeds.begin(), feeds.end(), "rio-new") - feeds.begin();
+  ASSERT_LT(static_cast<std::size_t>(feed), feeds.size());
+  EXPECT_EQ(cov["gaps"]["feed"][0], feed);
+  EXPECT_EQ(cov["gaps"]["start_min"][0], 20 * 60 + 50);
+  EXPECT_EQ(cov["gaps"]["minutes"][0], 30);
+}
+
 TEST_F(DataModelTest, OptionalSectionsAreNullWithoutTheirTables) {
   FillCoreTables();
   const Json doc = Json::parse(Build().json);
