@@ -590,6 +590,7 @@ async function functionalTests() {
       // English: the limits note is there in both languages.
       await page.click('[data-fk="lang-en"]');
       assert.match(await page.textContent('[data-visual="rg-limits"]'), /cannot tell a blind feed from a silent line/);
+      assert.equal(await page.$$eval("[data-limits=old]", (n) => n.length), 0, "measured headways flagged as old");
       assertClean(page, "regularity");
       await closePage(page);
     });

@@ -249,6 +249,7 @@
       rg_limits_breaks: "Pausas planejadas: entre dois períodos de serviço (uma linha só de pico, uma linha noturna) não há intervalo; o par é contado como excluído (pausa planejada). Mediana, p90, CV e espera excedente usam só os intervalos medidos.",
       rg_limits_plan: "Plano mais antigo que o feed: planejado vem do GTFS informado. Se o GTFS é antigo (a operação mudou depois), partidas encontradas, intervalo planejado, agrupamento, buracos e espera excedente comparam com um plano que já não vale.",
       rg_limits_late: "Viagens marcadas tarde: alguns feeds só informam o trip_id depois que o ônibus saiu do terminal; a partida é recuperada pelas posições dos 30 min anteriores quando existem, senão se perde e o intervalo seguinte fica maior.",
+      rg_limits_old: "Atenção: a tabela de intervalos deste banco é anterior a estas regras (sem a coluna exclusion): pares através de pausas planejadas e falhas do feed não estão marcados e entram nas estatísticas. Rode a versão atual de frota headways.",
       rg_limits_single: "Um feed que carrega uma única linha não distingue um feed cego de uma linha em silêncio: toda falha conta como do feed, e os minutos de silêncio dessa linha são 0 por construção.",
       col_direction: "Sentido",
       col_p90: "p90 (min)",
@@ -531,6 +532,7 @@
       rg_limits_breaks: "Planned breaks: between two service periods (a peak-only line, a night line) there is no headway; the pair is counted as excluded (planned break). Median, p90, CV and excess wait use measured headways only.",
       rg_limits_plan: "A plan older than the feed: planned comes from the GTFS given. If that GTFS is stale (the service changed since), departures found, planned headway, bunching, gaps and excess wait compare with a plan that no longer holds.",
       rg_limits_late: "Trips tagged late: some feeds report the trip_id only after the bus has left the terminal; the departure is recovered from the positions of the 30 min before when they exist, otherwise it is lost and the next headway grows.",
+      rg_limits_old: "Caution: this database's headways table predates these rules (no exclusion column): pairs across planned breaks and feed gaps are not marked and enter the statistics. Run the current frota headways.",
       rg_limits_single: "A feed carrying a single line cannot tell a blind feed from a silent line: every gap counts as the feed's, and that line's silent minutes are 0 by construction.",
       col_direction: "Direction",
       col_p90: "p90 (min)",
@@ -2216,7 +2218,10 @@
 
   // What these numbers can and cannot tell.
   function limitsCard() {
+    const HW = D.headways;
+    const old = HW && HW.headways && !HW.measured_only;
     const body = h("div", { class: "limits" },
+      old ? h("p", { class: "warn", "data-limits": "old", text: t("rg_limits_old") }) : null,
       h("p", { text: t("rg_limits_coverage") }),
       h("p", { text: t("rg_limits_breaks") }),
       h("p", { text: t("rg_limits_plan") }),
