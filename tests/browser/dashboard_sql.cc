@@ -3,7 +3,7 @@
 // --write it opens the file for writing and runs statements instead (the tests use it to add
 // rows and tables a newer `frota headways` writes, when the one built here does not).
 //
-//   dashboard_sql DB.duckdb "SELECT ..."           ->   [["v1", "v2"], ...]   (values as text or null)
+//   dashboard_sql DB.duckdb "SELECT ..."   ->   [["v1", "v2"], ...]   (values as text or null)
 //   dashboard_sql --write DB.duckdb "CREATE ...; INSERT ..."
 #include <cstdio>
 #include <string>

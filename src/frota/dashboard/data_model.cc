@@ -1167,7 +1167,8 @@ class Builder {
     for (std::size_t i = 0; i < r.rows(); ++i) {
       const int64_t planned = std::max<int64_t>(0, r.Int64(i, 4));
       headways_.push_back(
-          {r.String(i, 0), r.String(i, 5), r.Int64(i, 1), local_hour(r, i), planned, r.Int64(i, 3)});
+          {r.String(i, 0), r.String(i, 5), r.Int64(i, 1), local_hour(r, i), planned,
+           r.Int64(i, 3)});
     }
     if (has_exclusion_) {
       FROTA_ASSIGN_OR_RETURN(
@@ -1250,7 +1251,8 @@ class Builder {
     };
     gaps_table_ = named("coverage_gaps", {"feed_id", "start_time", "end_time"});
     silences_table_ = named("line_silences", {"feed_id", "route_id", "start_time", "end_time"});
-    feed_hours_table_ = named("feed_coverage", {"feed_id", "local_date", "hour", "covered_minutes"});
+    feed_hours_table_ =
+        named("feed_coverage", {"feed_id", "local_date", "hour", "covered_minutes"});
     for (const auto& [table, with_route] :
          {std::make_pair(gaps_table_, false), std::make_pair(silences_table_, true)}) {
       if (!table) {
