@@ -215,15 +215,18 @@ function buildSimulated() {
   const report = path.join(WORK, "sim-replay-report.json");
   frota("replay", "archive:" + day, "--gtfs", gtfs, "--area", area, "--db", db, "--report", report);
   frota("headways", "--db", db, "--gtfs", gtfs);
-  // Issue 34's exclusions, day types, gaps and silences on the busiest route, where this
-  // build's `frota headways` does not write them yet.
+  // Issue 34's exclusions, day types, gaps and silences on the busiest route: the tables are
+  // made where this build's `frota headways` does not write them, the rows added either way.
   const route = sql(db, `SELECT route_id FROM headways WHERE headway_s IS NOT NULL AND planned_headway_s > 0
     GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)[0][0];
-  if (!RIO_SCALE && addRegularityTables(SQL_TOOL, db, route)) log(`regularity fixture added on route ${route}`);
+  if (!RIO_SCALE) {
+    const made = addRegularityTables(SQL_TOOL, db, route);
+    log(`regularity fixture on route ${route}${made ? " (tables made here)" : ""}`);
+  }
   const html = path.join(ARTIFACTS, RIO_SCALE ? "rio-scale.html" : "simulated.html");
   frota("dashboard", "--db", db, "--gtfs", gtfs, "--area", area, "--report", report, "--out", html);
   fs.rmSync(day, { recursive: true, force: true });  // the archive is large; the db stays for the checks
-  return { db, html };
+  return { db, html, route };
 }
 
 // A feed whose vehicle ids, route names, feed id and GTFS names try to run script.
@@ -551,7 +554,7 @@ async function functionalTests() {
       assertShown(await kpi(page, "p90"), all[1], 1, "p90 headway");
       assertShown(await kpi(page, "under_60s"), all[2], 1, "share under 60 s");
       // The route carrying the 8-hour planned break and the Saturday copy.
-      const route = sql(sim.db, "SELECT route_id FROM headways WHERE exclusion = 'service_break' LIMIT 1")[0][0];
+      const route = sim.route;
       await page.selectOption("#f-line", { value: await optionValue(page, "#f-line", route) });
       const lineKey = (await hashParams(page)).line;
       const stats = (where) => sql(sim.db, `SELECT quantile_cont(headway_s, 0.5) / 60, quantile_cont(headway_s, 0.9) / 60,
