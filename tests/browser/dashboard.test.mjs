@@ -18,6 +18,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { addRegularityTables } from "./regularity_fixture.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SOURCE = process.env.FROTA_SOURCE_DIR || path.resolve(here, "../..");
@@ -137,12 +138,12 @@ async function hashParams(page) {
   return Object.fromEntries(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)));
 }
 // Every visual of the page is drawn: a chart with marks, a map with pixels, a table, numbers,
-// or an explicit "not available".
+// a text note, or an explicit "not available".
 async function checkPageDrawn(page, name) {
   const report = await page.evaluate(() => {
     const out = [];
     for (const v of document.querySelectorAll("[data-visual]")) {
-      const marks = v.querySelectorAll(".chart svg rect:not(.hit), .chart svg path, .chart svg circle").length;
+      const marks = v.querySelectorAll(".chart svg rect:not(.hit), .chart svg path, .chart svg circle, .strip svg rect:not(.hit)").length;
       let painted = 0;
       for (const canvas of v.querySelectorAll("canvas")) {
         const ctx = canvas.getContext("2d");
@@ -160,13 +161,14 @@ async function checkPageDrawn(page, name) {
         kpis: v.querySelectorAll("[data-kpi]").length,
         unavailable: v.querySelectorAll(".unavailable").length,
         details: v.querySelectorAll("details").length,
+        text: v.querySelectorAll(".limits p").length,
       });
     }
     return out;
   });
   assert.ok(report.length > 0, `${name}: no visual`);
   for (const v of report) {
-    const drawn = v.marks > 0 || v.painted > 3 || v.tables > 0 || v.kpis > 0 || v.unavailable > 0 || v.details > 0;
+    const drawn = v.marks > 0 || v.painted > 3 || v.tables > 0 || v.kpis > 0 || v.unavailable > 0 || v.details > 0 || v.text > 0;
     assert.ok(drawn, `${name}/${v.id} is empty: ${JSON.stringify(v)}`);
     if (v.canvases) assert.ok(v.painted > 3, `${name}/${v.id}: the map drew nothing`);
   }
@@ -213,10 +215,18 @@ function buildSimulated() {
   const report = path.join(WORK, "sim-replay-report.json");
   frota("replay", "archive:" + day, "--gtfs", gtfs, "--area", area, "--db", db, "--report", report);
   frota("headways", "--db", db, "--gtfs", gtfs);
+  // Issue 34's exclusions, day types, gaps and silences on the busiest route: the tables are
+  // made where this build's `frota headways` does not write them, the rows added either way.
+  const route = sql(db, `SELECT route_id FROM headways WHERE headway_s IS NOT NULL AND planned_headway_s > 0
+    GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)[0][0];
+  if (!RIO_SCALE) {
+    const made = addRegularityTables(SQL_TOOL, db, route);
+    log(`regularity fixture on route ${route}${made ? " (tables made here)" : ""}`);
+  }
   const html = path.join(ARTIFACTS, RIO_SCALE ? "rio-scale.html" : "simulated.html");
   frota("dashboard", "--db", db, "--gtfs", gtfs, "--area", area, "--report", report, "--out", html);
   fs.rmSync(day, { recursive: true, force: true });  // the archive is large; the db stays for the checks
-  return { db, html };
+  return { db, html, route };
 }
 
 // A feed whose vehicle ids, route names, feed id and GTFS names try to run script.
@@ -502,14 +512,15 @@ async function functionalTests() {
       }
       await screenshots(page, "simulated");
       await checkOverview(page, sim.db, {}, "sim no filter");
-      // The route with the most headways, as the page's line.
+      // The route with the most measured headways, as the page's line.
       const route = sql(sim.db, `SELECT route_id FROM headways WHERE headway_s IS NOT NULL AND planned_headway_s > 0
-        GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)[0][0];
+        AND exclusion IS NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)[0][0];
       await page.selectOption("#f-line", { value: await optionValue(page, "#f-line", route) });
       await goTo(page, (await page.evaluate(() => location.hash.slice(1))) + "&p=regularity");
       const h = sql(sim.db, `SELECT 100.0 * avg((headway_s < 0.25 * planned_headway_s)::INT), 100.0 * avg((headway_s > 2 * planned_headway_s)::INT),
           stddev_pop(headway_s - planned_headway_s) / avg(planned_headway_s)
-        FROM headways WHERE route_id = ${quote(route)} AND headway_s IS NOT NULL AND planned_headway_s > 0`)[0].map(Number);
+        FROM headways WHERE route_id = ${quote(route)} AND headway_s IS NOT NULL AND planned_headway_s > 0
+          AND exclusion IS NULL`)[0].map(Number);
       assertShown(await kpi(page, "bunching"), h[0], 1, `route ${route} bunching`);
       assertShown(await kpi(page, "gap"), h[1], 1, `route ${route} gaps`);
       assertShown(await kpi(page, "cv"), h[2], 2, `route ${route} cv`);
@@ -526,6 +537,64 @@ async function functionalTests() {
       await page.screenshot({ path: path.join(ARTIFACTS, "simulated-regularity-line.png"), fullPage: true });
       log(`route ${route}: bunching ${h[0].toFixed(1)}%, gaps ${h[1].toFixed(1)}%, cv ${h[2].toFixed(2)}, found ${found}/${planned}`);
       assertClean(page, "simulated");
+      await closePage(page);
+    });
+  }
+
+  if (sim) {
+    await test("simulated day: excluded pairs stay out of the statistics; day types select; the strip shows gaps", async () => {
+      const page = await openDashboard(sim.html, { hash: "p=regularity" });
+      const measured = "headway_s IS NOT NULL AND exclusion IS NULL";
+      const excluded = value(sim.db, "SELECT count(*) FROM headways WHERE exclusion IS NOT NULL");
+      assert.ok(excluded > 0, "the fixture has excluded pairs");
+      assertShown(await kpi(page, "excluded"), excluded, 0, "excluded headways");
+      const all = sql(sim.db, `SELECT quantile_cont(headway_s, 0.5) / 60, quantile_cont(headway_s, 0.9) / 60,
+        100.0 * avg((headway_s < 60)::INT) FROM headways WHERE ${measured}`)[0].map(Number);
+      assertShown(await kpi(page, "median"), all[0], 1, "median headway");
+      assertShown(await kpi(page, "p90"), all[1], 1, "p90 headway");
+      assertShown(await kpi(page, "under_60s"), all[2], 1, "share under 60 s");
+      // The route carrying the 8-hour planned break and the Saturday copy.
+      const route = sim.route;
+      await page.selectOption("#f-line", { value: await optionValue(page, "#f-line", route) });
+      const lineKey = (await hashParams(page)).line;
+      const stats = (where) => sql(sim.db, `SELECT quantile_cont(headway_s, 0.5) / 60, quantile_cont(headway_s, 0.9) / 60,
+          stddev_pop(headway_s - planned_headway_s) FILTER (WHERE planned_headway_s > 0)
+            / avg(planned_headway_s) FILTER (WHERE planned_headway_s > 0),
+          (sum(headway_s * headway_s) FILTER (WHERE planned_headway_s > 0) / (2 * sum(headway_s) FILTER (WHERE planned_headway_s > 0))
+           - sum(planned_headway_s * planned_headway_s) FILTER (WHERE planned_headway_s > 0)
+             / (2 * sum(planned_headway_s) FILTER (WHERE planned_headway_s > 0))) / 60
+        FROM headways WHERE route_id = ${quote(route)} AND ${measured} AND ${where}`)[0].map(Number);
+      const checkStats = async (e, what) => {
+        assertShown(await kpi(page, "median"), e[0], 1, `${what} median`);
+        assertShown(await kpi(page, "p90"), e[1], 1, `${what} p90`);
+        assertShown(await kpi(page, "cv"), e[2], 2, `${what} cv`);
+        assertShown(await kpi(page, "excess_wait"), e[3], 1, `${what} excess wait (AWT − SWT)`);
+      };
+      await checkStats(stats("true"), `route ${route}, all days`);
+      assert.ok(await kpi(page, "p90") < 28800 / 60 / 2, "the 8-hour planned break entered the statistics");
+      // Day types: only those present, as buttons; Saturday selects the Saturday rows only.
+      const types = await page.$$eval(".daytypes button", (n) => n.map((b) => b.dataset.fk));
+      assert.deepEqual(types, ["daytype:all", "daytype:weekday", "daytype:saturday"]);
+      const strip = `[data-visual="rg-strip"] .strip-row[data-line="${lineKey}"]`;
+      assert.ok((await page.$$(`${strip} rect[data-kind="blind"]`)).length > 0, "the feed gap is not on the strip");
+      assert.ok((await page.$$(`${strip} rect[data-kind="silent"]`)).length > 0, "the line silence is not on the strip");
+      const label = await page.getAttribute(strip, "aria-label");
+      assert.match(label, /07:30–07:50/, `strip label: ${label}`);
+      assert.match(label, /08:10–08:25/, `strip label: ${label}`);
+      await page.screenshot({ path: path.join(ARTIFACTS, "simulated-regularity-strip.png"), fullPage: true });
+      await page.click('[data-fk="daytype:saturday"]');
+      assert.equal((await hashParams(page)).dt, "saturday");
+      await checkStats(stats("day_type = 'saturday'"), `route ${route}, Saturday`);
+      assertShown(await kpi(page, "excluded"), 0, 0, "excluded on Saturday");
+      assert.equal((await page.$$(`${strip} rect[data-kind="blind"]`)).length, 0, "a weekday gap shown on Saturday");
+      await page.screenshot({ path: path.join(ARTIFACTS, "simulated-regularity-saturday.png"), fullPage: true });
+      await page.click('[data-fk="daytype:weekday"]');
+      await checkStats(stats("day_type = 'weekday'"), `route ${route}, weekday`);
+      // English: the limits note is there in both languages.
+      await page.click('[data-fk="lang-en"]');
+      assert.match(await page.textContent('[data-visual="rg-limits"]'), /cannot tell a blind feed from a silent line/);
+      assert.equal(await page.$$eval("[data-limits=old]", (n) => n.length), 0, "measured headways flagged as old");
+      assertClean(page, "regularity");
       await closePage(page);
     });
   }

@@ -1,7 +1,10 @@
 // A test tool: runs one SQL query on a DuckDB file and prints the rows as JSON, so the browser
-// tests can check the dashboard's numbers against the database independently of it.
+// tests can check the dashboard's numbers against the database independently of it. With
+// --write it opens the file for writing and runs statements instead (the tests use it to add
+// rows and tables a newer `frota headways` writes, when the one built here does not).
 //
-//   dashboard_sql DB.duckdb "SELECT ..."   ->   [["v1", "v2"], ...]   (every value as text or null)
+//   dashboard_sql DB.duckdb "SELECT ..."   ->   [["v1", "v2"], ...]   (values as text or null)
+//   dashboard_sql --write DB.duckdb "CREATE ...; INSERT ..."
 #include <cstdio>
 #include <string>
 
@@ -10,16 +13,27 @@
 #include "frota/sink/duckdb_connection.h"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: dashboard_sql DB.duckdb \"SQL\"\n");
+  const bool write = argc == 4 && std::string(argv[1]) == "--write";
+  if (argc != 3 && !write) {
+    std::fprintf(stderr, "usage: dashboard_sql [--write] DB.duckdb \"SQL\"\n");
     return 2;
   }
-  auto db = frota::sink::DuckDbConnection::Open(argv[1], /*read_only=*/true);
+  const char* path = argv[write ? 2 : 1];
+  const char* sql = argv[write ? 3 : 2];
+  auto db = frota::sink::DuckDbConnection::Open(path, /*read_only=*/!write);
   if (!db.ok()) {
     std::fprintf(stderr, "dashboard_sql: %s\n", db.error().message().c_str());
     return 2;
   }
-  auto result = (*db)->Query(argv[2]);
+  if (write) {
+    const auto status = (*db)->Execute(sql);
+    if (!status.ok()) {
+      std::fprintf(stderr, "dashboard_sql: %s\n", status.error().message().c_str());
+      return 1;
+    }
+    return 0;
+  }
+  auto result = (*db)->Query(sql);
   if (!result.ok()) {
     std::fprintf(stderr, "dashboard_sql: %s\n", result.error().message().c_str());
     return 1;

@@ -25,6 +25,7 @@ namespace frota::dashboard {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using TableMap = std::map<std::string, std::set<std::string>>;
 using std::int32_t;
 using std::int64_t;
 
@@ -33,6 +34,14 @@ constexpr double kCoordStep = 1e-4;           // ~11 m: finer than a map pixel a
 constexpr double kSimplifyTolerance = 1.5;    // in coordinate steps (~15 m)
 constexpr std::size_t kMaxDuplicateSlots = 2000;
 constexpr std::size_t kMaxReportEntries = 300;
+// Issue 34's whole-day fields of headway_summary that the page shows, when present.
+constexpr const char* kSummaryColumns[] = {
+    "departures_found",       "departures_planned",     "departures_unobserved",
+    "departures_unplanned",   "departures_tagged_late", "headways_measured",
+    "excluded_service_break", "excluded_coverage_gap",  "share_under_60s",
+    "coverage_share",         "silent_minutes"};
+// Day types in the order a planner reads them; others follow by name.
+constexpr const char* kDayTypes[] = {"weekday", "saturday", "sunday", "holiday"};
 
 /// Result columns by index, with errors naming the query's purpose.
 base::Result<sink::DuckDbResult> Query(sink::DuckDbConnection& db, std::string_view what,
@@ -129,12 +138,31 @@ struct SlotRow {
 };
 
 struct HeadwayHourRow {
-  std::string route;
+  std::string route, day_type;
   int64_t direction, hour, found, planned;
 };
 struct HeadwayRow {
-  std::string route;
-  int64_t direction, hour, planned_s, headway_s;
+  std::string route, day_type;
+  int64_t direction, hour, planned_s, headway_s;  // planned_s 0: nothing planned
+};
+struct ExcludedRow {
+  std::string route, day_type, reason;
+  int64_t direction, hour, count;
+};
+struct SummaryRow {
+  std::string route, day_type;
+  int64_t direction;
+  std::vector<std::optional<double>> values;  // parallel to summary_columns_
+};
+struct IntervalRow {  // a coverage gap (route empty) or a line silence
+  std::string feed, route;
+  int64_t start_us, end_us;
+};
+struct FeedHourRow {
+  std::string feed;
+  int32_t day;
+  int hour;
+  int64_t covered_minutes;
 };
 struct PollRow {
   std::string feed;
@@ -173,6 +201,7 @@ class Builder {
     doc["quality"] = QualitySection();
     doc["duplicate_slots"] = DuplicateSlotsSection();
     doc["headways"] = HeadwaysSection();
+    doc["coverage"] = CoverageSection();
     doc["collector"] = CollectorSection();
     FROTA_ASSIGN_OR_RETURN(doc["reports"], ReportsSection());
 
@@ -395,6 +424,19 @@ class Builder {
     for (const auto& p : polls_) {
       feed_names.insert(p.feed);
     }
+    for (const auto* intervals : {&gaps_, &silences_}) {
+      for (const auto& g : *intervals) {
+        feed_names.insert(g.feed);
+        days_.insert(base::DaysSinceEpoch(LocalHourOf(g.start_us).date));
+      }
+    }
+    for (const auto& f : feed_hours_) {
+      feed_names.insert(f.feed);
+      days_.insert(f.day);
+    }
+    for (const auto& [day, type] : date_day_types_) {
+      days_.insert(day);
+    }
 
     std::vector<std::string> modes(mode_names.begin(), mode_names.end());
     std::stable_sort(modes.begin(), modes.end(), [](const std::string& a, const std::string& b) {
@@ -460,6 +502,15 @@ class Builder {
     }
     for (const auto& h : headways_) {
       LineOfRouteOrAdd(h.route);
+    }
+    for (const auto& x : excluded_) {
+      LineOfRouteOrAdd(x.route);
+    }
+    for (const auto& row : summary_) {
+      LineOfRouteOrAdd(row.route);
+    }
+    for (const auto& silence : silences_) {
+      LineOfRouteOrAdd(silence.route);
     }
   }
 
@@ -979,69 +1030,10 @@ class Builder {
                                 {"headways"});
     collector_table_ =
         FindTable(tables, {"feed_id", "http_status"}, {"collector_polls", "polls"});
-    // Departures found and planned per hour. `frota headways` keeps one row per departure
-    // found (in `headways`, the first of a day with a NULL headway) and per departure
-    // planned (`planned_departures`): counting them is exactly its departures_found and
-    // departures_planned. Without those, a summary table with both counts per hour is
-    // read, keeping only its all-day-types rows of real hours.
-    const auto planned_table =
-        FindTable(tables, {"route_id", "direction_id", "hour"}, {"planned_departures"});
-    std::string hours_sql;
-    if (headways_table_ && tables.at(*headways_table_).count("hour") != 0 && planned_table &&
-        *planned_table == "planned_departures") {
-      hours_table_ = *headways_table_ + " + " + *planned_table;
-      hours_sql = fmt::format(
-          "SELECT route_id, dir, hour, sum(found)::BIGINT, sum(planned)::BIGINT FROM ("
-          "SELECT route_id, coalesce(direction_id, -1)::BIGINT AS dir, hour::BIGINT AS hour, "
-          "1 AS found, 0 AS planned FROM \"{}\" UNION ALL "
-          "SELECT route_id, coalesce(direction_id, -1)::BIGINT, hour::BIGINT, 0, 1 FROM \"{}\") "
-          "GROUP BY ALL ORDER BY ALL",
-          *headways_table_, *planned_table);
-    } else if (const auto summary = FindTable(
-                   tables, {"route_id", "direction_id", "hour", "departures_found",
-                            "departures_planned"},
-                   {"headway_summary", "headway_hours"})) {
-      hours_table_ = *summary;
-      const auto& cols = tables.at(*summary);
-      hours_sql = fmt::format(
-          "SELECT route_id, coalesce(direction_id, -1)::BIGINT, hour::BIGINT, "
-          "sum(departures_found)::BIGINT, sum(departures_planned)::BIGINT FROM \"{}\" "
-          "WHERE hour >= 0 {} GROUP BY ALL ORDER BY ALL",
-          *summary, cols.count("day_type") != 0 ? "AND day_type = 'all'" : "");
-    }
-    if (hours_table_) {
-      FROTA_ASSIGN_OR_RETURN(auto r, Query(db_, *hours_table_, hours_sql));
-      for (std::size_t i = 0; i < r.rows(); ++i) {
-        headway_hours_.push_back(
-            {r.String(i, 0), r.Int64(i, 1), r.Int64(i, 2), r.Int64(i, 3), r.Int64(i, 4)});
-      }
-    }
-    if (headways_table_) {
-      // The hour of a headway: its `hour` column, else the local hour of `departure_time`.
-      const auto& cols = tables.at(*headways_table_);
-      std::string hour_expr = "0::BIGINT";
-      bool utc_time = false;
-      if (cols.count("hour") != 0) {
-        hour_expr = "hour::BIGINT";
-      } else if (cols.count("departure_time") != 0) {
-        hour_expr = "epoch_us(departure_time)";
-        utc_time = true;
-      }
-      FROTA_ASSIGN_OR_RETURN(
-          auto r, Query(db_, *headways_table_,
-                        fmt::format("SELECT route_id, coalesce(direction_id, -1)::BIGINT, {}, "
-                                    "round(headway_s)::BIGINT, round(planned_headway_s)::BIGINT "
-                                    "FROM \"{}\" WHERE headway_s IS NOT NULL AND "
-                                    "planned_headway_s > 0 ORDER BY ALL",
-                                    hour_expr, *headways_table_)));
-      for (std::size_t i = 0; i < r.rows(); ++i) {
-        int64_t hour = r.IsNull(i, 2) ? 0 : r.Int64(i, 2);
-        if (utc_time && !r.IsNull(i, 2)) {
-          hour = LocalHourOf(hour).hour;
-        }
-        headways_.push_back({r.String(i, 0), r.Int64(i, 1), hour, r.Int64(i, 4), r.Int64(i, 3)});
-      }
-    }
+    FROTA_RETURN_IF_ERROR(ReadHeadwayHours(tables));
+    FROTA_RETURN_IF_ERROR(ReadHeadways(tables));
+    FROTA_RETURN_IF_ERROR(ReadHeadwaySummary(tables));
+    FROTA_RETURN_IF_ERROR(ReadCoverage(tables));
     if (collector_table_) {
       const auto& cols = tables.at(*collector_table_);
       for (const char* candidate : {"ingest_time", "polled_at", "poll_time", "started_at"}) {
@@ -1079,6 +1071,218 @@ class Builder {
     return base::Status::Ok();
   }
 
+  // Departures found and planned per hour (and day type). Issue 34's `headway_summary`
+  // (it has `departures_unobserved`) is preferred: its departures_planned leaves out the
+  // planned departures inside a coverage gap, which no count of `planned_departures` can.
+  // Else `frota headways` keeps one row per departure found (in `headways`, the first of a
+  // day with a NULL headway) and per departure planned (`planned_departures`): counting
+  // them is exactly its departures_found and departures_planned. Else any summary with
+  // both counts per hour.
+  base::Status ReadHeadwayHours(const TableMap& tables) {
+    const std::vector<std::string> summary_cols = {"route_id", "direction_id", "hour",
+                                                   "departures_found", "departures_planned"};
+    auto new_summary = FindTable(tables, {"route_id", "direction_id", "hour", "day_type",
+                                          "departures_found", "departures_planned",
+                                          "departures_unobserved"},
+                                 {"headway_summary"});
+    const auto planned_table =
+        FindTable(tables, {"route_id", "direction_id", "hour"}, {"planned_departures"});
+    std::string sql;
+    if (new_summary) {
+      hours_table_ = *new_summary;
+      sql = fmt::format(
+          "SELECT route_id, coalesce(direction_id, -1)::BIGINT, hour::BIGINT, day_type, "
+          "sum(departures_found)::BIGINT, sum(departures_planned)::BIGINT FROM \"{}\" "
+          "WHERE hour >= 0 AND day_type <> 'all' GROUP BY ALL ORDER BY ALL",
+          *new_summary);
+    } else if (headways_table_ && tables.at(*headways_table_).count("hour") != 0 &&
+               planned_table && *planned_table == "planned_departures") {
+      hours_table_ = *headways_table_ + " + " + *planned_table;
+      sql = fmt::format(
+          "SELECT route_id, dir, hour, day_type, sum(found)::BIGINT, sum(planned)::BIGINT "
+          "FROM (SELECT route_id, coalesce(direction_id, -1)::BIGINT AS dir, "
+          "hour::BIGINT AS hour, {} AS day_type, 1 AS found, 0 AS planned FROM \"{}\" "
+          "UNION ALL SELECT route_id, coalesce(direction_id, -1)::BIGINT, hour::BIGINT, {}, 0, "
+          "1 FROM \"{}\") GROUP BY ALL ORDER BY ALL",
+          DayTypeExpr(tables, *headways_table_), *headways_table_,
+          DayTypeExpr(tables, *planned_table), *planned_table);
+    } else if (const auto summary = FindTable(tables, summary_cols,
+                                              {"headway_summary", "headway_hours"})) {
+      hours_table_ = *summary;
+      const bool typed = tables.at(*summary).count("day_type") != 0;
+      sql = fmt::format(
+          "SELECT route_id, coalesce(direction_id, -1)::BIGINT, hour::BIGINT, '' AS day_type, "
+          "sum(departures_found)::BIGINT, sum(departures_planned)::BIGINT FROM \"{}\" "
+          "WHERE hour >= 0 {} GROUP BY ALL ORDER BY ALL",
+          *summary, typed ? "AND day_type = 'all'" : "");
+    }
+    if (!hours_table_) {
+      return base::Status::Ok();
+    }
+    FROTA_ASSIGN_OR_RETURN(auto r, Query(db_, *hours_table_, sql));
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+      headway_hours_.push_back({r.String(i, 0), r.IsNull(i, 3) ? "" : r.String(i, 3),
+                                r.Int64(i, 1), r.Int64(i, 2), r.Int64(i, 4), r.Int64(i, 5)});
+    }
+    return base::Status::Ok();
+  }
+
+  static std::string DayTypeExpr(const TableMap& tables, const std::string& table) {
+    return tables.at(table).count("day_type") != 0 ? "coalesce(day_type, '')" : "''";
+  }
+
+  // Individual headways, measured only (`exclusion IS NULL` when the column exists: a
+  // database older than issue 34 has none, and then every headway counts, as it did), and
+  // the excluded ones counted per reason.
+  base::Status ReadHeadways(const TableMap& tables) {
+    if (!headways_table_) {
+      return base::Status::Ok();
+    }
+    // The hour of a headway: its `hour` column, else the local hour of `departure_time`.
+    const auto& cols = tables.at(*headways_table_);
+    std::string hour_expr = "0::BIGINT";
+    bool utc_time = false;
+    if (cols.count("hour") != 0) {
+      hour_expr = "hour::BIGINT";
+    } else if (cols.count("departure_time") != 0) {
+      hour_expr = "epoch_us(departure_time)";
+      utc_time = true;
+    }
+    auto local_hour = [&](sink::DuckDbResult& r, std::size_t i) -> int64_t {
+      if (r.IsNull(i, 2)) {
+        return 0;
+      }
+      return utc_time ? LocalHourOf(r.Int64(i, 2)).hour : r.Int64(i, 2);
+    };
+    const std::string day_type = DayTypeExpr(tables, *headways_table_);
+    has_exclusion_ = cols.count("exclusion") != 0;
+    FROTA_ASSIGN_OR_RETURN(
+        auto r, Query(db_, *headways_table_,
+                      fmt::format("SELECT route_id, coalesce(direction_id, -1)::BIGINT, {}, "
+                                  "round(headway_s)::BIGINT, "
+                                  "coalesce(round(planned_headway_s), 0)::BIGINT, {} "
+                                  "FROM \"{}\" WHERE headway_s IS NOT NULL {} ORDER BY ALL",
+                                  hour_expr, day_type, *headways_table_,
+                                  has_exclusion_ ? "AND exclusion IS NULL" : "")));
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+      const int64_t planned = std::max<int64_t>(0, r.Int64(i, 4));
+      headways_.push_back(
+          {r.String(i, 0), r.String(i, 5), r.Int64(i, 1), local_hour(r, i), planned,
+           r.Int64(i, 3)});
+    }
+    if (has_exclusion_) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto x, Query(db_, *headways_table_,
+                        fmt::format("SELECT route_id, coalesce(direction_id, -1)::BIGINT, {}, "
+                                    "exclusion, {}, count(*)::BIGINT FROM \"{}\" "
+                                    "WHERE exclusion IS NOT NULL GROUP BY ALL ORDER BY ALL",
+                                    hour_expr, day_type, *headways_table_)));
+      for (std::size_t i = 0; i < x.rows(); ++i) {
+        excluded_.push_back({x.String(i, 0), x.String(i, 4), x.String(i, 3), x.Int64(i, 1),
+                             local_hour(x, i), x.Int64(i, 5)});
+      }
+    }
+    // Which day type each local date is, so coverage intervals follow the day-type selector.
+    if (cols.count("local_date") != 0 && cols.count("day_type") != 0) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto d, Query(db_, *headways_table_,
+                        fmt::format("SELECT DISTINCT local_date, day_type FROM \"{}\" WHERE "
+                                    "local_date IS NOT NULL AND day_type IS NOT NULL ORDER BY ALL",
+                                    *headways_table_)));
+      for (std::size_t i = 0; i < d.rows(); ++i) {
+        date_day_types_.emplace(d.DateDays(i, 0), d.String(i, 1));
+      }
+    }
+    return base::Status::Ok();
+  }
+
+  // Issue 34's whole-day summary fields per route, direction and day type ('all' included),
+  // read only when the summary has them.
+  base::Status ReadHeadwaySummary(const TableMap& tables) {
+    summary_table_ = FindTable(tables, {"route_id", "direction_id", "day_type", "hour"},
+                               {"headway_summary"});
+    if (!summary_table_) {
+      return base::Status::Ok();
+    }
+    const auto& cols = tables.at(*summary_table_);
+    std::string select;
+    for (const char* name : kSummaryColumns) {
+      if (cols.count(name) != 0) {
+        summary_columns_.emplace_back(name);
+        select += fmt::format(", \"{}\"::DOUBLE", name);
+      }
+    }
+    if (summary_columns_.empty()) {
+      summary_table_.reset();
+      return base::Status::Ok();
+    }
+    FROTA_ASSIGN_OR_RETURN(
+        auto r, Query(db_, *summary_table_,
+                      fmt::format("SELECT route_id, coalesce(direction_id, -1)::BIGINT, "
+                                  "day_type{} FROM \"{}\" WHERE hour = -1 ORDER BY 1, 2, 3",
+                                  select, *summary_table_)));
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+      SummaryRow row{r.String(i, 0), r.String(i, 2), r.Int64(i, 1), {}};
+      for (std::size_t k = 0; k < summary_columns_.size(); ++k) {
+        row.values.push_back(r.IsNull(i, 3 + k) ? std::nullopt
+                                                : std::optional<double>(r.Double(i, 3 + k)));
+      }
+      summary_.push_back(std::move(row));
+    }
+    return base::Status::Ok();
+  }
+
+  // When the feed was blind (`coverage_gaps`), when a line was silent while it was not
+  // (`line_silences`), and covered minutes per feed and hour (`feed_coverage`).
+  base::Status ReadCoverage(const TableMap& tables) {
+    // By name only: other tables (stops) have the same columns and mean something else.
+    auto named = [&](const std::string& name,
+                     const std::vector<std::string>& required) -> std::optional<std::string> {
+      const auto it = tables.find(name);
+      if (it == tables.end()) {
+        return std::nullopt;
+      }
+      for (const auto& column : required) {
+        if (it->second.count(column) == 0) {
+          return std::nullopt;
+        }
+      }
+      return name;
+    };
+    gaps_table_ = named("coverage_gaps", {"feed_id", "start_time", "end_time"});
+    silences_table_ = named("line_silences", {"feed_id", "route_id", "start_time", "end_time"});
+    feed_hours_table_ =
+        named("feed_coverage", {"feed_id", "local_date", "hour", "covered_minutes"});
+    for (const auto& [table, with_route] :
+         {std::make_pair(gaps_table_, false), std::make_pair(silences_table_, true)}) {
+      if (!table) {
+        continue;
+      }
+      FROTA_ASSIGN_OR_RETURN(
+          auto r, Query(db_, *table,
+                        fmt::format("SELECT feed_id, {}, epoch_us(start_time), epoch_us(end_time) "
+                                    "FROM \"{}\" WHERE end_time > start_time ORDER BY ALL",
+                                    with_route ? "route_id" : "''", *table)));
+      for (std::size_t i = 0; i < r.rows(); ++i) {
+        (with_route ? silences_ : gaps_)
+            .push_back({r.String(i, 0), r.String(i, 1), r.Int64(i, 2), r.Int64(i, 3)});
+      }
+    }
+    if (feed_hours_table_) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto r, Query(db_, *feed_hours_table_,
+                        fmt::format("SELECT feed_id, local_date, hour::BIGINT, "
+                                    "sum(covered_minutes)::BIGINT FROM \"{}\" "
+                                    "GROUP BY ALL ORDER BY ALL",
+                                    *feed_hours_table_)));
+      for (std::size_t i = 0; i < r.rows(); ++i) {
+        feed_hours_.push_back({r.String(i, 0), r.DateDays(i, 1), static_cast<int>(r.Int64(i, 2)),
+                               r.Int64(i, 3)});
+      }
+    }
+    return base::Status::Ok();
+  }
+
   /// A line for a GTFS route id named by the headway tables: as LineOfRoute, else a new line
   /// (mode from the GTFS route type, or "other").
   int32_t LineOfRouteOrAdd(const std::string& route) {
@@ -1099,48 +1303,81 @@ class Builder {
     return static_cast<int32_t>(lines_.size() - 1);
   }
 
+  /// Day types named by the headway tables, weekday, saturday, sunday, holiday first, then
+  /// others by name; "" (a table without day types) last. "all" is not one: rows of every
+  /// day type pooled say -1.
+  std::vector<std::string> DayTypes() const {
+    std::set<std::string> names;
+    for (const auto& h : headway_hours_) names.insert(h.day_type);
+    for (const auto& h : headways_) names.insert(h.day_type);
+    for (const auto& x : excluded_) names.insert(x.day_type);
+    for (const auto& row : summary_) names.insert(row.day_type);
+    for (const auto& [day, type] : date_day_types_) names.insert(type);
+    names.erase("all");
+    std::vector<std::string> out;
+    for (const char* known : kDayTypes) {
+      if (names.erase(known) != 0) {
+        out.emplace_back(known);
+      }
+    }
+    const bool unknown = names.erase("") != 0;
+    out.insert(out.end(), names.begin(), names.end());
+    if (unknown) {
+      out.emplace_back("");
+    }
+    return out;
+  }
+
   Json HeadwaysSection() {
     if (!hours_table_ && !headways_table_) {
       return nullptr;
     }
+    const auto day_types = DayTypes();
+    auto type_index = [&](const std::string& name) -> int64_t {
+      const auto it = std::find(day_types.begin(), day_types.end(), name);
+      return it == day_types.end() ? -1 : it - day_types.begin();
+    };
     Json s;
     s["hours_table"] = hours_table_.value_or("");
     s["headways_table"] = headways_table_.value_or("");
+    s["day_types"] = day_types;
     if (hours_table_) {
-      std::vector<int64_t> line, dir, hour, found, planned;
+      std::vector<int64_t> line, dir, day_type, hour, found, planned;
       for (const auto& h : headway_hours_) {
         line.push_back(LineOfRoute(h.route, /*gtfs_first=*/true));
         dir.push_back(h.direction);
+        day_type.push_back(type_index(h.day_type));
         hour.push_back(h.hour);
         found.push_back(h.found);
         planned.push_back(h.planned);
       }
-      s["hours"] = {{"line", line}, {"direction", dir}, {"hour", hour},
-                    {"found", found}, {"planned", planned}};
+      s["hours"] = {{"line", line},         {"direction", dir}, {"day_type", day_type},
+                    {"hour", hour},         {"found", found},   {"planned", planned}};
     } else {
       s["hours"] = nullptr;
     }
     if (headways_table_) {
+      // Measured headways grouped by (line, direction, day type, hour, planned headway);
+      // planned_s 0 when nothing was planned (they enter medians, not the planned ratios).
       struct H {
-        int64_t line, dir, hour, planned, h;
+        int64_t line, dir, day_type, hour, planned, h;
       };
       std::vector<H> rows;
       for (const auto& h : headways_) {
-        rows.push_back({LineOfRoute(h.route, /*gtfs_first=*/true), h.direction, h.hour,
-                        h.planned_s, h.headway_s});
+        rows.push_back({LineOfRoute(h.route, /*gtfs_first=*/true), h.direction,
+                        type_index(h.day_type), h.hour, h.planned_s, h.headway_s});
       }
-      std::sort(rows.begin(), rows.end(), [](const H& a, const H& b) {
-        return std::tie(a.line, a.dir, a.hour, a.planned, a.h) <
-               std::tie(b.line, b.dir, b.hour, b.planned, b.h);
+      auto key = [](const H& h) { return std::tie(h.line, h.dir, h.day_type, h.hour, h.planned); };
+      std::sort(rows.begin(), rows.end(), [&](const H& a, const H& b) {
+        return std::tuple_cat(key(a), std::tie(a.h)) < std::tuple_cat(key(b), std::tie(b.h));
       });
-      std::vector<int64_t> g_line, g_dir, g_hour, g_planned, g_len, values;
+      std::vector<int64_t> g_line, g_dir, g_type, g_hour, g_planned, g_len, values;
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& h = rows[i];
-        const auto& p = rows[i == 0 ? 0 : i - 1];
-        if (i == 0 || std::tie(h.line, h.dir, h.hour, h.planned) !=
-                          std::tie(p.line, p.dir, p.hour, p.planned)) {
+        if (i == 0 || key(h) != key(rows[i - 1])) {
           g_line.push_back(h.line);
           g_dir.push_back(h.dir);
+          g_type.push_back(h.day_type);
           g_hour.push_back(h.hour);
           g_planned.push_back(h.planned);
           g_len.push_back(0);
@@ -1148,10 +1385,138 @@ class Builder {
         ++g_len.back();
         values.push_back(h.h);
       }
-      s["headways"] = {{"line", g_line},         {"direction", g_dir}, {"hour", g_hour},
-                       {"planned_s", g_planned}, {"len", g_len},       {"headway_s", values}};
+      s["measured_only"] = has_exclusion_;
+      s["headways"] = {{"line", g_line},   {"direction", g_dir},       {"day_type", g_type},
+                       {"hour", g_hour},   {"planned_s", g_planned},   {"len", g_len},
+                       {"headway_s", values}};
     } else {
+      s["measured_only"] = false;
       s["headways"] = nullptr;
+    }
+    s["excluded"] = ExcludedSection(type_index);
+    std::vector<int64_t> date_type;
+    for (const int32_t day : days_) {
+      const auto it = date_day_types_.find(day);
+      date_type.push_back(it == date_day_types_.end() ? -1 : type_index(it->second));
+    }
+    s["date_day_type"] = date_type;
+    s["summary"] = SummarySection(type_index);
+    return s;
+  }
+
+  /// Excluded headways counted per (line, direction, day type, hour, reason); null when the
+  /// table has no `exclusion` column. Both reasons of semantics §7 are always named.
+  template <typename TypeIndex>
+  Json ExcludedSection(const TypeIndex& type_index) const {
+    if (!has_exclusion_) {
+      return nullptr;
+    }
+    std::vector<std::string> reasons = {"service_break", "coverage_gap"};
+    for (const auto& x : excluded_) {
+      if (std::find(reasons.begin(), reasons.end(), x.reason) == reasons.end()) {
+        reasons.push_back(x.reason);
+      }
+    }
+    std::vector<int64_t> line, dir, day_type, hour, reason, count;
+    for (const auto& x : excluded_) {
+      line.push_back(LineOfRoute(x.route, /*gtfs_first=*/true));
+      dir.push_back(x.direction);
+      day_type.push_back(type_index(x.day_type));
+      hour.push_back(x.hour);
+      reason.push_back(std::find(reasons.begin(), reasons.end(), x.reason) - reasons.begin());
+      count.push_back(x.count);
+    }
+    return {{"reasons", reasons}, {"line", line},     {"direction", dir}, {"day_type", day_type},
+            {"hour", hour},       {"reason", reason}, {"n", count}};
+  }
+
+  /// headway_summary's whole-day issue-34 fields, one row per (line, direction, day type;
+  /// -1 = all); shares rounded to 4 decimals, counts whole. Null without those columns.
+  template <typename TypeIndex>
+  Json SummarySection(const TypeIndex& type_index) const {
+    if (!summary_table_) {
+      return nullptr;
+    }
+    std::vector<int64_t> line, dir, day_type;
+    std::vector<Json> columns(summary_columns_.size(), Json::array());
+    for (const auto& row : summary_) {
+      line.push_back(LineOfRoute(row.route, /*gtfs_first=*/true));
+      dir.push_back(row.direction);
+      day_type.push_back(row.day_type == "all" ? -1 : type_index(row.day_type));
+      for (std::size_t k = 0; k < summary_columns_.size(); ++k) {
+        const auto& v = row.values[k];
+        if (!v || !std::isfinite(*v)) {
+          columns[k].push_back(nullptr);
+        } else if (summary_columns_[k].find("share") != std::string::npos) {
+          columns[k].push_back(std::round(*v * 10000) / 10000);
+        } else {
+          columns[k].push_back(std::llround(*v));
+        }
+      }
+    }
+    Json s;
+    s["table"] = *summary_table_;
+    s["line"] = line;
+    s["direction"] = dir;
+    s["day_type"] = day_type;
+    for (std::size_t k = 0; k < summary_columns_.size(); ++k) {
+      s[summary_columns_[k]] = columns[k];
+    }
+    return s;
+  }
+
+  /// Feed blind intervals, line silences and covered minutes per feed and hour; each part
+  /// null without its table, the whole section null without all three. Intervals start at
+  /// `date index * 1440 + local minute` (as stops do) and last whole minutes.
+  Json CoverageSection() const {
+    if (!gaps_table_ && !silences_table_ && !feed_hours_table_) {
+      return nullptr;
+    }
+    auto start_minute = [&](int64_t utc_us) {
+      const auto local = options_.time_zone.ToLocal(base::FromUnixMicros(utc_us));
+      const auto day = std::chrono::floor<std::chrono::days>(local);
+      const auto minute = std::chrono::duration_cast<std::chrono::minutes>(local - day).count();
+      return static_cast<int64_t>(DayIndex(base::DaysSinceEpoch(day))) * (kHours * 60) + minute;
+    };
+    auto intervals = [&](const std::optional<std::string>& table,
+                         const std::vector<IntervalRow>& rows, bool with_line) -> Json {
+      if (!table) {
+        return nullptr;
+      }
+      std::vector<int64_t> feed, line, start, minutes;
+      for (const auto& g : rows) {
+        feed.push_back(*feeds_.Find(g.feed));
+        if (with_line) {
+          line.push_back(LineOfRoute(g.route, /*gtfs_first=*/true));
+        }
+        start.push_back(start_minute(g.start_us));
+        minutes.push_back(std::max<int64_t>(1, RoundDiv(g.end_us - g.start_us, 60'000'000)));
+      }
+      Json out;
+      out["table"] = *table;
+      out["feed"] = feed;
+      if (with_line) {
+        out["line"] = line;
+      }
+      out["start_min"] = start;
+      out["minutes"] = minutes;
+      return out;
+    };
+    Json s;
+    s["gaps"] = intervals(gaps_table_, gaps_, false);
+    s["silences"] = intervals(silences_table_, silences_, true);
+    if (feed_hours_table_) {
+      std::vector<int64_t> feed, day, hour, covered;
+      for (const auto& f : feed_hours_) {
+        feed.push_back(*feeds_.Find(f.feed));
+        day.push_back(DayIndex(f.day));
+        hour.push_back(f.hour);
+        covered.push_back(f.covered_minutes);
+      }
+      s["feed_hours"] = {{"table", *feed_hours_table_}, {"feed", feed}, {"day", day},
+                         {"hour", hour}, {"covered_minutes", covered}};
+    } else {
+      s["feed_hours"] = nullptr;
     }
     return s;
   }
@@ -1270,6 +1635,15 @@ class Builder {
   std::optional<std::string> hours_table_, headways_table_, collector_table_;
   std::vector<HeadwayHourRow> headway_hours_;
   std::vector<HeadwayRow> headways_;
+  bool has_exclusion_ = false;
+  std::vector<ExcludedRow> excluded_;
+  std::map<int32_t, std::string> date_day_types_;
+  std::optional<std::string> summary_table_;
+  std::vector<std::string> summary_columns_;
+  std::vector<SummaryRow> summary_;
+  std::optional<std::string> gaps_table_, silences_table_, feed_hours_table_;
+  std::vector<IntervalRow> gaps_, silences_;
+  std::vector<FeedHourRow> feed_hours_;
   std::vector<PollRow> polls_;
   std::string collector_time_;
   bool collector_has_repeat_ = false;

@@ -16,7 +16,7 @@
 namespace frota::dashboard {
 
 /// Version of the document's layout; the page refuses a document of another version.
-inline constexpr int kDataModelVersion = 1;
+inline constexpr int kDataModelVersion = 2;
 
 /// What BuildDataModel reads besides the database. Pointers may be null (no GTFS: no route
 /// names or shapes; no area: no outline); they must outlive the call.
@@ -52,8 +52,8 @@ struct DataModel {
 ///   - speed cells are grouped by (mode, hour), cells delta-encoded inside a group;
 ///   - coordinates are integers in steps of 1e-4° from `geo.lat0/lon0`; rings and shapes
 ///     are simplified and delta-encoded;
-///   - optional sections (`headways`, `collector`) are null when their tables are absent,
-///     so the page says "not available" instead of showing zeros.
+///   - optional sections (`headways`, `coverage`, `collector`) are null when their tables
+///     are absent, so the page says "not available" instead of showing zeros.
 /// Deterministic: the same database and options give the same bytes.
 base::Result<DataModel> BuildDataModel(sink::DuckDbConnection& db, const DataModelOptions& options);
 

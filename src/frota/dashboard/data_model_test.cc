@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -188,6 +189,64 @@ class DataModelTest : public ::testing::Test {
          "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 200, 10, 10, false)");
   }
 
+  // Issue 34's tables (notes/contract-34.md) as `frota headways` writes them: RB53
+  // direction 0 has a planned break (10:40 → 16:00 local) and a feed outage between two
+  // departures; its weekday and saturday rows give the day-type selector two types.
+  void FillRegularityTables() {
+    Exec("CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
+         "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
+         "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE, "
+         "exclusion VARCHAR)");
+    // (local date, hour, minute, headway, planned, exclusion) for RB53 direction 0.
+    Exec("INSERT INTO headways VALUES "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:00', "
+         "DATE '2024-06-05', 7, 'x', false, NULL, 600, NULL), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:40', "
+         "DATE '2024-06-05', 7, 'y', false, 40, 600, NULL), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:10:40', "
+         "DATE '2024-06-05', 7, 'z', false, 600, 600, NULL), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:40:00', "
+         "DATE '2024-06-05', 7, 'w', false, 1760, 600, 'coverage_gap'), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 19:00:00', "
+         "DATE '2024-06-05', 16, 'x', false, 30000, 600, 'service_break'), "
+         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 19:12:00', "
+         "DATE '2024-06-05', 16, 'y', false, 720, 600, NULL), "
+         "('RB53', 1, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:05:00', "
+         "DATE '2024-06-05', 7, 'v', true, 300, 300, NULL), "
+         "('RB53', 0, DATE '2024-06-08', 'saturday', TIMESTAMP '2024-06-08 12:00:00', "
+         "DATE '2024-06-08', 9, 'x', false, 900, 900, NULL), "
+         "('RB53', 0, DATE '2024-06-08', 'saturday', TIMESTAMP '2024-06-08 12:20:00', "
+         "DATE '2024-06-08', 9, 'y', false, 1200, 900, NULL)");
+    Exec("CREATE TABLE headway_summary (route_id VARCHAR, direction_id TINYINT, "
+         "day_type VARCHAR, hour TINYINT, departures_found BIGINT, departures_planned BIGINT, "
+         "median_headway_s DOUBLE, headways_measured BIGINT, excluded_service_break BIGINT, "
+         "excluded_coverage_gap BIGINT, share_under_60s DOUBLE, departures_unobserved BIGINT, "
+         "departures_unplanned BIGINT, departures_tagged_late BIGINT, coverage_share DOUBLE, "
+         "silent_minutes BIGINT)");
+    Exec("INSERT INTO headway_summary VALUES "
+         "('RB53', 0, 'all', -1, 8, 9, 720, 5, 1, 1, 0.2, 3, 1, 2, 0.93333333, 12), "
+         "('RB53', 0, 'weekday', -1, 6, 7, 600, 3, 1, 1, 0.33333333, 3, 1, 2, 0.9, 12), "
+         "('RB53', 0, 'saturday', -1, 2, 2, 1050, 2, 0, 0, 0, 0, 0, 0, 1, 0), "
+         "('RB53', 0, 'weekday', 7, 4, 4, 600, 2, 0, 1, 0.5, 3, 0, 2, 0.8, 12), "
+         "('RB53', 0, 'weekday', 16, 2, 3, 720, 1, 1, 0, 0, 0, 1, 0, 1, 0), "
+         "('RB53', 0, 'saturday', 9, 2, 2, 1050, 2, 0, 0, 0, 0, 0, 0, 1, 0), "
+         "('RB53', 1, 'all', -1, 1, 1, 300, 1, 0, 0, 0, 0, 0, 0, NULL, 0), "
+         "('RB53', 1, 'weekday', 7, 1, 1, 300, 1, 0, 0, 0, 0, 0, 0, NULL, 0)");
+    // 10:15–10:35 local the feed was blind; 11:00–11:12 line RB53 was silent.
+    Exec("CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, "
+         "end_time TIMESTAMP, minutes INTEGER)");
+    Exec("INSERT INTO coverage_gaps VALUES ('rio-brt', TIMESTAMP '2024-06-05 13:15:00', "
+         "TIMESTAMP '2024-06-05 13:35:00', 20)");
+    Exec("CREATE TABLE line_silences (feed_id VARCHAR, route_id VARCHAR, start_time TIMESTAMP, "
+         "end_time TIMESTAMP, minutes INTEGER)");
+    Exec("INSERT INTO line_silences VALUES ('rio-brt', 'RB53', TIMESTAMP '2024-06-05 14:00:00', "
+         "TIMESTAMP '2024-06-05 14:12:00', 12)");
+    Exec("CREATE TABLE feed_coverage (feed_id VARCHAR, local_date DATE, hour TINYINT, "
+         "covered_minutes SMALLINT)");
+    Exec("INSERT INTO feed_coverage VALUES ('rio-brt', DATE '2024-06-05', 7, 60), "
+         "('rio-brt', DATE '2024-06-05', 10, 40), ('rio-brt', DATE '2024-06-05', 11, 60)");
+  }
+
   DataModel Build() {
     auto model = BuildDataModel(*db_, options_);
     EXPECT_TRUE(model.ok()) << model.error().message();
@@ -226,10 +285,104 @@ TEST_F(DataModelTest, OptionalSectionsAppearWhenTheirTablesExist) {
   ExpectGolden("optional.golden.json", PrettyJson(Build().json));
 }
 
+TEST_F(DataModelTest, RegularityTablesMatchTheGoldenFile) {
+  FillCoreTables();
+  FillRegularityTables();
+  auto feed = gtfs::StaticFeed::Load(FixtureDir() / "gtfs");
+  ASSERT_TRUE(feed.ok()) << feed.error().message();
+  options_.feed = &*feed;
+  ExpectGolden("regularity.golden.json", PrettyJson(Build().json));
+}
+
+TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReason) {
+  FillCoreTables();
+  FillRegularityTables();
+  auto feed = gtfs::StaticFeed::Load(FixtureDir() / "gtfs");
+  ASSERT_TRUE(feed.ok()) << feed.error().message();
+  options_.feed = &*feed;
+  const Json doc = Json::parse(Build().json);
+  const auto& hw = doc["headways"];
+  EXPECT_TRUE(hw["measured_only"].get<bool>());
+  // The 30,000 s planned break and the 1,760 s pair across the outage are not headways.
+  const auto values = hw["headways"]["headway_s"].get<std::vector<std::int64_t>>();
+  EXPECT_EQ(values.size(), 6u);
+  EXPECT_EQ(std::count(values.begin(), values.end(), 30000), 0);
+  EXPECT_EQ(std::count(values.begin(), values.end(), 1760), 0);
+  const auto& x = hw["excluded"];
+  EXPECT_EQ(x["reasons"], Json({"service_break", "coverage_gap"}));
+  ASSERT_EQ(x["n"].size(), 2u);
+  std::map<std::string, std::int64_t> by_reason;
+  for (std::size_t i = 0; i < x["n"].size(); ++i) {
+    by_reason[x["reasons"][x["reason"][i].get<int>()]] += x["n"][i].get<std::int64_t>();
+  }
+  EXPECT_EQ(by_reason, (std::map<std::string, std::int64_t>{{"coverage_gap", 1},
+                                                            {"service_break", 1}}));
+  // Only the day types present, in a planner's order; each date knows its own.
+  EXPECT_EQ(hw["day_types"], Json({"weekday", "saturday"}));
+  const auto dates = doc["dates"].get<std::vector<std::string>>();
+  const auto june8 = std::find(dates.begin(), dates.end(), "2024-06-08") - dates.begin();
+  ASSERT_LT(static_cast<std::size_t>(june8), dates.size());
+  EXPECT_EQ(hw["date_day_type"][june8], 1);
+  // Departures per hour come from the issue-34 summary (observable planned departures).
+  EXPECT_EQ(hw["hours_table"], "headway_summary");
+  // The summary's whole-day rows: 'all' is -1.
+  const auto& sum = hw["summary"];
+  EXPECT_EQ(sum["day_type"][0], -1);
+  EXPECT_EQ(sum["silent_minutes"][0], 12);
+  EXPECT_DOUBLE_EQ(sum["coverage_share"][0].get<double>(), 0.9333);
+  EXPECT_TRUE(sum["coverage_share"][3].is_null());
+  // 13:15Z is 10:15 local on the first date; the silence names the GTFS route's line.
+  const auto& cov = doc["coverage"];
+  EXPECT_EQ(cov["gaps"]["start_min"][0], 10 * 60 + 15);
+  EXPECT_EQ(cov["gaps"]["minutes"][0], 20);
+  EXPECT_EQ(cov["silences"]["minutes"][0], 12);
+  const auto line = cov["silences"]["line"][0].get<int>();
+  EXPECT_EQ(doc["lines"]["route"][line], "53B");
+  EXPECT_EQ(cov["feed_hours"]["covered_minutes"], Json({60, 40, 60}));
+}
+
+TEST_F(DataModelTest, AnOlderHeadwaysTableWithoutExclusionCountsEveryHeadway) {
+  FillCoreTables();
+  FillOptionalTables();
+  const Json doc = Json::parse(Build().json);
+  const auto& hw = doc["headways"];
+  EXPECT_FALSE(hw["measured_only"].get<bool>());
+  EXPECT_TRUE(hw["excluded"].is_null());
+  EXPECT_TRUE(hw["summary"].is_null());
+  EXPECT_TRUE(doc["coverage"].is_null());
+  // Every non-null headway, the one without a planned headway too (planned_s 0).
+  EXPECT_EQ(hw["headways"]["headway_s"].size(), 5u);
+  EXPECT_EQ(hw["hours_table"], "headways + planned_departures");
+}
+
+TEST_F(DataModelTest, CoverageHasOnlyThePartsWhoseTablesExist) {
+  FillCoreTables();
+  // Only the feed's gaps; `stops` has feed_id, route_id, start_time and end_time too, and
+  // must not be read as line silences.
+  Exec("CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, end_time TIMESTAMP, "
+       "minutes INTEGER)");
+  Exec("INSERT INTO coverage_gaps VALUES ('rio-new', TIMESTAMP '2024-06-05 23:50:00', "
+       "TIMESTAMP '2024-06-06 00:20:00', 30)");
+  const Json doc = Json::parse(Build().json);
+  const auto& cov = doc["coverage"];
+  ASSERT_TRUE(cov.is_object());
+  EXPECT_TRUE(cov["silences"].is_null());
+  EXPECT_TRUE(cov["feed_hours"].is_null());
+  EXPECT_TRUE(doc["headways"].is_null());
+  // A feed known only from its gaps joins the feeds; 23:50Z is 20:50 local on the first date.
+  const auto feeds = doc["feeds"].get<std::vector<std::string>>();
+  const auto feed = std::find(feeds.begin(), feeds.end(), "rio-new") - feeds.begin();
+  ASSERT_LT(static_cast<std::size_t>(feed), feeds.size());
+  EXPECT_EQ(cov["gaps"]["feed"][0], feed);
+  EXPECT_EQ(cov["gaps"]["start_min"][0], 20 * 60 + 50);
+  EXPECT_EQ(cov["gaps"]["minutes"][0], 30);
+}
+
 TEST_F(DataModelTest, OptionalSectionsAreNullWithoutTheirTables) {
   FillCoreTables();
   const Json doc = Json::parse(Build().json);
   EXPECT_TRUE(doc["headways"].is_null());
+  EXPECT_TRUE(doc["coverage"].is_null());
   EXPECT_TRUE(doc["collector"].is_null());
   EXPECT_TRUE(doc["reports"].empty());
 }

@@ -217,6 +217,47 @@
       rg_trips_none: "Nenhuma viagem: o feed destes filtros não informa trip_id.",
       rg_no_hours: "A tabela de partidas por hora não está no banco.",
       rg_no_headways: "A tabela de intervalos individuais não está no banco.",
+      rg_median: "Intervalo mediano",
+      rg_median_detail: "min, {n} intervalos medidos",
+      rg_p90: "Intervalo p90",
+      rg_minutes: "min",
+      rg_under60: "Intervalos < 1 min",
+      rg_under60_detail: "parte dos intervalos medidos",
+      rg_excluded: "Intervalos excluídos",
+      rg_excluded_none: "o banco não separa exclusões",
+      rg_reason_service_break: "pausa planejada",
+      rg_reason_coverage_gap: "falha do feed",
+      rg_lines_sub_hour: "Clique numa linha para filtrar; cobertura, silêncio e atrasadas são do dia inteiro",
+      rg_daytype: "Tipo de dia",
+      rg_dt_all: "Todos",
+      rg_dt_weekday: "Dia útil",
+      rg_dt_saturday: "Sábado",
+      rg_dt_sunday: "Domingo",
+      rg_dt_holiday: "Feriado",
+      rg_no_coverage: "As tabelas de cobertura (coverage_gaps, line_silences) não estão no banco: rode a versão atual de frota headways.",
+      rg_strip: "Cobertura por linha ao longo do dia",
+      rg_strip_sub: "Quando o feed ficou cego e quando a linha ficou em silêncio, {n} data(s); sombra = parte das datas",
+      rg_strip_more: "Mostrando {n} de {total} linhas; filtre um modo ou uma linha.",
+      rg_strip_blind: "Feed sem dados",
+      rg_strip_silent: "Linha em silêncio",
+      rg_strip_planned: "Hora com partidas planejadas",
+      rg_strip_clear: "nenhuma falha de cobertura",
+      rg_strip_none: "Nenhuma linha com partidas para estes filtros.",
+      rg_single_line_feeds: "Feeds com uma única linha ({feeds}): um feed cego e uma linha em silêncio não se distinguem; os minutos de silêncio são 0 por construção.",
+      rg_limits: "Limites destes dados",
+      rg_limits_coverage: "Cobertura: minutos em que o feed não entregou nenhuma posição ficam de fora. Um par de partidas com uma falha do feed (≥ 5 min sem dados) entre elas não vira intervalo: é contado como excluído (falha do feed), e as partidas planejadas dentro da falha saem das planejadas.",
+      rg_limits_breaks: "Pausas planejadas: entre dois períodos de serviço (uma linha só de pico, uma linha noturna) não há intervalo; o par é contado como excluído (pausa planejada). Mediana, p90, CV e espera excedente usam só os intervalos medidos.",
+      rg_limits_plan: "Plano mais antigo que o feed: planejado vem do GTFS informado. Se o GTFS é antigo (a operação mudou depois), partidas encontradas, intervalo planejado, agrupamento, buracos e espera excedente comparam com um plano que já não vale.",
+      rg_limits_late: "Viagens marcadas tarde: alguns feeds só informam o trip_id depois que o ônibus saiu do terminal; a partida é recuperada pelas posições dos 30 min anteriores quando existem, senão se perde e o intervalo seguinte fica maior.",
+      rg_limits_old: "Atenção: a tabela de intervalos deste banco é anterior a estas regras (sem a coluna exclusion): pares através de pausas planejadas e falhas do feed não estão marcados e entram nas estatísticas. Rode a versão atual de frota headways.",
+      rg_limits_single: "Um feed que carrega uma única linha não distingue um feed cego de uma linha em silêncio: toda falha conta como do feed, e os minutos de silêncio dessa linha são 0 por construção.",
+      col_direction: "Sentido",
+      col_p90: "p90 (min)",
+      col_under60: "< 1 min",
+      col_excluded: "Excluídos",
+      col_coverage: "Cobertura",
+      col_silent: "Silêncio (min)",
+      col_late: "Marcadas tarde",
       all_lines_scope: "todas as linhas do filtro",
       line_scope: "linha {line}",
       // stops
@@ -459,6 +500,47 @@
       rg_trips_none: "No trips: the feed of these filters carries no trip_id.",
       rg_no_hours: "The departures-by-hour table is not in the database.",
       rg_no_headways: "The individual headways table is not in the database.",
+      rg_median: "Median headway",
+      rg_median_detail: "min, {n} measured headways",
+      rg_p90: "p90 headway",
+      rg_minutes: "min",
+      rg_under60: "Headways < 1 min",
+      rg_under60_detail: "share of measured headways",
+      rg_excluded: "Excluded headways",
+      rg_excluded_none: "the database does not mark exclusions",
+      rg_reason_service_break: "planned break",
+      rg_reason_coverage_gap: "feed gap",
+      rg_lines_sub_hour: "Click a line to filter; coverage, silence and tagged late are whole-day",
+      rg_daytype: "Day type",
+      rg_dt_all: "All",
+      rg_dt_weekday: "Weekday",
+      rg_dt_saturday: "Saturday",
+      rg_dt_sunday: "Sunday",
+      rg_dt_holiday: "Holiday",
+      rg_no_coverage: "The coverage tables (coverage_gaps, line_silences) are not in the database: run the current frota headways.",
+      rg_strip: "Coverage by line over the day",
+      rg_strip_sub: "When the feed was blind and when the line was silent, {n} date(s); shade = share of the dates",
+      rg_strip_more: "Showing {n} of {total} lines; filter a mode or a line.",
+      rg_strip_blind: "Feed blind",
+      rg_strip_silent: "Line silent",
+      rg_strip_planned: "Hour with planned departures",
+      rg_strip_clear: "no coverage gap",
+      rg_strip_none: "No line with departures for these filters.",
+      rg_single_line_feeds: "Feeds carrying a single line ({feeds}): a blind feed and a silent line cannot be told apart; their silent minutes are 0 by construction.",
+      rg_limits: "Limits of these data",
+      rg_limits_coverage: "Coverage: minutes in which the feed delivered no position are left out. A pair of departures with a feed gap (≥ 5 min without data) between them is not a headway: it is counted as excluded (feed gap), and planned departures inside the gap leave the planned count.",
+      rg_limits_breaks: "Planned breaks: between two service periods (a peak-only line, a night line) there is no headway; the pair is counted as excluded (planned break). Median, p90, CV and excess wait use measured headways only.",
+      rg_limits_plan: "A plan older than the feed: planned comes from the GTFS given. If that GTFS is stale (the service changed since), departures found, planned headway, bunching, gaps and excess wait compare with a plan that no longer holds.",
+      rg_limits_late: "Trips tagged late: some feeds report the trip_id only after the bus has left the terminal; the departure is recovered from the positions of the 30 min before when they exist, otherwise it is lost and the next headway grows.",
+      rg_limits_old: "Caution: this database's headways table predates these rules (no exclusion column): pairs across planned breaks and feed gaps are not marked and enter the statistics. Run the current frota headways.",
+      rg_limits_single: "A feed carrying a single line cannot tell a blind feed from a silent line: every gap counts as the feed's, and that line's silent minutes are 0 by construction.",
+      col_direction: "Direction",
+      col_p90: "p90 (min)",
+      col_under60: "< 1 min",
+      col_excluded: "Excluded",
+      col_coverage: "Coverage",
+      col_silent: "Silent (min)",
+      col_late: "Tagged late",
       all_lines_scope: "every line of the filter",
       line_scope: "line {line}",
       st_intro: "Where vehicles stand still for 5 minutes or more (within 50 m), and whether that happens at a terminal or along the way.",
@@ -723,7 +805,7 @@
   // ===================================================================== 3. state and URL
 
   const PAGES = ["overview", "speed", "regularity", "stops", "quality"];
-  const S = { page: "overview", mode: null, line: null, hour: null, cell: null };
+  const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null };
 
   function lineKey(l) {
     return D.modes[D.lineMode[l]] + ":" + D.lineRoute[l];
@@ -751,6 +833,8 @@
     S.hour = Number.isInteger(hv) && hv >= 0 && hv < HOURS ? hv : null;
     const cell = params.get("cell");
     S.cell = cell !== null && D.cellByKey.has(cell) ? cell : null;
+    const dt = params.get("dt");
+    S.dt = dt !== null && dayTypesShown().includes(dt) ? dt : null;
     const lang = params.get("lang");
     if (lang === "en" || lang === "pt-BR") LANG = lang;
   }
@@ -761,6 +845,7 @@
     if (S.line !== null) params.set("line", lineKey(S.line));
     if (S.hour !== null) params.set("hour", String(S.hour));
     if (S.cell !== null) params.set("cell", S.cell);
+    if (S.dt !== null) params.set("dt", S.dt);
     if (LANG !== DEFAULT_LANG) params.set("lang", LANG);
     const text = params.toString();
     const next = text ? "#" + text : "#";
@@ -792,6 +877,16 @@
   }
   function hourOk(hour) {
     return S.hour === null || hour === S.hour;
+  }
+  // Day types the page can select: those the headway tables name ("" is a table without them).
+  function dayTypesShown() {
+    const HW = D.headways;
+    return HW && HW.day_types ? HW.day_types.filter((x) => x !== "") : [];
+  }
+  // A row's day type (an index into headways.day_types; -1 = every type pooled) passes the
+  // day-type selector.
+  function dayTypeOk(index) {
+    return S.dt === null || (index >= 0 && D.headways.day_types[index] === S.dt);
   }
   function feedOk(f) {
     if (S.line !== null) return D.lineFeeds[S.line].includes(f);
@@ -1448,16 +1543,27 @@
   // letter is always printed too.
   const BAND_COLORS = { A: "#2166ac", B: "#67a9cf", C: "#d1e5f0", D: "#fddbc7", E: "#ef8a62", F: "#b2182b", "–": "#eeeeee" };
   const BAND_INK = { A: "#ffffff", B: "#10253a", C: "#10253a", D: "#3b1a0c", E: "#3b1a0c", F: "#ffffff", "–": "#4a5263" };
-  // Headway statistics (semantics §7) over the individual headways passing `ok(line, hour)`.
-  // `onlyLine` (optional) visits just that line's groups: they are contiguous (sorted by line).
+  // quantile_cont, as frota headways computes its median and p90: linear between order statistics.
+  function quantile(sorted, q) {
+    if (!sorted.length) return NaN;
+    const pos = (sorted.length - 1) * q;
+    const lo = Math.floor(pos);
+    const hi = Math.min(sorted.length - 1, lo + 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  }
+  // Headway statistics (semantics §7) over the measured headways (the data model leaves the
+  // excluded ones out) whose group passes `ok(line, hour, direction, dayType)`. Median, p90 and
+  // the share under 60 s use every measured headway; the ratios to the plan (bunching, gaps,
+  // CV, excess wait) only those with a planned headway. `onlyLine` (optional) visits just that
+  // line's groups: they are contiguous (sorted by line).
   function headwayStats(ok, onlyLine) {
     const H = D.headways && D.headways.headways;
-    const st = { n: 0, bunching: 0, gap: 0, sumH: 0, sumH2: 0, sumPlanned: 0, dev: [], ratios: [], values: [], planned: [] };
+    const st = { n: 0, nPlanned: 0, under60: 0, bunching: 0, gap: 0, sumH: 0, sumH2: 0, sumP: 0, sumP2: 0, dev: [], ratios: [], values: [], planned: [] };
     if (!H) return st;
     const range = onlyLine === undefined ? [0, H.len.length, 0] : D.hwRanges.get(onlyLine) || [0, 0, 0];
     let k = range[2];
     for (let g = range[0]; g < range[1]; g++) {
-      const use = ok(H.line[g], H.hour[g]);
+      const use = ok(H.line[g], H.hour[g], H.direction[g], H.day_type[g]);
       const planned = H.planned_s[g];
       if (!use) {
         k += H.len[g];
@@ -1466,30 +1572,35 @@
       for (let j = 0; j < H.len[g]; j++, k++) {
         const v = H.headway_s[k];
         st.n++;
+        st.values.push(v);
+        if (v < 60) st.under60++;
+        if (!(planned > 0)) continue;
+        st.nPlanned++;
         if (v < 0.25 * planned) st.bunching++;
         if (v > 2 * planned) st.gap++;
         st.sumH += v;
         st.sumH2 += v * v;
-        st.sumPlanned += planned;
+        st.sumP += planned;
+        st.sumP2 += planned * planned;
         st.dev.push(v - planned);
         st.ratios.push(v / planned);
-        st.values.push(v);
         st.planned.push(planned);
       }
     }
-    if (st.n) {
-      const meanDev = sum(st.dev) / st.n;
+    const sorted = st.values.slice().sort((a, b) => a - b);
+    st.median = quantile(sorted, 0.5);
+    st.p90 = quantile(sorted, 0.9);
+    st.plannedMedian = quantile(st.planned.slice().sort((a, b) => a - b), 0.5);
+    st.cv = NaN;
+    st.excess = NaN;
+    if (st.nPlanned) {
+      const meanDev = sum(st.dev) / st.nPlanned;
       let sq = 0;
       for (const d of st.dev) sq += (d - meanDev) * (d - meanDev);
-      st.cv = Math.sqrt(sq / st.n) / (st.sumPlanned / st.n);
-      st.excess = st.sumH2 / (2 * st.sumH) - st.sumPlanned / st.n / 2;
-      const sorted = st.values.slice().sort((a, b) => a - b);
-      st.median = sorted[Math.floor((sorted.length - 1) / 2)];
-      const ps = st.planned.slice().sort((a, b) => a - b);
-      st.plannedMedian = ps[Math.floor((ps.length - 1) / 2)];
-    } else {
-      st.cv = NaN;
-      st.excess = NaN;
+      st.cv = Math.sqrt(sq / st.nPlanned) / (st.sumP / st.nPlanned);
+      // London's excess wait: AWT − SWT, AWT = Σh² / 2Σh, SWT = Σp² / 2Σp, over the same headways.
+      st.swt = st.sumP2 / (2 * st.sumP);
+      st.excess = st.sumH2 / (2 * st.sumH) - st.swt;
     }
     return st;
   }
@@ -1499,12 +1610,33 @@
     const planned = new Array(HOURS).fill(0);
     if (!Hh) return { found: found, planned: planned };
     for (let i = 0; i < Hh.line.length; i++) {
-      if (!ok(Hh.line[i], Hh.hour[i])) continue;
+      if (!ok(Hh.line[i], Hh.hour[i], Hh.direction[i]) || !dayTypeOk(Hh.day_type[i])) continue;
       if (Hh.hour[i] < 0 || Hh.hour[i] >= HOURS) continue;
       found[Hh.hour[i]] += Hh.found[i];
       planned[Hh.hour[i]] += Hh.planned[i];
     }
     return { found: found, planned: planned };
+  }
+  // Excluded headways per reason for the groups passing `ok(line, hour, direction)` and the
+  // day-type selector; null when the table has no exclusion column.
+  function excludedCounts(ok) {
+    const X = D.headways && D.headways.excluded;
+    if (!X) return null;
+    const out = { total: 0, by: X.reasons.map(() => 0) };
+    for (let i = 0; i < X.n.length; i++) {
+      if (!ok(X.line[i], X.hour[i], X.direction[i]) || !dayTypeOk(X.day_type[i])) continue;
+      out.by[X.reason[i]] += X.n[i];
+      out.total += X.n[i];
+    }
+    return out;
+  }
+  function excludedText(x) {
+    if (!x) return "–";
+    return D.headways.excluded.reasons.map((r, i) => reasonLabel(r) + " " + nf(x.by[i])).join(" · ");
+  }
+  function reasonLabel(reason) {
+    const key = "rg_reason_" + reason;
+    return WORDS[LANG][key] !== undefined ? t(key) : reason;
   }
   function headwayLineOk(line) {
     return line >= 0 && lineOk(line);
@@ -1870,16 +2002,20 @@
   function pageRegularity() {
     const HW = D.headways;
     const scope = S.line !== null ? t("line_scope", { line: lineLabel(S.line) }) : t("all_lines_scope");
-    const ok = (line, hour) => headwayLineOk(line) && hourOk(hour);
+    const ok = (line, hour, dir, dt) => headwayLineOk(line) && hourOk(hour) && (dt === undefined || dayTypeOk(dt));
     const cards = [];
+    const top = [h("p", { class: "page-intro", text: t("rg_intro") })];
     if (!HW) {
       cards.push(card("rg-kpis", t("rg_kpis"), null, unavailable(t("rg_unavailable_title"), t("rg_unavailable"))));
       cards.push(card("rg-found", t("rg_found"), null, unavailable(null, t("rg_no_hours")), { span: "span-6" }));
       cards.push(card("rg-dist", t("rg_dist"), null, unavailable(null, t("rg_no_headways")), { span: "span-6" }));
+      cards.push(card("rg-strip", t("rg_strip"), null, unavailable(null, t("rg_no_coverage"))));
       cards.push(card("rg-lines", t("rg_lines"), null, unavailable(null, t("rg_no_headways"))));
     } else {
+      top.push(dayTypeSelector());
       const stats = headwayStats(ok);
       const dep = departures((line) => headwayLineOk(line));
+      const excluded = excludedCounts((line, hour) => headwayLineOk(line) && hourOk(hour));
       let found = 0;
       let planned = 0;
       for (let hour = 0; hour < HOURS; hour++) {
@@ -1888,12 +2024,18 @@
         planned += dep.planned[hour];
       }
       const band = tcqsmBand(stats.cv);
+      const minutes = (v) => (isFinite(v) ? nf(v / 60, 1) : "–");
+      const has = !!HW.headways;
       cards.push(card("rg-kpis", t("rg_kpis"), filterSummary(), h("div", { class: "kpis" },
         kpi("found_ratio", t("rg_found_ratio"), HW.hours ? pct(planned ? found / planned : NaN, 0) : "–", HW.hours ? t("rg_found_detail", { found: nf(found), planned: nf(planned) }) : t("rg_no_hours")),
-        kpi("bunching", t("rg_bunching"), HW.headways ? pct(stats.n ? stats.bunching / stats.n : NaN) : "–", t("rg_bunching_detail")),
-        kpi("gap", t("rg_gap"), HW.headways ? pct(stats.n ? stats.gap / stats.n : NaN) : "–", t("rg_gap_detail")),
+        kpi("median", t("rg_median"), has ? minutes(stats.median) : "–", t("rg_median_detail", { n: nf(stats.n) })),
+        kpi("p90", t("rg_p90"), has ? minutes(stats.p90) : "–", t("rg_minutes")),
+        kpi("under_60s", t("rg_under60"), has ? pct(stats.n ? stats.under60 / stats.n : NaN) : "–", t("rg_under60_detail")),
+        kpi("bunching", t("rg_bunching"), has ? pct(stats.nPlanned ? stats.bunching / stats.nPlanned : NaN) : "–", t("rg_bunching_detail")),
+        kpi("gap", t("rg_gap"), has ? pct(stats.nPlanned ? stats.gap / stats.nPlanned : NaN) : "–", t("rg_gap_detail")),
         kpi("cv", t("rg_cv"), isFinite(stats.cv) ? nf(stats.cv, 2) : "–", t("rg_cv_detail", { band: band })),
-        kpi("excess_wait", t("rg_excess"), isFinite(stats.excess) ? nf(stats.excess / 60, 1) : "–", t("rg_excess_detail")))));
+        kpi("excess_wait", t("rg_excess"), isFinite(stats.excess) ? nf(stats.excess / 60, 1) : "–", t("rg_excess_detail")),
+        kpi("excluded", t("rg_excluded"), excluded ? nf(excluded.total) : "–", excluded ? excludedText(excluded) : t("rg_excluded_none")))));
       if (HW.hours) {
         cards.push(card("rg-found", t("rg_found"), t("rg_found_sub", { scope: scope }), [
           hourChart("rg-found", [
@@ -1905,7 +2047,7 @@
       } else {
         cards.push(card("rg-found", t("rg_found"), null, unavailable(null, t("rg_no_hours")), { span: "span-6" }));
       }
-      if (HW.headways) {
+      if (has) {
         const bins = [[0, 0.25, "< 0,25"], [0.25, 0.5, "0,25–0,5"], [0.5, 0.75, "0,5–0,75"], [0.75, 1.25, "0,75–1,25"], [1.25, 1.5, "1,25–1,5"], [1.5, 2, "1,5–2"], [2, 3, "2–3"], [3, Infinity, "≥ 3"]];
         const labels = bins.map((b) => (LANG === "en" ? b[2].replace(/,/g, ".") : b[2]));
         const counts = bins.map(() => 0);
@@ -1915,7 +2057,7 @@
         const bunch = counts.map((c, i) => (i === 0 ? c : 0));
         const ontime = counts.map((c, i) => (i > 0 && i < 6 ? c : 0));
         const gaps = counts.map((c, i) => (i >= 6 ? c : 0));
-        cards.push(card("rg-dist", t("rg_dist"), t("rg_dist_sub", { n: nf(stats.n) }), [
+        cards.push(card("rg-dist", t("rg_dist"), t("rg_dist_sub", { n: nf(stats.nPlanned) }), [
           chart({ id: "rg-dist", labels: labels, labelWidth: 56, series: [
             { label: t("rg_bunching"), color: "#D55E00", values: bunch },
             { label: "", color: "#56B4E9", values: ontime },
@@ -1923,64 +2065,241 @@
           ], format: (v) => nf(v), ariaLabel: t("rg_dist") }),
           legend([{ color: "#D55E00", label: t("rg_bunching") + " (< 0,25)" }, { color: "#56B4E9", label: "0,25–2" }, { color: "#CC79A7", label: t("rg_gap") + " (> 2)" }]),
         ], { span: "span-6" }));
-        cards.push(card("rg-lines", t("rg_lines"), t("rg_lines_sub"), regularityTable()));
       } else {
         cards.push(card("rg-dist", t("rg_dist"), null, unavailable(null, t("rg_no_headways")), { span: "span-6" }));
-        cards.push(card("rg-lines", t("rg_lines"), null, unavailable(null, t("rg_no_headways"))));
       }
+      cards.push(coverageCard());
+      if (has) cards.push(card("rg-lines", t("rg_lines"), t(S.hour !== null && HW.summary ? "rg_lines_sub_hour" : "rg_lines_sub"), regularityTable()));
+      else cards.push(card("rg-lines", t("rg_lines"), null, unavailable(null, t("rg_no_headways"))));
     }
+    cards.push(limitsCard());
     // Trips are in the database either way: an honest, weaker signal than departures.
     const trips = new Array(HOURS).fill(0);
     for (const l of scopeLines()) for (let hour = 0; hour < HOURS; hour++) trips[hour] += D.lh.trips[l * HOURS + hour] || 0;
     cards.push(card("rg-trips", t("rg_trips"), t("rg_trips_sub"), sum(trips) ? hourChart("rg-trips", [{ label: t("kpi_trips"), color: "#009E73", values: trips }], { format: (v) => nf(v), ariaLabel: t("rg_trips") }) : unavailable(null, t("rg_trips_none"))));
-    return [h("p", { class: "page-intro", text: t("rg_intro") }), h("div", { class: "grid" }, cards)];
+    return [top, h("div", { class: "grid" }, cards)];
+  }
+
+  // All / weekday / saturday / sunday / holiday: only the types the data name.
+  function dayTypeSelector() {
+    const types = dayTypesShown();
+    if (!types.length) return null;
+    const button = (value, label) => h("button", { type: "button", class: "btn", "data-fk": "daytype:" + (value === null ? "all" : value), "aria-pressed": S.dt === value ? "true" : "false", text: label, onclick: () => update({ dt: value }) });
+    return h("div", { class: "daytypes", role: "group", "aria-label": t("rg_daytype") },
+      h("span", { class: "daytypes-label", text: t("rg_daytype") + ":" }),
+      button(null, t("rg_dt_all")),
+      types.map((x) => button(x, WORDS[LANG]["rg_dt_" + x] !== undefined ? t("rg_dt_" + x) : x)));
+  }
+
+  // Dates of the selected day type (every date when none is selected).
+  function datesOfDayType() {
+    const out = new Set();
+    const types = D.headways && D.headways.date_day_type;
+    for (let d = 0; d < D.nDays; d++) if (S.dt === null || (types && dayTypeOk(types[d]))) out.add(d);
+    return out;
+  }
+  function minuteLabel(m) {
+    const mm = ((m % 1440) + 1440) % 1440;
+    return pad2(Math.floor(mm / 60)) + ":" + pad2(mm % 60);
+  }
+
+  // Per line: when the feeds carrying it were blind (coverage_gaps) and when the line was silent
+  // while they were not (line_silences), over the 24 hours of the dates of the selected day
+  // type; over several dates a minute's shade is the share of those dates it was blind or silent.
+  // Hours with planned departures are shaded behind.
+  function coverageCard() {
+    const C = D.raw.coverage;
+    if (!C || (!C.gaps && !C.silences)) return card("rg-strip", t("rg_strip"), null, unavailable(null, t("rg_no_coverage")));
+    const dates = datesOfDayType();
+    const nDates = Math.max(1, dates.size);
+    const lines = new Set();
+    const Hh = D.headways.hours;
+    if (Hh) for (let i = 0; i < Hh.line.length; i++) if (Hh.line[i] >= 0 && lineOk(Hh.line[i]) && dayTypeOk(Hh.day_type[i])) lines.add(Hh.line[i]);
+    const H = D.headways.headways;
+    if (H) for (let g = 0; g < H.line.length; g++) if (H.line[g] >= 0 && lineOk(H.line[g]) && dayTypeOk(H.day_type[g])) lines.add(H.line[g]);
+    if (C.silences) for (const l of C.silences.line) if (l >= 0 && lineOk(l)) lines.add(l);
+    const ordered = Array.from(lines).sort((a, b) => D.lineMode[a] - D.lineMode[b] || a - b);
+    const MAX = 60;
+    const shown = ordered.slice(0, MAX);
+    // Minute counts over the scope's dates, from intervals [start_min, start_min + minutes).
+    const spread = (counts, list, start, minutes) => {
+      for (let m = start; m < start + minutes; m++) {
+        const day = Math.floor(m / 1440);
+        if (!dates.has(day)) continue;
+        counts[m % 1440]++;
+      }
+      list.push([start, minutes]);
+    };
+    const rows = [];
+    for (const l of shown) {
+      const feeds = D.lineFeeds[l].length ? D.lineFeeds[l] : Array.from({ length: D.nFeeds }, (_, f) => f);
+      const blind = new Array(1440).fill(0);
+      const silent = new Array(1440).fill(0);
+      const blindList = [];
+      const silentList = [];
+      if (C.gaps) for (let i = 0; i < C.gaps.feed.length; i++) if (feeds.includes(C.gaps.feed[i]) && dates.has(Math.floor(C.gaps.start_min[i] / 1440))) spread(blind, blindList, C.gaps.start_min[i], C.gaps.minutes[i]);
+      if (C.silences) for (let i = 0; i < C.silences.line.length; i++) if (C.silences.line[i] === l && dates.has(Math.floor(C.silences.start_min[i] / 1440))) spread(silent, silentList, C.silences.start_min[i], C.silences.minutes[i]);
+      const plannedHours = new Array(HOURS).fill(0);
+      if (Hh) for (let i = 0; i < Hh.line.length; i++) if (Hh.line[i] === l && dayTypeOk(Hh.day_type[i]) && Hh.hour[i] >= 0) plannedHours[Hh.hour[i]] += Hh.planned[i];
+      rows.push({ line: l, blind, silent, blindList, silentList, plannedHours });
+    }
+    const width = 900;
+    const labelW = 120;
+    const rowH = 12;
+    const plotW = width - labelW - 8;
+    const x = (minute) => labelW + (minute / 1440) * plotW;
+    const height = rows.length * (rowH + 4) + 22;
+    const svg = s("svg", { viewBox: "0 0 " + width + " " + height, width: "100%", role: "img", "aria-label": t("rg_strip") });
+    rows.forEach((r, i) => {
+      const y = i * (rowH + 4);
+      const g = s("g", { class: "strip-row", "data-line": lineKey(r.line) });
+      g.appendChild(s("text", { x: labelW - 6, y: y + rowH - 2, "text-anchor": "end", text: lineLabel(r.line) }));
+      g.appendChild(s("rect", { x: labelW, y: y, width: plotW, height: rowH, fill: "#f3f4f7" }));
+      for (let hour = 0; hour < HOURS; hour++) {
+        if (r.plannedHours[hour] > 0) g.appendChild(s("rect", { class: "strip-planned", x: x(hour * 60), y: y, width: plotW / HOURS, height: rowH, fill: "#dbe7f3" }));
+      }
+      const runs = (counts, kind, color, y0, hh) => {
+        let m = 0;
+        while (m < 1440) {
+          if (!counts[m]) { m++; continue; }
+          const v = counts[m];
+          let e = m;
+          while (e < 1440 && counts[e] === v) e++;
+          g.appendChild(s("rect", { class: "strip-" + kind, "data-kind": kind, x: x(m), y: y0, width: Math.max(1.5, x(e) - x(m)), height: hh, fill: color, "fill-opacity": Math.max(0.25, v / nDates).toFixed(2) }));
+          m = e;
+        }
+      };
+      runs(r.blind, "blind", "#D55E00", y, rowH);
+      runs(r.silent, "silent", "#000000", y + rowH * 0.25, rowH * 0.5);
+      const parts = [lineLabel(r.line)];
+      const describe = (list, label) => {
+        if (!list.length) return;
+        const items = list.slice(0, 6).map(([start, minutes]) => (D.nDays > 1 ? dateLabel(D.dates[Math.floor(start / 1440)]) + " " : "") + minuteLabel(start) + "–" + minuteLabel(start + minutes) + " (" + t("minutes_short", { n: nf(minutes) }) + ")");
+        parts.push(label + ": " + items.join(", ") + (list.length > 6 ? " … (" + nf(list.length) + ")" : ""));
+      };
+      describe(r.blindList, t("rg_strip_blind"));
+      describe(r.silentList, t("rg_strip_silent"));
+      if (parts.length === 1) parts.push(t("rg_strip_clear"));
+      const tip = parts.join("\n");
+      g.appendChild(s("rect", { class: "hit", x: labelW, y: y, width: plotW, height: rowH, fill: "transparent" }));
+      g.setAttribute("aria-label", tip.replace(/\n/g, "; "));
+      g.addEventListener("mouseenter", (e) => showTip(tip, e.clientX, e.clientY));
+      g.addEventListener("mousemove", (e) => showTip(tip, e.clientX, e.clientY));
+      g.addEventListener("mouseleave", hideTip);
+      svg.appendChild(g);
+    });
+    const axisY = rows.length * (rowH + 4) + 14;
+    for (let hour = 0; hour <= HOURS; hour += 3) {
+      svg.appendChild(s("text", { x: x(hour * 60), y: axisY, "text-anchor": "middle", class: "strip-axis", text: hourLabel(hour % 24) }));
+    }
+    const sub = t("rg_strip_sub", { n: nf(dates.size) }) + (ordered.length > MAX ? " " + t("rg_strip_more", { n: nf(MAX), total: nf(ordered.length) }) : "");
+    const body = rows.length ? [h("div", { class: "strip" }, svg), legend([
+      { color: "#dbe7f3", label: t("rg_strip_planned") },
+      { color: "#D55E00", label: t("rg_strip_blind") + (C.gaps ? "" : " (" + t("not_available") + ")") },
+      { color: "#000000", label: t("rg_strip_silent") + (C.silences ? "" : " (" + t("not_available") + ")") },
+    ])] : unavailable(null, t("rg_strip_none"));
+    return card("rg-strip", t("rg_strip"), sub, body, { note: singleLineFeedsNote() });
+  }
+
+  // Feeds that carry a single line cannot tell a blind feed from a silent line (semantics §7).
+  function singleLineFeeds() {
+    const out = [];
+    for (let f = 0; f < D.nFeeds; f++) {
+      let n = 0;
+      for (let l = 0; l < D.nLines; l++) if (D.lineRoute[l] !== "" && D.lineFeeds[l].includes(f)) n++;
+      if (n === 1) out.push(f);
+    }
+    return out;
+  }
+  function singleLineFeedsNote() {
+    const feeds = singleLineFeeds();
+    return feeds.length ? t("rg_single_line_feeds", { feeds: feeds.map((f) => D.feeds[f]).join(", ") }) : null;
+  }
+
+  // What these numbers can and cannot tell.
+  function limitsCard() {
+    const HW = D.headways;
+    const old = HW && HW.headways && !HW.measured_only;
+    const body = h("div", { class: "limits" },
+      old ? h("p", { class: "warn", "data-limits": "old", text: t("rg_limits_old") }) : null,
+      h("p", { text: t("rg_limits_coverage") }),
+      h("p", { text: t("rg_limits_breaks") }),
+      h("p", { text: t("rg_limits_plan") }),
+      h("p", { text: t("rg_limits_late") }),
+      h("p", { text: t("rg_limits_single") }));
+    return card("rg-limits", t("rg_limits"), null, body);
   }
 
   function regularityTable() {
     const mode = effectiveMode();
     const Hh = D.headways.hours;
-    const rows = [];
-    const lines = new Set();
     const H = D.headways.headways;
-    for (const l of H.line) if (l >= 0 && (mode === null || D.lineMode[l] === mode)) lines.add(l);
-    for (const l of lines) {
-      const st = headwayStats((line, hour) => line === l && hourOk(hour), l);
+    const X = D.headways.excluded;
+    const U = D.headways.summary;
+    const keys = new Map();
+    const addKey = (l, dir) => {
+      if (l < 0 || (mode !== null && D.lineMode[l] !== mode)) return;
+      keys.set(l + ":" + dir, [l, dir]);
+    };
+    for (let g = 0; g < H.line.length; g++) addKey(H.line[g], H.direction[g]);
+    if (Hh) for (let i = 0; i < Hh.line.length; i++) addKey(Hh.line[i], Hh.direction[i]);
+    const dtIndex = S.dt === null ? -1 : D.headways.day_types.indexOf(S.dt);
+    const rows = [];
+    for (const [l, dir] of keys.values()) {
+      const st = headwayStats((line, hour, d, dt) => line === l && d === dir && hourOk(hour) && dayTypeOk(dt), l);
       let found = 0;
       let planned = 0;
       if (Hh) {
         for (let i = 0; i < Hh.line.length; i++) {
-          if (Hh.line[i] !== l || !hourOk(Hh.hour[i])) continue;
+          if (Hh.line[i] !== l || Hh.direction[i] !== dir || !hourOk(Hh.hour[i]) || !dayTypeOk(Hh.day_type[i])) continue;
           found += Hh.found[i];
           planned += Hh.planned[i];
         }
       }
-      if (!st.n && !planned && !found) continue;
+      const x = X ? excludedCounts((line, hour, d) => line === l && d === dir && hourOk(hour)) : null;
+      if (!st.n && !planned && !found && !(x && x.total)) continue;
+      let sm = -1;
+      if (U) for (let i = 0; i < U.line.length; i++) if (U.line[i] === l && U.direction[i] === dir && U.day_type[i] === dtIndex) sm = i;
+      const fromSummary = (col) => (sm >= 0 && U[col] && U[col][sm] !== null ? U[col][sm] : NaN);
       rows.push({
-        line: l, label: lineLabel(l), found: found, planned: planned, ratio: planned ? found / planned : NaN,
-        median: st.n ? st.median / 60 : NaN, plannedH: st.n ? st.plannedMedian / 60 : NaN,
-        bunching: st.n ? st.bunching / st.n : NaN, gap: st.n ? st.gap / st.n : NaN, cv: st.cv, band: tcqsmBand(st.cv),
+        line: l, dir: dir, label: lineLabel(l), found: found, planned: planned, ratio: planned ? found / planned : NaN,
+        median: st.median / 60, p90: st.p90 / 60, plannedH: st.plannedMedian / 60,
+        under60: st.n ? st.under60 / st.n : NaN,
+        bunching: st.nPlanned ? st.bunching / st.nPlanned : NaN, gap: st.nPlanned ? st.gap / st.nPlanned : NaN, cv: st.cv, band: tcqsmBand(st.cv),
+        excluded: x ? x.total : NaN, excludedText: x ? excludedText(x) : "–",
+        coverage: fromSummary("coverage_share"), silent: fromSummary("silent_minutes"), late: fromSummary("departures_tagged_late"),
       });
     }
+    const minutes = (v) => (isFinite(v) ? nf(v, 1) : "–");
+    const count = (v) => (isFinite(v) ? nf(v) : "–");
+    const columns = [
+      { key: "label", label: t("col_line"), button: true, value: (r) => D.lineRoute[r.line] + ":" + r.dir },
+      { key: "dir", label: t("col_direction"), num: true, format: (r) => (r.dir >= 0 ? String(r.dir) : "–") },
+      { key: "found", label: t("col_found"), num: true, format: (r) => nf(r.found) },
+      { key: "planned", label: t("col_planned"), num: true, format: (r) => nf(r.planned) },
+      { key: "ratio", label: t("col_ratio"), num: true, format: (r) => pct(r.ratio, 0) },
+      { key: "median", label: t("col_median"), num: true, format: (r) => minutes(r.median) },
+      { key: "p90", label: t("col_p90"), num: true, format: (r) => minutes(r.p90) },
+      { key: "plannedH", label: t("col_planned_h"), num: true, format: (r) => minutes(r.plannedH) },
+      { key: "under60", label: t("col_under60"), num: true, format: (r) => pct(r.under60, 0) },
+      { key: "bunching", label: t("col_bunching"), num: true, format: (r) => pct(r.bunching, 0) },
+      { key: "gap", label: t("col_gap"), num: true, format: (r) => pct(r.gap, 0) },
+      { key: "cv", label: t("col_cv"), num: true, format: (r) => (isFinite(r.cv) ? nf(r.cv, 2) : "–") },
+      { key: "band", label: t("col_band"), node: (r) => { const b = h("span", { class: "band", text: r.band }); b.style.background = BAND_COLORS[r.band]; b.style.color = BAND_INK[r.band]; return b; } },
+      { key: "excluded", label: t("col_excluded"), num: true, format: (r) => count(r.excluded), node: X ? (r) => h("span", { title: r.excludedText, text: count(r.excluded) }) : undefined },
+    ];
+    if (U && U.coverage_share) columns.push({ key: "coverage", label: t("col_coverage"), num: true, format: (r) => pct(r.coverage, 0) });
+    if (U && U.silent_minutes) columns.push({ key: "silent", label: t("col_silent"), num: true, format: (r) => count(r.silent) });
+    if (U && U.departures_tagged_late) columns.push({ key: "late", label: t("col_late"), num: true, format: (r) => count(r.late) });
     return dataTable({
       id: "rg-lines",
       caption: t("rg_lines"),
-      columns: [
-        { key: "label", label: t("col_line"), button: true, value: (r) => D.lineRoute[r.line] },
-        { key: "found", label: t("col_found"), num: true, format: (r) => nf(r.found) },
-        { key: "planned", label: t("col_planned"), num: true, format: (r) => nf(r.planned) },
-        { key: "ratio", label: t("col_ratio"), num: true, format: (r) => pct(r.ratio, 0) },
-        { key: "median", label: t("col_median"), num: true, format: (r) => (isFinite(r.median) ? nf(r.median, 1) : "–") },
-        { key: "plannedH", label: t("col_planned_h"), num: true, format: (r) => (isFinite(r.plannedH) ? nf(r.plannedH, 1) : "–") },
-        { key: "bunching", label: t("col_bunching"), num: true, format: (r) => pct(r.bunching, 0) },
-        { key: "gap", label: t("col_gap"), num: true, format: (r) => pct(r.gap, 0) },
-        { key: "cv", label: t("col_cv"), num: true, format: (r) => (isFinite(r.cv) ? nf(r.cv, 2) : "–") },
-        { key: "band", label: t("col_band"), node: (r) => { const b = h("span", { class: "band", text: r.band }); b.style.background = BAND_COLORS[r.band]; b.style.color = BAND_INK[r.band]; return b; } },
-      ],
+      columns: columns,
       rows: rows,
       sort: { key: "label", desc: false },
       onRow: (r) => toggle("line", r.line),
       selected: (r) => r.line === S.line,
-      rowKey: (r) => lineKey(r.line),
+      rowKey: (r) => lineKey(r.line) + ":" + r.dir,
     });
   }
 
@@ -2325,33 +2644,47 @@
         "km and speed from speed_lines; distinct vehicles from positions; stops from stops (line of the anchor position); trips from trips by the hour of the first position.",
         "The name comes from the GTFS through route resolution (53B → B53); “not in GTFS” when it does not resolve. Lines the feed spells differently (e.g. with a space) show separately."] },
     { id: "rg-kpis", page: "regularity",
-      "pt-BR": ["Partidas encontradas ÷ planejadas, agrupamento, buracos, coeficiente de variação do intervalo com o nível A–F do TCQSM e espera excedente.",
-        "Uma partida é uma viagem cuja primeira posição está a até 1.000 m do início do traçado; intervalo h = diferença entre partidas seguidas da mesma linha, sentido e dia; agrupamento: h < 0,25 × planejado; buraco: h > 2 × planejado; CV = dp(h − planejado) ÷ média(planejado); espera excedente = Σh² ÷ 2Σh − planejado ÷ 2 (§7).",
-        "Uma partida perdida junta dois intervalos em um, inflando a parte de buracos; uma viagem duplicada no feed cria um falso agrupamento. Feeds sem trip_id não têm partidas."],
-      en: ["Departures found ÷ planned, bunching, gaps, headway coefficient of variation with the TCQSM A–F band, and excess wait.",
-        "A departure is a trip whose first position lies within 1,000 m of the start of its shape; headway h = the difference between consecutive departures of one line, direction and day; bunching: h < 0.25 × planned; gap: h > 2 × planned; CV = sd(h − planned) ÷ mean(planned); excess wait = Σh² ÷ 2Σh − planned ÷ 2 (§7).",
-        "A missed departure merges two headways into one, inflating the gap share; a trip duplicated in the feed makes false bunching. Feeds without trip_id have no departures."] },
+      "pt-BR": ["Partidas encontradas ÷ planejadas, intervalo mediano e p90, parte abaixo de 1 min, agrupamento, buracos, coeficiente de variação com o nível A–F do TCQSM, espera excedente e intervalos excluídos por motivo, para o tipo de dia escolhido.",
+        "Uma partida é a última posição a até 1.000 m do início do padrão da linha antes de o veículo passar de 1.000 m nele; intervalo h = diferença entre partidas seguidas da mesma linha, sentido, data e período de serviço, sem falha do feed entre elas; os demais pares são excluídos (pausa planejada, falha do feed) e só contados. Sobre os intervalos medidos: mediana e p90 interpolados; agrupamento h < 0,25 × planejado p; buraco h > 2 × p; CV = dp(h − p) ÷ média(p); espera excedente = Σh² ÷ 2Σh − Σp² ÷ 2Σp (§7).",
+        "Partidas perdidas juntam dois intervalos em um e aumentam buracos e espera; uma viagem duplicada no feed cria falso agrupamento e intervalos < 1 min. Intervalos sem planejado entram na mediana, no p90 e em < 1 min, não nas razões ao plano."],
+      en: ["Departures found ÷ planned, median and p90 headway, share under 1 min, bunching, gaps, coefficient of variation with the TCQSM A–F band, excess wait and excluded headways by reason, for the chosen day type.",
+        "A departure is the last position within 1,000 m of the start of the line's pattern before the vehicle passes 1,000 m along it; headway h = the difference between consecutive departures of one line, direction, date and service period with no feed gap between them; other pairs are excluded (planned break, feed gap) and only counted. Over measured headways: median and p90 interpolated; bunching h < 0.25 × planned p; gap h > 2 × p; CV = sd(h − p) ÷ mean(p); excess wait = Σh² ÷ 2Σh − Σp² ÷ 2Σp (§7).",
+        "Missed departures merge two headways into one and raise gaps and excess wait; a trip duplicated in the feed makes false bunching and headways under 1 min. Headways without a planned one enter the median, p90 and < 1 min, not the ratios to the plan."] },
     { id: "rg-found", page: "regularity",
-      "pt-BR": ["Por hora, quantas partidas foram encontradas e quantas o GTFS planejava.",
-        "Da tabela de partidas por hora de frota headways: planejadas de frequencies.txt (ou dos horários da primeira parada) para os serviços ativos na data (§7).",
-        "Uma partida encontrada numa hora pode ser a planejada da hora anterior (atraso). Dias sem dados do feed contam como partidas não encontradas."],
-      en: ["By hour, how many departures were found and how many the GTFS planned.",
-        "From frota headways' departures-by-hour table: planned from frequencies.txt (or the first stop's times) for the services active on the date (§7).",
-        "A departure found in one hour may be the previous hour's planned one (late). Days without feed data count as departures not found."] },
+      "pt-BR": ["Por hora, quantas partidas foram encontradas e quantas o GTFS planejava, no tipo de dia escolhido.",
+        "Da tabela de resumo de frota headways (headway_summary: planejadas que o feed podia ver, fora das falhas do feed), ou das tabelas headways e planned_departures num banco mais antigo; planejadas de frequencies.txt (ou dos horários da primeira parada) para os serviços ativos na data (§7).",
+        "Uma partida encontrada numa hora pode ser a planejada da hora anterior (atraso). Partidas fora de todo período de serviço (não planejadas) não contam como encontradas."],
+      en: ["By hour, how many departures were found and how many the GTFS planned, for the chosen day type.",
+        "From frota headways' summary (headway_summary: planned departures the feed could observe, outside feed gaps), or from the headways and planned_departures tables in an older database; planned from frequencies.txt (or the first stop's times) for the services active on the date (§7).",
+        "A departure found in one hour may be the previous hour's planned one (late). Departures outside every service period (unplanned) do not count as found."] },
     { id: "rg-dist", page: "regularity",
-      "pt-BR": ["A distribuição dos intervalos reais divididos pelo planejado: 1 é no horário, < 0,25 é agrupamento, > 2 é buraco.",
-        "Cada intervalo h dividido pelo intervalo planejado no momento da partida (§7), contado em faixas.",
+      "pt-BR": ["A distribuição dos intervalos medidos divididos pelo planejado: 1 é no horário, < 0,25 é agrupamento, > 2 é buraco.",
+        "Cada intervalo medido h dividido pelo intervalo planejado no momento da partida (§7), contado em faixas; pares excluídos (pausa planejada, falha do feed) ficam de fora.",
         "Dividir pelo planejado permite juntar horas e linhas diferentes, mas esconde o tamanho absoluto: 2 × 5 min e 2 × 30 min caem na mesma faixa."],
-      en: ["The distribution of actual headways divided by the planned one: 1 is on schedule, < 0.25 is bunching, > 2 is a gap.",
-        "Each headway h divided by the planned headway at its departure (§7), counted in bands.",
+      en: ["The distribution of measured headways divided by the planned one: 1 is on schedule, < 0.25 is bunching, > 2 is a gap.",
+        "Each measured headway h divided by the planned headway at its departure (§7), counted in bands; excluded pairs (planned break, feed gap) stay out.",
         "Dividing by the plan lets different hours and lines be pooled, but hides the absolute size: 2 × 5 min and 2 × 30 min fall in the same band."] },
+    { id: "rg-strip", page: "regularity",
+      "pt-BR": ["Uma faixa de 24 horas por linha: em laranja quando os feeds da linha ficaram cegos, em preto quando a linha ficou em silêncio com o feed funcionando, em azul claro as horas com partidas planejadas; passe o mouse para ver os intervalos.",
+        "Falhas do feed: coverage_gaps (≥ 5 min seguidos sem nenhuma posição aceita do feed); silêncios: line_silences (≥ 5 min sem posição da linha, com o feed coberto e serviço planejado), em hora local (§7). Com várias datas do tipo de dia escolhido, a sombra é a parte das datas em que aquele minuto ficou sem dados.",
+        "Um feed de uma única linha não distingue feed cego de linha em silêncio: tudo aparece como feed cego. Falhas menores que 5 min não aparecem. Mostra no máximo 60 linhas."],
+      en: ["One 24-hour strip per line: orange when the line's feeds were blind, black when the line was silent while the feed was up, light blue the hours with planned departures; hover to see the intervals.",
+        "Feed gaps: coverage_gaps (≥ 5 min in a row without any accepted position of the feed); silences: line_silences (≥ 5 min without a position of the line while the feed was covered and service was planned), in local time (§7). Over several dates of the chosen day type, the shade is the share of the dates on which that minute had no data.",
+        "A feed of one line cannot tell a blind feed from a silent line: everything shows as a blind feed. Gaps under 5 min do not show. At most 60 lines are shown."] },
     { id: "rg-lines", page: "regularity",
-      "pt-BR": ["Regularidade de cada linha: partidas, mediana do intervalo, planejado, agrupamento, buracos, CV e nível; clique para filtrar.",
-        "As mesmas regras dos indicadores (§7), por linha, somando sentidos e dias.",
-        "Linhas com poucos intervalos têm CV instável. O nível A–F do TCQSM supõe serviço por intervalo (não por horário)."],
-      en: ["Regularity of each line: departures, median headway, planned, bunching, gaps, CV and band; click to filter.",
-        "The same rules as the indicators (§7), per line, pooling directions and days.",
-        "Lines with few headways have an unstable CV. The TCQSM A–F band assumes headway-based (not timetable) service."] },
+      "pt-BR": ["Regularidade de cada linha e sentido: partidas, mediana e p90 do intervalo, planejado, < 1 min, agrupamento, buracos, CV, nível, excluídos, e cobertura, silêncio e viagens marcadas tarde quando o banco os tem; clique para filtrar.",
+        "As mesmas regras dos indicadores (§7), por linha e sentido, no tipo de dia escolhido. Cobertura (minutos cobertos do serviço planejado), minutos de silêncio e partidas marcadas tarde vêm do resumo do dia inteiro de frota headways (headway_summary).",
+        "Linhas com poucos intervalos têm CV instável. O nível A–F do TCQSM supõe serviço por intervalo (não por horário). Cobertura, silêncio e marcadas tarde não seguem o filtro de hora."],
+      en: ["Regularity of each line and direction: departures, median and p90 headway, planned, < 1 min, bunching, gaps, CV, band, excluded, and coverage, silence and trips tagged late when the database has them; click to filter.",
+        "The same rules as the indicators (§7), per line and direction, for the chosen day type. Coverage (covered minutes of planned service), silent minutes and departures tagged late come from frota headways' whole-day summary (headway_summary).",
+        "Lines with few headways have an unstable CV. The TCQSM A–F band assumes headway-based (not timetable) service. Coverage, silence and tagged late do not follow the hour filter."] },
+    { id: "rg-limits", page: "regularity",
+      "pt-BR": ["O que estes números podem e não podem dizer: cobertura do feed, pausas planejadas, um plano mais antigo que o feed, viagens marcadas tarde e feeds de uma só linha.",
+        "Texto fixo, que resume as regras de semantics.md §7 que mais mudam a leitura dos indicadores desta página.",
+        "Não detecta sozinho um GTFS antigo: compare as datas do calendário do GTFS com o período do painel, e desconfie de partidas encontradas muito abaixo ou acima das planejadas."],
+      en: ["What these numbers can and cannot tell: feed coverage, planned breaks, a plan older than the feed, trips tagged late and single-line feeds.",
+        "Fixed text summing up the rules of semantics.md §7 that most change how this page's indicators read.",
+        "It does not detect a stale GTFS by itself: compare the GTFS calendar's dates with the dashboard's period, and distrust departures found far below or above the planned ones."] },
     { id: "rg-trips", page: "regularity",
       "pt-BR": ["Quantas viagens (trip_id do feed) começaram em cada hora.",
         "Da tabela trips (§4 trips): posições de um veículo com o mesmo (trip_id, data), separadas por menos de 900 s; hora local da primeira posição.",
@@ -2684,7 +3017,7 @@
     }
     DEFAULT_LANG = document.documentElement.lang === "en" ? "en" : "pt-BR";
     LANG = DEFAULT_LANG;
-    if (raw.version !== 1) {
+    if (raw.version !== 2) {
       app.appendChild(h("div", { class: "error-box", role: "alert", text: t("bad_version", { v: raw.version }) }));
       return;
     }
