@@ -86,6 +86,9 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
   EXPECT_GT(d.true_reported_at_terminal, 100);
   EXPECT_GE(static_cast<double>(d.found_reported_at_terminal),
             0.95 * static_cast<double>(d.true_reported_at_terminal));
+  // Issue 34's target, outages and silent lines left out: every fault kind is on.
+  EXPECT_GE(d.found_ratio, 0.95) << sim::EvaluationText(*evaluation);
+  EXPECT_GT(d.left_out, 0);
 
   const auto& h = evaluation->headways;
   ASSERT_TRUE(h.computed);
@@ -101,6 +104,11 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
   // lines within 5 % (this day: 42 of 56), the typical line's error within 5 %, and all
   // lines' pooled medians within 5 %.
   EXPECT_GE(h.within_share, 0.6) << sim::EvaluationText(*evaluation);
+  int within_10 = 0;
+  for (const auto& line : h.lines) {
+    within_10 += *line.relative_error <= 0.10 ? 1 : 0;
+  }
+  EXPECT_GE(within_10, 0.9 * static_cast<double>(h.lines.size())) << sim::EvaluationText(*evaluation);
   ASSERT_TRUE(h.median_relative_error.has_value());
   EXPECT_LE(*h.median_relative_error, 0.05);
   ASSERT_TRUE(h.found_median_s.has_value());

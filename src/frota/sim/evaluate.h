@@ -25,9 +25,10 @@ struct EvaluateOptions {
   /// A found departure (the `departures` table of `frota headways`) matches a true one of
   /// the same bus, route and direction from this much before it to `departure_late_s`
   /// after: §7's departure is the last position within 1,000 m of the terminal, which
-  /// lags the pull-out by 0-3 minutes (positions come every 15 s, report delay aside).
-  double departure_early_s = 120;
-  double departure_late_s = 360;
+  /// lags the pull-out by the minutes the bus takes to get there, or comes before it by
+  /// up to the detector's 10-minute exit gap when the feed showed nothing in between.
+  double departure_early_s = 600;
+  double departure_late_s = 600;
   /// Headways: a line's median found headway is within this share of the true one ...
   double headway_tolerance = 0.05;
   /// ... scored for the lines (route and direction) with at least this many true headways.

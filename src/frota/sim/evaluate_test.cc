@@ -72,17 +72,17 @@ Truth BaseTruth() {
   return truth;
 }
 
-TEST(EvaluateDepartures, MatchesABusFromTwoMinutesBeforeToSixAfterOnItsRouteAndDirection) {
+TEST(EvaluateDepartures, MatchesABusFromTenMinutesBeforeToTenAfterOnItsRouteAndDirection) {
   Truth truth = BaseTruth();
-  truth.departures = {Departure("A", "100", 0, 0),   // found 5 min late: matched
-                      Departure("A", "100", 1, 60),  // found 3 min early: missed
+  truth.departures = {Departure("A", "100", 0, 0),   // found 9 min late: matched
+                      Departure("A", "100", 1, 60),  // found 11.5 min early: missed
                       Departure("B", "100", 0, 10),  // found on another route: missed
-                      Departure("C", "101", 0, 20)}; // found 1.5 min early: matched
+                      Departure("C", "101", 0, 20)}; // found 8 min early: matched
   auto db = Database();
-  AddFound(*db, "A", "100", 0, 5);
-  AddFound(*db, "A", "100", 1, 57);
+  AddFound(*db, "A", "100", 0, 9);
+  AddFound(*db, "A", "100", 1, 48.5);
   AddFound(*db, "B", "101", 0, 10);
-  AddFound(*db, "C", "101", 0, 18.5);
+  AddFound(*db, "C", "101", 0, 12);
   Evaluation out;
   ASSERT_TRUE(ScoreDeparturesAndHeadways(*db, truth, EvaluateOptions{}, out).ok());
   EXPECT_TRUE(out.departures.computed);

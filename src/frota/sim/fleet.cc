@@ -15,6 +15,9 @@ namespace frota::sim {
 namespace {
 
 constexpr double kMinTurnaroundS = 60;
+// A terminal dispatches a bus 0 to this many seconds after its timetable time (uniform):
+// departures are never exactly on the minute, nor their headways all equal.
+constexpr double kDispatchMaxS = 120;
 constexpr double kTerminalRadiusM = 250;
 
 // Local date and hour of instants, remembering the last hour's span.
@@ -216,7 +219,12 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     vehicle.first_fix = static_cast<std::int64_t>(std::ceil(vehicle.t_on)) + rng.UniformInt(0, kFixPeriodS - 1);
     vehicle.labels.push_back({vehicle.t_on, -1});
     Driver driver(vehicle, vehicle.t_on);
-    driver.Stand(first.departure_s, first.shape, 0, LegKind::kPreService);
+    // Terminals dispatch a little after the timetable, never exactly on it (kDispatchMaxS).
+    const auto dispatch_delay = [seed](std::int32_t slot) {
+      return Rng::For(seed, "dispatch", static_cast<std::uint64_t>(slot)).Uniform(0, kDispatchMaxS);
+    };
+    driver.Stand(first.departure_s + dispatch_delay(first_slot), first.shape, 0,
+                 LegKind::kPreService);
 
     for (std::size_t k = 0; k < block.size(); ++k) {
       const std::int32_t slot = run_slots[static_cast<std::size_t>(block[k])];
@@ -241,7 +249,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
       // Layover before this trip (the first one had the pull-out standing instead).
       if (k > 0) {
         const double arrival = driver.t();
-        const double departure = std::max<double>(trip.departure_s, arrival + kMinTurnaroundS);
+        const double departure =
+            std::max<double>(trip.departure_s + dispatch_delay(slot), arrival + kMinTurnaroundS);
         if (departure - arrival >= 360) {
           ++fleet.long_layovers;
           Rng layover_rng = Rng::For(seed, "reassign", static_cast<std::uint64_t>(slot));
