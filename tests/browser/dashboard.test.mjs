@@ -524,15 +524,17 @@ async function functionalTests() {
       assertShown(await kpi(page, "bunching"), h[0], 1, `route ${route} bunching`);
       assertShown(await kpi(page, "gap"), h[1], 1, `route ${route} gaps`);
       assertShown(await kpi(page, "cv"), h[2], 2, `route ${route} cv`);
-      const found = value(sim.db, `SELECT count(*) FROM headways WHERE route_id = ${quote(route)}`);
-      const planned = value(sim.db, `SELECT count(*) FROM planned_departures WHERE route_id = ${quote(route)}`);
+      // Found: departures in a service period; planned: those the feed could observe
+      // (semantics §7), as frota headways counts them.
+      const found = value(sim.db, `SELECT count(*) FROM departures WHERE route_id = ${quote(route)} AND NOT unplanned`);
+      const planned = value(sim.db, `SELECT count(*) FROM planned_departures WHERE route_id = ${quote(route)} AND NOT unobserved`);
       assertShown(await kpi(page, "found_ratio"), (100 * found) / planned, 0, `route ${route} found ratio`);
       // A bar of departures by hour → hour; the ratio follows.
       const hour = Number(sql(sim.db, `SELECT hour FROM planned_departures WHERE route_id = ${quote(route)} GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)[0][0]);
       await page.click(`[data-fk="bar:rg-found:${hour}"]`);
       assert.equal((await hashParams(page)).hour, String(hour));
-      const fh = value(sim.db, `SELECT count(*) FROM headways WHERE route_id = ${quote(route)} AND hour = ${hour}`);
-      const ph = value(sim.db, `SELECT count(*) FROM planned_departures WHERE route_id = ${quote(route)} AND hour = ${hour}`);
+      const fh = value(sim.db, `SELECT count(*) FROM departures WHERE route_id = ${quote(route)} AND hour = ${hour} AND NOT unplanned`);
+      const ph = value(sim.db, `SELECT count(*) FROM planned_departures WHERE route_id = ${quote(route)} AND hour = ${hour} AND NOT unobserved`);
       assertShown(await kpi(page, "found_ratio"), (100 * fh) / ph, 0, `route ${route} found ratio at ${hour}h`);
       await page.screenshot({ path: path.join(ARTIFACTS, "simulated-regularity-line.png"), fullPage: true });
       log(`route ${route}: bunching ${h[0].toFixed(1)}%, gaps ${h[1].toFixed(1)}%, cv ${h[2].toFixed(2)}, found ${found}/${planned}`);

@@ -1,10 +1,19 @@
-// The readers on PostgreSQL: `headways`, `reconcile` (and `export`) given `--postgres`
-// answer as they do on an embedded database holding the same rows.
+// The readers on PostgreSQL: `headways`, `reconcile`, `dashboard`, `evaluate` (and
+// `export`) given `--postgres` answer as they do on an embedded database holding the same
+// rows; `dashboard --every` keeps rewriting its page until SIGTERM.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "frota/base/file.h"
+#include "frota/base/time_zone.h"
+#include "frota/dashboard/data_model.h"
+#include "frota/sink/postgres_to_duckdb.h"
+#include "frota/testing/child_process.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/testing/test_database.h"
@@ -102,6 +111,81 @@ TEST_F(PostgresReaders, ExportEqualsTheEmbeddedDatabasesAfterHeadwaysWroteTheirT
   ASSERT_EQ(Frota({"export", "--db", db_, "--out", a.string()}).exit_code, 0);
   ASSERT_EQ(Frota({"export", "--postgres", pg_->dsn(), "--out", b.string()}).exit_code, 0);
   EXPECT_EQ(ReadTree(b), ReadTree(a));
+}
+
+TEST_F(PostgresReaders, TheDashboardsDataIsTheEmbeddedDatabasesHeadwaysIncluded) {
+  for (const auto& source : std::vector<std::vector<std::string>>{{"--db", db_},
+                                                                 {"--postgres", pg_->dsn()}}) {
+    const auto h = Frota(With({"headways", "--gtfs", archive_->gtfs}, source));
+    ASSERT_EQ(h.exit_code, 0) << h.err;
+  }
+  auto zone = base::TimeZone::Load("America/Sao_Paulo");
+  ASSERT_TRUE(zone.ok());
+  dashboard::DataModelOptions options;
+  options.time_zone = *zone;
+  options.db_name = "brt";
+  auto embedded = sink::OpenFrotaDuckDb(db_, /*must_exist=*/true);
+  ASSERT_TRUE(embedded.ok()) << embedded.error().message();
+  auto copy = sink::CopyPostgresToDuckDb(pg_->dsn());
+  ASSERT_TRUE(copy.ok()) << copy.error().message();
+  const auto a = dashboard::BuildDataModel(**embedded, options);
+  ASSERT_TRUE(a.ok()) << a.error().message();
+  const auto b = dashboard::BuildDataModel(**copy, options);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  EXPECT_EQ(b->json, a->json);
+  EXPECT_NE(a->json.find("\"headways\""), std::string::npos);
+
+  // The command itself, once, and then every second until SIGTERM.
+  const auto page = dir_.path() / "page.html";
+  const auto once = Frota({"dashboard", "--postgres", pg_->dsn(), "--gtfs", archive_->gtfs,
+                           "--out", page.string()});
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_NE(base::ReadFile(page)->find("<html"), std::string::npos);
+  const auto live = dir_.path() / "live.html";
+  ChildProcess writer({FrotaBinary().string(), "dashboard", "--postgres", pg_->dsn(), "--out",
+                       live.string(), "--every", "1"},
+                      dir_.path() / "every.log");
+  ASSERT_TRUE(writer.WaitForLog("dashboard written", std::chrono::seconds(60)));
+  const auto first = std::filesystem::last_write_time(live);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::filesystem::last_write_time(live) == first &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(std::filesystem::last_write_time(live), first) << "written once only";
+  writer.Signal(SIGTERM);
+  ASSERT_TRUE(writer.Wait(std::chrono::seconds(60)));
+  EXPECT_EQ(writer.exit_code(), 0) << writer.Log();
+  EXPECT_NE(writer.Log().find("dashboard stopping signal=SIGTERM"), std::string::npos);
+  EXPECT_NE(base::ReadFile(live)->find("</html>"), std::string::npos);
+}
+
+// A small simulated day in both databases: evaluate scores them alike.
+TEST_F(PostgresReaders, EvaluateScoresPostgresAsTheEmbeddedDatabase) {
+  const auto sim = dir_.path() / "sim";
+  const auto simulate = Frota({"simulate", "--date", "2024-06-05", "--vehicles", "30",
+                               "--hours", "6-9", "--out", sim.string()});
+  ASSERT_EQ(simulate.exit_code, 0) << simulate.err;
+  sink::testing::TestDatabase pg(sink::testing::ServerDsn(), "evaluate");
+  ASSERT_TRUE(pg.ok()) << pg.error();
+  const auto db = (dir_.path() / "sim.duckdb").string();
+  std::vector<std::string> outputs;
+  for (const auto& source : std::vector<std::vector<std::string>>{{"--db", db},
+                                                                 {"--postgres", pg.dsn()}}) {
+    const auto replay = Frota(With({"replay", "archive:" + sim.string(), "--gtfs",
+                                    (sim / "gtfs").string(), "--area",
+                                    (sim / "area.geojson").string()},
+                                   source));
+    ASSERT_EQ(replay.exit_code, 0) << replay.err;
+    const auto h = Frota(With({"headways", "--gtfs", (sim / "gtfs").string()}, source));
+    ASSERT_EQ(h.exit_code, 0) << h.err;
+    const auto e = Frota(
+        With({"evaluate", "--truth", (sim / "truth.json").string(), "--json"}, source));
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    outputs.push_back(e.out);
+  }
+  EXPECT_EQ(outputs[1], outputs[0]);
+  EXPECT_NE(outputs[0].find("\"found_ratio\""), std::string::npos);
 }
 
 }  // namespace

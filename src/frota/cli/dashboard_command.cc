@@ -1,5 +1,9 @@
 #include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
+
+#include <chrono>
 
 #include <optional>
 
@@ -10,6 +14,8 @@
 #include "frota/geo/area.h"
 #include "frota/gtfs/static_feed.h"
 #include "frota/sink/duckdb_sink.h"
+#include "frota/sink/pg_connection.h"
+#include "frota/sink/postgres_to_duckdb.h"
 
 namespace frota::cli {
 
@@ -25,7 +31,19 @@ struct DashboardFlags {
   std::string lang = "pt-BR";
   std::vector<std::string> reports;
   bool sizes = false;
+  double every_s = 0;
 };
+
+/// A PostgreSQL database as the page names it: its database name, never a DSN.
+std::string PostgresName(const std::string& dsn) {
+  const std::string described = sink::PgConnection::Describe(dsn);
+  const auto at = described.find("dbname=");
+  if (at == std::string::npos) {
+    return "PostgreSQL";
+  }
+  const auto end = described.find(' ', at);
+  return "PostgreSQL " + described.substr(at + 7, end == std::string::npos ? end : end - at - 7);
+}
 
 /// The name a reader should see for an input: its file name (for `PATH#FILTER` areas, the
 /// file name with the filter), never a machine's absolute path.
@@ -48,11 +66,6 @@ std::string DisplayName(const std::string& spec) {
 }
 
 int RunDashboard(const DashboardFlags& flags) {
-  if (!flags.postgres.empty()) {
-    return ReportError(base::InvalidInput(
-        "--postgres: the dashboard reads DuckDB only for now; PostgreSQL is not available yet "
-        "(export the tables or use --db)"));
-  }
   if (flags.lang != "pt-BR" && flags.lang != "en") {
     return ReportError(base::InvalidInput("--lang {}: use pt-BR or en", flags.lang));
   }
@@ -84,35 +97,69 @@ int RunDashboard(const DashboardFlags& flags) {
   if (!zone.ok()) {
     return ReportError(zone.error());
   }
-  auto db = sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true);
-  if (!db.ok()) {
-    return ReportError(db.error());
+  // One page from what the database holds now; PostgreSQL through a copy of its results
+  // (and the tables `frota headways --postgres` keeps there) into an in-memory DuckDB.
+  const auto write_page = [&]() -> base::Status {
+    auto db = flags.postgres.empty() ? sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true)
+                                     : sink::CopyPostgresToDuckDb(flags.postgres);
+    if (!db.ok()) {
+      return db.error();
+    }
+    dashboard::DataModelOptions options;
+    options.feed = feed ? &*feed : nullptr;
+    options.area = area ? &*area : nullptr;
+    options.time_zone = *zone;
+    options.db_name = flags.postgres.empty() ? DisplayName(flags.db) : PostgresName(flags.postgres);
+    options.gtfs_name = DisplayName(flags.gtfs);
+    options.area_name = DisplayName(flags.area);
+    options.reports.assign(flags.reports.begin(), flags.reports.end());
+    FROTA_ASSIGN_OR_RETURN(auto model, dashboard::BuildDataModel(**db, options));
+    const std::string html = dashboard::RenderHtml(model.json, {flags.lang});
+    // Written beside the page and renamed over it: a reader never sees half a file.
+    FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(flags.out, html));
+    if (flags.sizes) {
+      for (const auto& [section, bytes] : model.section_bytes) {
+        fmt::print(stderr, "{:>16} {:>10} bytes\n", section, bytes);
+      }
+    }
+    spdlog::info("dashboard written out={} bytes={} data_bytes={}", flags.out, html.size(),
+                 model.json.size());
+    return base::Status::Ok();
+  };
+  if (flags.every_s <= 0) {
+    const auto written = write_page();
+    return written.ok() ? kExitOk : ReportError(written.error());
   }
-  dashboard::DataModelOptions options;
-  options.feed = feed ? &*feed : nullptr;
-  options.area = area ? &*area : nullptr;
-  options.time_zone = *zone;
-  options.db_name = DisplayName(flags.db);
-  options.gtfs_name = DisplayName(flags.gtfs);
-  options.area_name = DisplayName(flags.area);
-  options.reports.assign(flags.reports.begin(), flags.reports.end());
-  auto model = dashboard::BuildDataModel(**db, options);
-  if (!model.ok()) {
-    return ReportError(model.error());
-  }
-  const std::string html = dashboard::RenderHtml(model->json, {flags.lang});
-  const auto written = base::WriteFileAtomic(flags.out, html);
-  if (!written.ok()) {
-    return ReportError(written.error());
-  }
-  if (flags.sizes) {
-    for (const auto& [section, bytes] : model->section_bytes) {
-      fmt::print(stderr, "{:>16} {:>10} bytes\n", section, bytes);
+  // --every S: the page again every S seconds until SIGINT or SIGTERM, which end the wait
+  // (never a write). A failed round (the database briefly unreachable) is logged and the
+  // previous page stays; the next round tries again.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const auto period = std::chrono::milliseconds(static_cast<std::int64_t>(flags.every_s * 1000));
+  std::int64_t rounds = 0;
+  while (true) {
+    const auto started = std::chrono::steady_clock::now();
+    if (const auto written = write_page(); !written.ok()) {
+      spdlog::warn("dashboard round failed, keeping the previous page error={}",
+                   written.error().message());
+    }
+    ++rounds;
+    auto wait = period - (std::chrono::steady_clock::now() - started);
+    if (wait < std::chrono::milliseconds(0)) {
+      wait = std::chrono::milliseconds(0);
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait).count();
+    timespec timeout{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
+    const int signal = sigtimedwait(&stop_signals, nullptr, &timeout);
+    if (signal == SIGINT || signal == SIGTERM) {
+      spdlog::info("dashboard stopping signal={} rounds={}", signal == SIGINT ? "SIGINT" : "SIGTERM",
+                   rounds);
+      return kExitOk;
     }
   }
-  spdlog::info("dashboard written out={} bytes={} data_bytes={}", flags.out, html.size(),
-               model->json.size());
-  return kExitOk;
 }
 
 }  // namespace
@@ -122,7 +169,7 @@ void AddDashboardCommand(CLI::App& app, CommandMain& run) {
   auto* sub = app.add_subcommand(
       "dashboard", "Write one self-contained HTML dashboard (works offline) from the database");
   auto* db = sub->add_option("--db", flags->db, "DuckDB database file");
-  auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN (not available yet)");
+  auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   db->excludes(pg);
   sub->add_option("--gtfs", flags->gtfs, "Static GTFS (zip or folder): route names and shapes");
   sub->add_option("--area", flags->area, "GeoJSON area drawn as the outline (PATH or PATH#PROPERTY=VALUE)");
@@ -134,6 +181,9 @@ void AddDashboardCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--report", flags->reports,
                   "A JSON stage report to show on the Quality page (e.g. replay --report); repeatable");
   sub->add_flag("--sizes", flags->sizes, "Print the size of each section of the embedded data");
+  sub->add_option("--every", flags->every_s,
+                  "Write the page again every S seconds (atomically) until SIGINT or SIGTERM")
+      ->check(CLI::Range(1.0, 86400.0));
   sub->callback([flags, &run] {
     if (flags->db.empty() && flags->postgres.empty()) {
       throw CLI::RequiredError("--db or --postgres");

@@ -19,14 +19,17 @@ struct EvaluateFlags {
 };
 
 int RunEvaluate(const EvaluateFlags& flags) {
-  if (!flags.postgres.empty()) {
-    return ReportError(base::InvalidInput("--postgres is not available in this build yet; use --db"));
-  }
-  if (flags.db.empty()) {
+  if (flags.db.empty() && flags.postgres.empty()) {
     return ReportError(base::InvalidInput("one of --db FILE or --postgres DSN is required"));
   }
+  // PostgreSQL: its results (with the tables `frota headways --postgres` wrote there)
+  // copied into a DuckDB file, read as a --db file is.
+  auto results = ResultsFile::Open(flags.db, flags.postgres);
+  if (!results.ok()) {
+    return ReportError(results.error());
+  }
   sim::EvaluateOptions options;
-  options.db = flags.db;
+  options.db = (*results)->path();
   options.truth = flags.truth;
   const auto evaluation = sim::Evaluate(options);
   if (!evaluation.ok()) {
@@ -51,7 +54,7 @@ void AddEvaluateCommand(CLI::App& app, CommandMain& run) {
       "departures (true ones hidden by outages and silent lines left out) and each line's "
       "median and CV of measured headways");
   auto* db = sub->add_option("--db", flags->db, "DuckDB database written by frota replay");
-  auto* postgres = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN (not available yet)");
+  auto* postgres = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   db->excludes(postgres);
   sub->add_option("--truth", flags->truth, "truth.json written by frota simulate")->required();
   sub->add_flag("--json", flags->json, "Print one JSON document on stdout");
