@@ -1556,6 +1556,7 @@
   // the share under 60 s use every measured headway; the ratios to the plan (bunching, gaps,
   // CV, excess wait) only those with a planned headway. `onlyLine` (optional) visits just that
   // line's groups: they are contiguous (sorted by line).
+  const MIN_HEADWAYS = 10;
   function headwayStats(ok, onlyLine) {
     const H = D.headways && D.headways.headways;
     const st = { n: 0, nPlanned: 0, under60: 0, bunching: 0, gap: 0, sumH: 0, sumH2: 0, sumP: 0, sumP2: 0, dev: [], ratios: [], values: [], planned: [] };
@@ -1586,6 +1587,15 @@
         st.ratios.push(v / planned);
         st.planned.push(planned);
       }
+    }
+    // As frota headways (--min-headways 10): fewer measured headways make no statistic,
+    // only counts; two headways give no coefficient of variation.
+    if (st.n < MIN_HEADWAYS) {
+      st.tooFew = true;
+      st.nPlanned = 0;
+      st.under60 = NaN;
+      st.median = st.p90 = st.plannedMedian = st.cv = st.excess = NaN;
+      return st;
     }
     const sorted = st.values.slice().sort((a, b) => a - b);
     st.median = quantile(sorted, 0.5);
@@ -2030,7 +2040,7 @@
         kpi("found_ratio", t("rg_found_ratio"), HW.hours ? pct(planned ? found / planned : NaN, 0) : "–", HW.hours ? t("rg_found_detail", { found: nf(found), planned: nf(planned) }) : t("rg_no_hours")),
         kpi("median", t("rg_median"), has ? minutes(stats.median) : "–", t("rg_median_detail", { n: nf(stats.n) })),
         kpi("p90", t("rg_p90"), has ? minutes(stats.p90) : "–", t("rg_minutes")),
-        kpi("under_60s", t("rg_under60"), has ? pct(stats.n ? stats.under60 / stats.n : NaN) : "–", t("rg_under60_detail")),
+        kpi("under_60s", t("rg_under60"), has && !stats.tooFew ? pct(stats.n ? stats.under60 / stats.n : NaN) : "–", t("rg_under60_detail")),
         kpi("bunching", t("rg_bunching"), has ? pct(stats.nPlanned ? stats.bunching / stats.nPlanned : NaN) : "–", t("rg_bunching_detail")),
         kpi("gap", t("rg_gap"), has ? pct(stats.nPlanned ? stats.gap / stats.nPlanned : NaN) : "–", t("rg_gap_detail")),
         kpi("cv", t("rg_cv"), isFinite(stats.cv) ? nf(stats.cv, 2) : "–", t("rg_cv_detail", { band: band })),
@@ -2264,7 +2274,7 @@
       rows.push({
         line: l, dir: dir, label: lineLabel(l), found: found, planned: planned, ratio: planned ? found / planned : NaN,
         median: st.median / 60, p90: st.p90 / 60, plannedH: st.plannedMedian / 60,
-        under60: st.n ? st.under60 / st.n : NaN,
+        under60: st.n && !st.tooFew ? st.under60 / st.n : NaN,
         bunching: st.nPlanned ? st.bunching / st.nPlanned : NaN, gap: st.nPlanned ? st.gap / st.nPlanned : NaN, cv: st.cv, band: tcqsmBand(st.cv),
         excluded: x ? x.total : NaN, excludedText: x ? excludedText(x) : "–",
         coverage: fromSummary("coverage_share"), silent: fromSummary("silent_minutes"), late: fromSummary("departures_tagged_late"),
@@ -2645,10 +2655,10 @@
         "The name comes from the GTFS through route resolution (53B → B53); “not in GTFS” when it does not resolve. Lines the feed spells differently (e.g. with a space) show separately."] },
     { id: "rg-kpis", page: "regularity",
       "pt-BR": ["Partidas encontradas ÷ planejadas, intervalo mediano e p90, parte abaixo de 1 min, agrupamento, buracos, coeficiente de variação com o nível A–F do TCQSM, espera excedente e intervalos excluídos por motivo, para o tipo de dia escolhido.",
-        "Uma partida é a última posição a até 1.000 m do início do padrão da linha antes de o veículo passar de 1.000 m nele; intervalo h = diferença entre partidas seguidas da mesma linha, sentido, data e período de serviço, sem falha do feed entre elas; os demais pares são excluídos (pausa planejada, falha do feed) e só contados. Sobre os intervalos medidos: mediana e p90 interpolados; agrupamento h < 0,25 × planejado p; buraco h > 2 × p; CV = dp(h − p) ÷ média(p); espera excedente = Σh² ÷ 2Σh − Σp² ÷ 2Σp (§7).",
+        "Uma partida é a última posição a até 1.000 m do início do padrão da linha antes de o veículo passar de 1.000 m nele; intervalo h = diferença entre partidas seguidas da mesma linha, sentido, data e período de serviço, sem falha do feed entre elas; os demais pares são excluídos (pausa planejada, falha do feed) e só contados. Sobre os intervalos medidos: mediana e p90 interpolados; agrupamento h < 0,25 × planejado p; buraco h > 2 × p; CV = dp(h − p) ÷ média(p); espera excedente = Σh² ÷ 2Σh − Σp² ÷ 2Σp (§7). Com menos de 10 intervalos medidos, só contagens, nenhuma estatística.",
         "Partidas perdidas juntam dois intervalos em um e aumentam buracos e espera; uma viagem duplicada no feed cria falso agrupamento e intervalos < 1 min. Intervalos sem planejado entram na mediana, no p90 e em < 1 min, não nas razões ao plano."],
       en: ["Departures found ÷ planned, median and p90 headway, share under 1 min, bunching, gaps, coefficient of variation with the TCQSM A–F band, excess wait and excluded headways by reason, for the chosen day type.",
-        "A departure is the last position within 1,000 m of the start of the line's pattern before the vehicle passes 1,000 m along it; headway h = the difference between consecutive departures of one line, direction, date and service period with no feed gap between them; other pairs are excluded (planned break, feed gap) and only counted. Over measured headways: median and p90 interpolated; bunching h < 0.25 × planned p; gap h > 2 × p; CV = sd(h − p) ÷ mean(p); excess wait = Σh² ÷ 2Σh − Σp² ÷ 2Σp (§7).",
+        "A departure is the last position within 1,000 m of the start of the line's pattern before the vehicle passes 1,000 m along it; headway h = the difference between consecutive departures of one line, direction, date and service period with no feed gap between them; other pairs are excluded (planned break, feed gap) and only counted. Over measured headways: median and p90 interpolated; bunching h < 0.25 × planned p; gap h > 2 × p; CV = sd(h − p) ÷ mean(p); excess wait = Σh² ÷ 2Σh − Σp² ÷ 2Σp (§7). Fewer than 10 measured headways give counts only, no statistic.",
         "Missed departures merge two headways into one and raise gaps and excess wait; a trip duplicated in the feed makes false bunching and headways under 1 min. Headways without a planned one enter the median, p90 and < 1 min, not the ratios to the plan."] },
     { id: "rg-found", page: "regularity",
       "pt-BR": ["Por hora, quantas partidas foram encontradas e quantas o GTFS planejava, no tipo de dia escolhido.",
