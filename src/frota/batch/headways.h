@@ -113,7 +113,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
 /// The tables ComputeHeadways writes (sql/headways.sql), in the order it writes them.
 const std::vector<std::string>& HeadwayTables();
 
-/// The report as the JSON of docs/cli.md: `routes` (one per route and direction: the
+/// The report as the JSON of ../shared/docs/cli.md: `routes` (one per route and direction: the
 /// statistics of HeadwayStats, `headways_excluded` {service_break, coverage_gap},
 /// `by_hour`, `by_day_type`, and `inferred_check` when asked) and `feed_coverage` (per
 /// feed: covered_minutes, gaps as [start, end] local ISO times).

@@ -126,7 +126,7 @@ struct ReconcileConfig {
 /// or database (bad input).
 base::Result<ReconcileReport> Reconcile(const ReconcileConfig& config);
 
-/// The report as the JSON of docs/cli.md: `tables` (name -> {stream_rows, batch_rows,
+/// The report as the JSON of ../shared/docs/cli.md: `tables` (name -> {stream_rows, batch_rows,
 /// missing, extra, different, examples}), `equal`, plus `records` and `phase_seconds`.
 std::string ReconcileJson(const ReconcileReport& report);
 

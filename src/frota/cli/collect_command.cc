@@ -1,4 +1,4 @@
-// `frota collect` and `frota run`: the live service (docs/cli.md, docs/collector.md).
+// `frota collect` and `frota run`: the live service (docs/collector.md; flags: docs/cli.md).
 #include <fmt/core.h>
 #include <pthread.h>
 #include <signal.h>

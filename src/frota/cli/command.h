@@ -12,7 +12,7 @@
 
 namespace frota::cli {
 
-/// Exit codes of every subcommand (docs/cli.md).
+/// Exit codes of every subcommand (../shared/docs/cli.md).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailedCheck = 1;
 inline constexpr int kExitBadInput = 2;

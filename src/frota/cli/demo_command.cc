@@ -289,8 +289,9 @@ void AddDemoCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<DemoFlags>();
   auto* sub = app.add_subcommand(
       "demo",
-      "Simulate a compact city day, replay it into DuckDB, score, reconcile, headways and a "
-      "dashboard: the main job, with no data of your own");
+      "Simulate a compact city day, replay it into DuckDB, reconcile, compute headways, score "
+      "everything against the truth and write a dashboard: the main job, with no data of your "
+      "own");
   sub->add_option("--out", flags->out, "Folder for everything (default frota-demo)");
   sub->add_option("--vehicles", flags->vehicles, "Buses at the weekday peak (default 150)");
   sub->add_option("--seed", flags->seed, "Seed of the simulated day");

@@ -1,4 +1,4 @@
-// The feed formats frota reads (docs/cli.md "Inputs"), their names and detection.
+// The feed formats frota reads (../shared/docs/cli.md "Inputs"), their names and detection.
 #pragma once
 
 #include <filesystem>

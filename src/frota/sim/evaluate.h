@@ -146,7 +146,7 @@ base::Status ScoreDeparturesAndHeadways(sink::DuckDbConnection& db, const Truth&
 /// faults and the per-reason counts of semantics §2.
 base::Result<Evaluation> Evaluate(const EvaluateOptions& options);
 
-/// The JSON document of `frota evaluate --json` (docs/cli.md fields, plus details).
+/// The JSON document of `frota evaluate --json` (../shared/docs/cli.md fields, plus details).
 std::string EvaluationJson(const Evaluation& evaluation);
 /// A human-readable summary.
 std::string EvaluationText(const Evaluation& evaluation);

@@ -20,7 +20,7 @@ struct InputSpec {
   std::filesystem::path path;
 };
 
-/// Parses "FORMAT:PATH", "archive:ROOT" or a bare PATH (docs/cli.md "Inputs").
+/// Parses "FORMAT:PATH", "archive:ROOT" or a bare PATH (../shared/docs/cli.md "Inputs").
 base::Result<InputSpec> ParseInputSpec(std::string_view text);
 
 /// One source partition: a stream of responses or rows read in order, with its own
