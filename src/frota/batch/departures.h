@@ -109,8 +109,6 @@ class DepartureDetector {
   void AddVehicle(std::string_view feed_id, std::string_view vehicle_id,
                   std::span<const Fix> fixes, std::vector<Departure>& out) const;
 
-  [[nodiscard]] const DepartureOptions& options() const { return options_; }
-
   struct Pattern;
 
  private:

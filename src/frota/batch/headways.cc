@@ -359,50 +359,51 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     checks = CompareInferred(departures, inferred);
   }
 
-  // Each feed's coverage; the local dates and hours it was observed in.
+  // One pass over the positions' minutes: each feed's coverage and the local dates and
+  // hours it was observed in; the minutes each GTFS route delivered positions in, and
+  // the feed that carries it (the one with most of its positions).
   std::map<std::string, Coverage> coverage;
   std::set<base::LocalDate> observed_dates;
   std::map<std::tuple<std::string, base::LocalDate, int>, std::int64_t> covered_per_hour;
-  {
-    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT feed_id, epoch_us(event_time) // 60000000 "
-                                               "FROM positions GROUP BY ALL ORDER BY ALL"));
-    std::map<std::string, std::vector<std::int64_t>> minutes;
-    std::optional<base::TimeZone::HourSpan> span;
-    for (std::size_t i = 0; i < rows.rows(); ++i) {
-      const std::string feed_id = rows.String(i, 0);
-      const std::int64_t minute = rows.Int64(i, 1);
-      minutes[feed_id].push_back(minute);
-      const base::Timestamp t = MinuteStart(minute);
-      if (!span || t < span->from || t >= span->until) {
-        span = zone.LocalHourSpan(t);
-      }
-      observed_dates.insert(span->hour.date);
-      ++covered_per_hour[{feed_id, span->hour.date, span->hour.hour}];
-    }
-    for (auto& [feed_id, list] : minutes) {
-      coverage.emplace(feed_id, Coverage(std::move(list), options.coverage_gap_minutes));
-    }
-  }
-  // The minutes each GTFS route delivered positions in, and the feed that carries it.
   std::map<std::string, std::vector<std::int64_t>> route_minutes;
   std::map<std::string, std::string> route_feed;
   {
     FROTA_ASSIGN_OR_RETURN(
         auto rows, db.Query("SELECT feed_id, route_id, epoch_us(event_time) // 60000000, count(*) "
-                            "FROM positions WHERE route_id <> '' GROUP BY ALL ORDER BY ALL"));
+                            "FROM positions GROUP BY ALL ORDER BY ALL"));
+    std::map<std::string, std::vector<std::int64_t>> feed_minutes;
     std::map<std::string, const gtfs::Route*> resolved;
     std::map<std::string, std::map<std::string, std::int64_t>> feed_positions;
     for (std::size_t i = 0; i < rows.rows(); ++i) {
+      const std::string feed_id = rows.String(i, 0);
       const std::string name = rows.String(i, 1);
+      const std::int64_t minute = rows.Int64(i, 2);
+      feed_minutes[feed_id].push_back(minute);
+      if (name.empty()) {
+        continue;
+      }
       auto it = resolved.find(name);
       if (it == resolved.end()) {
         it = resolved.emplace(name, resolver.Find(name)).first;
       }
-      if (it->second == nullptr) {
-        continue;
+      if (it->second != nullptr) {
+        route_minutes[it->second->id].push_back(minute);
+        feed_positions[it->second->id][feed_id] += rows.Int64(i, 3);
       }
-      route_minutes[it->second->id].push_back(rows.Int64(i, 2));
-      feed_positions[it->second->id][rows.String(i, 0)] += rows.Int64(i, 3);
+    }
+    for (auto& [feed_id, list] : feed_minutes) {
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+      std::optional<base::TimeZone::HourSpan> span;
+      for (const std::int64_t minute : list) {
+        const base::Timestamp t = MinuteStart(minute);
+        if (!span || t < span->from || t >= span->until) {
+          span = zone.LocalHourSpan(t);
+        }
+        observed_dates.insert(span->hour.date);
+        ++covered_per_hour[{feed_id, span->hour.date, span->hour.hour}];
+      }
+      coverage.emplace(feed_id, Coverage(std::move(list), options.coverage_gap_minutes));
     }
     for (auto& [route, list] : route_minutes) {
       std::sort(list.begin(), list.end());

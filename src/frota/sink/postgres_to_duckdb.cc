@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <optional>
+#include <set>
 
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
@@ -352,45 +353,44 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
   // every base table the embedded schema does not have, as it is.
   FROTA_ASSIGN_OR_RETURN(
       auto others,
-      pg->Query("SELECT c.table_name, c.data_type FROM information_schema.columns c "
+      pg->Query("SELECT c.table_name, c.column_name, c.data_type "
+                "FROM information_schema.columns c "
                 "JOIN information_schema.tables t USING (table_schema, table_name) "
                 "WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' "
                 "ORDER BY c.table_name, c.ordinal_position"));
-  std::vector<CopiedTable> extra;
+  FROTA_ASSIGN_OR_RETURN(auto embedded,
+                         duck->Query("SELECT DISTINCT table_name FROM information_schema.tables"));
+  std::set<std::string> known;
+  for (std::size_t r = 0; r < embedded.rows(); ++r) {
+    known.insert(embedded.String(r, 0));
+  }
+  struct Extra {
+    CopiedTable table;
+    std::string ddl;
+  };
+  std::vector<Extra> extra;
   for (int r = 0; r < others.rows(); ++r) {
     const std::string name(others.Value(r, 0));
-    if (extra.empty() || extra.back().name != name) {
-      FROTA_ASSIGN_OR_RETURN(
-          auto known,
-          duck->Query(fmt::format("SELECT count(*) FROM information_schema.tables "
-                                  "WHERE table_name = '{}'",
-                                  name)));  // names come from the catalog: no quote in them
-      if (known.Int64(0, 0) > 0 || name.find('\'') != std::string::npos) {
-        continue;
-      }
-      extra.push_back({name, {}, name});
+    if (known.contains(name)) {
+      continue;
     }
-    const auto type = DuckTypeOf(others.Value(r, 1));
+    if (extra.empty() || extra.back().table.name != name) {
+      extra.push_back({{name, {}, name}, {}});
+    }
+    const auto type = DuckTypeOf(others.Value(r, 2));
     if (!type) {
       return base::Internal("copying table {}: a column of type {} frota cannot read", name,
-                            others.Value(r, 1));
+                            others.Value(r, 2));
     }
-    extra.back().columns.push_back(*type);
+    Extra& e = extra.back();
+    e.ddl += fmt::format("{}{} {}", e.table.columns.empty() ? "" : ", ",
+                         QuoteIdentifier(others.Value(r, 1)), DuckTypeName(*type));
+    e.table.columns.push_back(*type);
   }
-  for (const auto& table : extra) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto columns,
-        pg->Query("SELECT column_name FROM information_schema.columns WHERE table_schema = "
-                  "current_schema() AND table_name = $1 ORDER BY ordinal_position",
-                  {PgParam::Text(table.name)}));
-    std::string ddl;
-    for (int c = 0; c < columns.rows(); ++c) {
-      ddl += fmt::format("{}{} {}", c == 0 ? "" : ", ", QuoteIdentifier(columns.Value(c, 0)),
-                         DuckTypeName(table.columns[static_cast<std::size_t>(c)]));
-    }
-    FROTA_RETURN_IF_ERROR(
-        duck->Execute(fmt::format("CREATE TABLE {} ({})", QuoteIdentifier(table.name), ddl)));
-    FROTA_RETURN_IF_ERROR(copy_table(table));
+  for (const auto& e : extra) {
+    FROTA_RETURN_IF_ERROR(duck->Execute(
+        fmt::format("CREATE TABLE {} ({})", QuoteIdentifier(e.table.name), e.ddl)));
+    FROTA_RETURN_IF_ERROR(copy_table(e.table));
   }
   FROTA_RETURN_IF_ERROR(duck->Execute("COMMIT"));
   FROTA_RETURN_IF_ERROR(pg->Execute("COMMIT"));
