@@ -12,6 +12,7 @@
 #include "frota/cli/commands.h"
 #include "frota/cli/run_kafka.h"
 #include "frota/collect/collector.h"
+#include "frota/runner/live_publisher.h"
 #include "frota/runner/live_runner.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
@@ -37,6 +38,11 @@ struct CollectFlags {
   double for_s = 0;
   std::string kafka;
   std::string topic;
+  bool end_marker = false;
+  std::string publisher_id;
+  std::string progress_topic;
+  std::string payload = "binary";
+  double drain_wait_s = 60;
   std::string area;
   // frota run
   std::string db;
@@ -93,6 +99,87 @@ class WakeOnResponse final : public collect::ResponseListener {
  private:
   source::ArchiveWaker& waker_;
 };
+
+// Tells the Kafka publisher that a response was archived (its wake-up and lag count).
+class PublishOnResponse final : public collect::ResponseListener {
+ public:
+  PublishOnResponse(runner::LivePublisher& publisher, source::ArchiveWaker& waker)
+      : publisher_(publisher), waker_(waker) {}
+  void OnResponse(const collect::ArchivedResponse& response) override {
+    publisher_.OnArchived(response.envelope.ingest_time);
+    waker_.Notify();
+  }
+
+ private:
+  runner::LivePublisher& publisher_;
+  source::ArchiveWaker& waker_;
+};
+
+// The Kafka publisher of a collector (`--kafka B --topic T`), its metrics and listener.
+struct Publishing {
+  source::ArchiveWaker waker;
+  std::unique_ptr<runner::LivePublisher> publisher;
+  std::unique_ptr<PublishOnResponse> listener;
+};
+
+base::Result<std::unique_ptr<Publishing>> StartPublishing(const CollectFlags& flags,
+                                                          const collect::CollectorConfig& config,
+                                                          collect::Collector& collector) {
+  auto out = std::make_unique<Publishing>();
+  runner::LivePublisherConfig pc;
+  pc.archive = config.archive;
+  if (!flags.time_zone.empty()) {
+    pc.replay.time_zone = flags.time_zone;
+  }
+  pc.producer.brokers = config.kafka_brokers;
+  pc.producer.topic = config.kafka_topic;
+  if (flags.payload == "json") {
+    pc.producer.format = transport::PayloadFormat::kJson;
+  } else if (flags.payload != "binary") {
+    return base::InvalidInput("--payload {}: expected binary or json", flags.payload);
+  }
+  FROTA_ASSIGN_OR_RETURN(pc.producer.properties,
+                         transport::ParseKafkaProperties(flags.kafka_run.kafka_properties));
+  pc.publisher_id =
+      flags.publisher_id.empty() ? "frota-collect:" + config.kafka_topic : flags.publisher_id;
+  pc.progress_topic = flags.progress_topic;
+  pc.end_marker = flags.end_marker;
+  pc.drain_wait = std::chrono::milliseconds(static_cast<std::int64_t>(flags.drain_wait_s * 1000));
+  pc.run_id = collector.run_id();
+  pc.waker = &out->waker;
+  auto* c = &collector;
+  pc.now = [c] { return c->clock().Now(); };
+  pc.ingest_floor = [c] { return c->IngestFloor(); };
+  auto& metrics = collector.metrics();
+  auto* connected = &metrics.GetGauge("frota_publish_connected",
+                                      "1 while the Kafka publisher has a session");
+  auto* records = &metrics.GetGauge("frota_publish_records",
+                                    "Records published to Kafka (committed) by this run");
+  auto* polls = &metrics.GetGauge("frota_publish_polls", "Poll messages published by this run");
+  auto* transactions = &metrics.GetGauge("frota_publish_transactions",
+                                         "Kafka transactions committed by this run");
+  auto* failures = &metrics.GetGauge("frota_publish_failures",
+                                     "Publisher sessions ended by an error (Kafka down, ...)");
+  auto* unpublished = &metrics.GetGauge(
+      "frota_publish_unpublished_responses",
+      "Responses archived by this run that no committed transaction covers yet");
+  auto* lag = &metrics.GetGauge("frota_publish_lag_seconds",
+                                "Now minus the ingest time of the oldest unpublished response");
+  pc.on_stats = [=](const runner::PublisherStats& s) {
+    connected->Set(s.connected ? 1 : 0);
+    records->Set(static_cast<double>(s.records));
+    polls->Set(static_cast<double>(s.polls));
+    transactions->Set(static_cast<double>(s.transactions));
+    failures->Set(static_cast<double>(s.failures));
+    unpublished->Set(static_cast<double>(s.unpublished_responses));
+    lag->Set(s.lag_seconds);
+  };
+  out->publisher = std::make_unique<runner::LivePublisher>(std::move(pc));
+  out->listener = std::make_unique<PublishOnResponse>(*out->publisher, out->waker);
+  collector.AddListener(out->listener.get());
+  out->publisher->Start();
+  return out;
+}
 
 base::Result<collect::CollectorConfig> BuildConfig(const CollectFlags& flags) {
   collect::CollectorConfig config;
@@ -170,13 +257,12 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!config.ok()) {
     return ReportError(config.error());
   }
-  if (!config->kafka_brokers.empty() || !config->kafka_topic.empty()) {
-    if (config->kafka_brokers.empty() || config->kafka_topic.empty()) {
-      return ReportError(base::InvalidInput("--kafka BROKERS and --topic T go together"));
-    }
-    return ReportError(base::Unavailable(
-        "publishing to Kafka is not available in this build yet (the transport module has no "
-        "producer); run without --kafka to use the embedded archive"));
+  const bool publish = !config->kafka_brokers.empty() || !config->kafka_topic.empty();
+  if (publish && (config->kafka_brokers.empty() || config->kafka_topic.empty())) {
+    return ReportError(base::InvalidInput("--kafka BROKERS and --topic T go together"));
+  }
+  if (!publish && flags.end_marker) {
+    return ReportError(base::InvalidInput("--end-marker is for publishing: give --kafka and --topic"));
   }
   if (!process && !flags.postgres.empty()) {
     return ReportError(base::InvalidInput("--postgres is for frota run; collect writes bronze"));
@@ -190,10 +276,26 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!collector.ok()) {
     return ReportError(collector.error());
   }
+  std::unique_ptr<Publishing> publishing;
+  if (publish) {
+    auto started = StartPublishing(flags, *config, **collector);
+    if (!started.ok()) {
+      return ReportError(started.error());
+    }
+    publishing = std::move(*started);
+  }
+  // Once the collector stopped: publish what is left (and the end markers), then stop.
+  const auto stop_publishing = [&]() -> base::Status {
+    return publishing ? publishing->publisher->Stop() : base::Status::Ok();
+  };
   if (!process) {
     const auto status = (*collector)->Run(stop, RunFor(flags));
+    const auto published = stop_publishing();
     if (!status.ok()) {
       return ReportError(status.error());
+    }
+    if (!published.ok()) {
+      return ReportError(published.error());
     }
     spdlog::info("collect done run_id={} reports={}", (*collector)->run_id(),
                  (*collector)->report_dir().string());
@@ -279,11 +381,15 @@ int RunCollect(const CollectFlags& flags, bool process) {
   collector_done.store(true);
   waker.Notify();
   engine.join();
+  const auto published = stop_publishing();
   if (!status.ok()) {
     return ReportError(status.error());
   }
   if (engine_error) {
     return ReportError(*engine_error);
+  }
+  if (!published.ok()) {
+    return ReportError(published.error());
   }
   spdlog::info("run done run_id={} db={} reports={}", (*collector)->run_id(), sink_name,
                (*collector)->report_dir().string());
@@ -302,8 +408,19 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
   sub->add_option("--metrics", flags.metrics, "Serve /metrics and /healthz on HOST:PORT (loopback)");
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
-  sub->add_option("--kafka", flags.kafka, "Publish responses to these Kafka brokers");
-  sub->add_option("--topic", flags.topic, "Kafka topic for --kafka");
+  sub->add_option("--kafka", flags.kafka,
+                  "Publish every archived record and poll to these Kafka brokers, exactly once");
+  sub->add_option("--topic", flags.topic, "Kafka topic for --kafka (must exist)");
+  sub->add_flag("--end-marker", flags.end_marker,
+                "On stop (--for, SIGTERM) publish the end-of-input marker to every partition");
+  sub->add_option("--publisher-id", flags.publisher_id,
+                  "Transactional id and progress key (default frota-collect:TOPIC)");
+  sub->add_option("--progress-topic", flags.progress_topic,
+                  "Compacted topic of publishing progress (default TOPIC.progress; created)");
+  sub->add_option("--payload", flags.payload, "Message encoding: binary or json")
+      ->check(CLI::IsMember({"binary", "json"}));
+  sub->add_option("--drain-wait", flags.drain_wait_s,
+                  "On stop, seconds to wait for Kafka to publish what is archived");
 }
 
 }  // namespace
@@ -313,6 +430,8 @@ void AddCollectCommand(CLI::App& app, CommandMain& run) {
   auto* sub = app.add_subcommand(
       "collect", "Poll live feeds politely into the bronze archive, with silver and gold");
   AddCommonFlags(sub, *flags);
+  sub->add_option("--kafka-property", flags->kafka_run.kafka_properties,
+                  "librdkafka property KEY=VALUE for --kafka (repeatable; values never logged)");
   sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, false); }; });
 }
 

@@ -70,6 +70,8 @@ struct FeedPoller::Meters {
                                     "Archived bodies that are not in the feed's format", labels);
     archive_errors = &r.GetCounter("frota_collect_archive_errors_total",
                                    "Responses that could not be written to bronze", labels);
+    journal_errors = &r.GetCounter("frota_collect_journal_errors_total",
+                                   "Polls that could not be written to the poll journal", labels);
     last_success = &r.GetGauge("frota_collect_last_success_timestamp_seconds",
                                "Unix time of the last 200 or 304", labels);
     up = &r.GetGauge("frota_collect_up", "1 when the last request of the feed succeeded", labels);
@@ -99,6 +101,7 @@ struct FeedPoller::Meters {
   Counter* positions;
   Counter* decode_failures;
   Counter* archive_errors;
+  Counter* journal_errors;
   Gauge* last_success;
   Gauge* up;
   Gauge* duration;
@@ -160,6 +163,8 @@ base::Result<std::unique_ptr<FeedPoller>> FeedPoller::Open(FeedConfig feed,
   info.time_zone = f.time_zone;
   info.url = RedactUrl(f.url, f.auth.query);  // the configured URL holds no secret anyway
   FROTA_ASSIGN_OR_RETURN(poller->writer_, source::BronzeWriter::Open(archive, info));
+  FROTA_ASSIGN_OR_RETURN(poller->journal_,
+                         source::PollJournalWriter::Open(archive, poller->feed_.id));
   if (const auto last = poller->writer_->last_ingest_time()) {
     poller->last_ingest_ = *last;
   }
@@ -306,6 +311,11 @@ void FeedPoller::Step() {
   }
   meters_->requests->Add();
   ++attempt_;
+  poll_ = model::PollRow();
+  poll_.feed_id = feed_.id;
+  poll_.polled_at = now;
+  poll_.attempt = attempt_;
+  poll_.run_id = context_.run_id;
   auto request = BuildRequest(now);
   HttpResponse response;
   if (!request.ok()) {
@@ -315,6 +325,9 @@ void FeedPoller::Step() {
     response = client_->Fetch(*request);
   }
   meters_->duration->Set(static_cast<double>(response.duration.count()) / 1e6);
+  poll_.http_status = response.status;
+  poll_.bytes = static_cast<std::int64_t>(response.body.size());
+  poll_.duration_ms = Millis(response.duration);
   if (response.failure == FailureKind::kNone && (response.status == 200 || response.status == 304)) {
     OnOk(response, now);
   } else {
@@ -322,7 +335,12 @@ void FeedPoller::Step() {
       response.failure = FailureKind::kOther;  // 1xx, 3xx or a 2xx other than 200
       response.error = fmt::format("unexpected status {}", response.status);
     }
+    poll_.failure = std::string(FailureKindName(response.failure));
     OnFailure(response, now);
+  }
+  if (const auto journaled = journal_->Append(poll_); !journaled.ok()) {
+    meters_->journal_errors->Add();
+    spdlog::error("poll not journaled feed={} error={}", feed_.id, journaled.error().message());
   }
   in_flight_since_.store(kIdle, std::memory_order_release);
 }
@@ -401,6 +419,7 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
   envelope.duration_ms = Millis(response.duration);
   const auto written = writer_->Write(envelope, body);
   if (!written.ok()) {
+    poll_.failure = "archive";
     meters_->archive_errors->Add();
     spdlog::error("feed response not archived feed={} bytes={} error={}", feed_.id, body.size(),
                   written.error().message());
@@ -411,10 +430,13 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
     stats_.next_poll = next_due_;
     return;
   }
+  const auto records = static_cast<std::int64_t>(batch.size());
+  poll_.repeat = repeat;
+  poll_.records = records;
+  poll_.body = written->lexically_normal().string();
   for (auto* listener : context_.listeners) {
     listener->OnResponse(ArchivedResponse{feed_, *written, envelope, body});
   }
-  const auto records = static_cast<std::int64_t>(batch.size());
   const auto positions = static_cast<std::int64_t>(batch.positions.size());
   std::map<std::string, std::int64_t> rule1;
   for (const auto& r : batch.rejections) {

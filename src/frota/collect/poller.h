@@ -19,7 +19,9 @@
 #include "frota/collect/http_client.h"
 #include "frota/collect/metrics.h"
 #include "frota/collect/politeness.h"
+#include "frota/model/poll.h"
 #include "frota/source/bronze_archive.h"
+#include "frota/source/poll_journal.h"
 
 namespace frota::collect {
 
@@ -84,7 +86,9 @@ struct FeedStats {
 ///  - other 4xx are logged and counted, and polling goes on;
 ///  - 200 is decoded, compared with the previous response (content hash, feed header
 ///    timestamp) and archived atomically; then listeners and the silver writer get it;
-///  - a 304 (conditional requests with the last ETag / Last-Modified) counts as alive.
+///  - a 304 (conditional requests with the last ETag / Last-Modified) counts as alive;
+///  - every request, whatever came of it, is appended to the feed's poll journal
+///    (source/poll_journal.h) once it ended: the collector_polls table's source.
 ///
 /// Ingest times never decrease within a feed, so archive names sort in ingest order.
 /// Lifecycle: Open(), then Step() from one thread at a time; stats() and
@@ -97,6 +101,7 @@ class FeedPoller {
     MedallionWriter* medallion = nullptr;  // may be null
     std::vector<ResponseListener*> listeners;
     std::string user_agent;
+    std::string run_id;  // written into each poll of the journal
     std::uint64_t seed = 0;
     base::Timestamp first_poll;
   };
@@ -129,6 +134,8 @@ class FeedPoller {
   std::unique_ptr<HttpClient> client_;
   Context context_;
   std::unique_ptr<source::BronzeWriter> writer_;
+  std::unique_ptr<source::PollJournalWriter> journal_;
+  model::PollRow poll_;  // the request in progress, journaled when it ends
   std::unique_ptr<Meters> meters_;
   Backoff backoff_;
   DailyBudget budget_;

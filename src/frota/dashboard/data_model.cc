@@ -1036,7 +1036,7 @@ class Builder {
     FROTA_RETURN_IF_ERROR(ReadCoverage(tables));
     if (collector_table_) {
       const auto& cols = tables.at(*collector_table_);
-      for (const char* candidate : {"ingest_time", "polled_at", "poll_time", "started_at"}) {
+      for (const char* candidate : {"polled_at", "ingest_time", "poll_time", "started_at"}) {
         if (cols.count(candidate) != 0) {
           collector_time_ = candidate;
           break;
@@ -1522,7 +1522,8 @@ class Builder {
   }
 
   Json CollectorSection() const {
-    if (!collector_table_) {
+    // Every frota database has collector_polls; only a run that collected fills it.
+    if (!collector_table_ || polls_.empty()) {
       return nullptr;
     }
     const auto n = feeds_.size() * kHours;

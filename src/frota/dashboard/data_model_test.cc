@@ -180,13 +180,13 @@ class DataModelTest : public ::testing::Test {
     Exec("INSERT INTO planned_departures SELECT 'RB53', 0, DATE '2024-06-05', 'weekday', "
          "TIMESTAMP '2024-06-05 10:00:00' + i * INTERVAL 10 MINUTE, DATE '2024-06-05', "
          "7 + (i // 6)::TINYINT FROM range(8) t(i)");
-    Exec("CREATE TABLE collector_polls (feed_id VARCHAR, ingest_time TIMESTAMP, "
-         "http_status INTEGER, bytes BIGINT, duration_ms DOUBLE, \"repeat\" BOOLEAN)");
-    Exec("INSERT INTO collector_polls VALUES "
-         "('rio-brt', TIMESTAMP '2024-06-05 10:00:05', 200, 1000, 120.5, false), "
-         "('rio-brt', TIMESTAMP '2024-06-05 10:00:35', 200, 1000, 80, true), "
-         "('rio-brt', TIMESTAMP '2024-06-05 10:01:05', 503, 0, 30, false), "
-         "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 200, 10, 10, false)");
+    // collector_polls as frota's schema has it (version 5).
+    Exec("INSERT INTO collector_polls (feed_id, polled_at, attempt, http_status, failure, "
+         "bytes, duration_ms, \"repeat\", run_id) VALUES "
+         "('rio-brt', TIMESTAMP '2024-06-05 10:00:05', 1, 200, NULL, 1000, 120.5, false, 'r'), "
+         "('rio-brt', TIMESTAMP '2024-06-05 10:00:35', 1, 200, NULL, 1000, 80, true, 'r'), "
+         "('rio-brt', TIMESTAMP '2024-06-05 10:01:05', 1, 503, 'http_5xx', 0, 30, false, 'r'), "
+         "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 1, 200, NULL, 10, 10, false, 'r')");
   }
 
   // Issue 34's tables (notes/contract-34.md) as `frota headways` writes them: RB53

@@ -167,11 +167,12 @@ void EpochRows::Append(EpochRows&& other) {
   MoveAppend(stops, std::move(other.stops));
   MoveAppend(trips, std::move(other.trips));
   MoveAppend(quality, std::move(other.quality));
+  MoveAppend(polls, std::move(other.polls));
 }
 
 std::size_t EpochRows::RowCount() const {
   return positions.size() + rejected.size() + speed_cells.size() + speed_lines.size() +
-         fleet_hours.size() + stops.size() + trips.size() + quality.size();
+         fleet_hours.size() + stops.size() + trips.size() + quality.size() + polls.size();
 }
 
 }  // namespace frota::model

@@ -11,6 +11,7 @@
 
 #include "frota/base/time.h"
 #include "frota/model/mode.h"
+#include "frota/model/poll.h"
 #include "frota/model/position.h"
 #include "frota/model/position_record.h"
 #include "frota/model/string_dictionary.h"
@@ -126,6 +127,8 @@ struct EpochRows {
   std::vector<StopRow> stops;
   std::vector<TripRow> trips;
   std::vector<QualityRow> quality;
+  /// collector_polls: requests of the collector whose poll journal this run follows.
+  std::vector<PollRow> polls;
 
   /// Moves `other`'s rows in; both must use the same string dictionary (one pipeline's).
   void Append(EpochRows&& other);

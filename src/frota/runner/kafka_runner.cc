@@ -302,6 +302,8 @@ class KafkaRun : public transport::RebalanceListener {
       pipeline_.Offer(message.partition, std::move(*position));
     } else if (auto* rejection = std::get_if<model::Rejection>(&*decoded)) {
       pipeline_.Offer(message.partition, std::move(*rejection));
+    } else if (auto* poll = std::get_if<model::PollRow>(&*decoded)) {
+      pending_.polls.push_back(std::move(*poll));  // collector_polls, in this epoch
     } else {
       pipeline_.FinishPartition(message.partition);
       spdlog::info("end of input partition={} offset={}", p, message.offset);

@@ -11,6 +11,7 @@
 #include "frota/job/pipeline.h"
 #include "frota/runner/async_committer.h"
 #include "frota/runner/row_counts.h"
+#include "frota/source/poll_journal.h"
 
 namespace frota::runner {
 
@@ -98,8 +99,18 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   source::ReplayOptions options;
   options.mode = config.mode;
   options.time_zone = context.job.time_zone->name();
+  // The collector's poll journals beside the archive's feeds: collector_polls rows, their
+  // offsets committed with the epoch like the feeds'.
+  source::PollJournalReader journal(config.archive, recovered.progress);
+  std::vector<engine::SourceProgress> archive_progress;
+  for (const auto& p : recovered.progress) {
+    if (!journal.Owns(p)) {
+      archive_progress.push_back(p);
+    }
+  }
   FROTA_ASSIGN_OR_RETURN(auto follower, source::ArchiveFollower::Open(config.archive, &catalog,
-                                                                      options, recovered.progress));
+                                                                      options, archive_progress));
+  std::vector<source::JournalPoll> polls;
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
   // The epoch being committed is always the last one submitted (one in flight at most).
   std::atomic<std::int64_t> submitted_watermark{base::ToUnixMicros(pipeline.watermark())};
@@ -142,6 +153,9 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     checkpoint.watermark = pipeline.watermark();
     checkpoint.records = policy.records();
     checkpoint.progress = follower->Progress();
+    for (auto& p : journal.Progress()) {
+      checkpoint.progress.push_back(std::move(p));
+    }
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
     CountEpochRows(pending, report);
@@ -165,6 +179,11 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     const bool last_round = config.stopping && config.stopping();
     const auto floor = config.ingest_floor ? config.ingest_floor() : std::nullopt;
     FROTA_RETURN_IF_ERROR(follower->Scan());
+    polls.clear();
+    FROTA_RETURN_IF_ERROR(journal.Read(polls));
+    for (auto& poll : polls) {
+      pending.polls.push_back(std::move(poll.poll));
+    }
     while (true) {
       FROTA_ASSIGN_OR_RETURN(const bool more, follower->Next(batch, config.batch_records));
       if (!more) {

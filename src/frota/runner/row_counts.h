@@ -33,6 +33,9 @@ void CountEpochRows(const model::EpochRows& rows, Report& report) {
   report.rows["stops"] += n(rows.stops);
   report.rows["trips"] += n(rows.trips);
   report.rows["quality"] += n(rows.quality);
+  if (!rows.polls.empty()) {
+    report.rows["collector_polls"] += n(rows.polls);
+  }
 }
 
 }  // namespace frota::runner

@@ -25,6 +25,7 @@ extern const std::string_view kSchemaV1Sql;
 extern const std::string_view kSchemaV2Sql;
 extern const std::string_view kSchemaV3Sql;
 extern const std::string_view kSchemaV4Sql;
+extern const std::string_view kSchemaV5Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -174,7 +175,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
   const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
                                   {3, {sql::kSchemaV3Sql}},
-                                  {4, {sql::kSchemaV4Sql}}};
+                                  {4, {sql::kSchemaV4Sql}},
+                                  {5, {sql::kSchemaV5Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -917,6 +919,26 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
         l->SetInt64(5, count);
         FROTA_RETURN_IF_ERROR(l->EndRow());
       }
+    }
+  }
+  if (!rows.polls.empty()) {
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("collector_polls",
+                                      {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger,
+                                       CT::kVarchar, CT::kBigint, CT::kDouble, CT::kBoolean,
+                                       CT::kBigint, CT::kVarchar, CT::kVarchar}));
+    for (const auto& r : rows.polls) {
+      a->SetString(0, r.feed_id);
+      a->SetTimestampMicros(1, base::ToUnixMicros(r.polled_at));
+      a->SetInt32(2, r.attempt);
+      a->SetInt32(3, r.http_status);
+      r.failure.empty() ? a->SetNull(4) : a->SetString(4, r.failure);
+      a->SetInt64(5, r.bytes);
+      a->SetDouble(6, r.duration_ms);
+      a->SetBool(7, r.repeat);
+      r.records ? a->SetInt64(8, *r.records) : a->SetNull(8);
+      r.body.empty() ? a->SetNull(9) : a->SetString(9, r.body);
+      a->SetString(10, r.run_id);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
     }
   }
   return base::Status::Ok();

@@ -39,6 +39,9 @@ const std::vector<ExportTable>& ExportTables() {
       {"duplicate_slots",
        "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
        "ORDER BY feed_id, trip_start_date, trip_id"},
+      {"collector_polls",
+       "SELECT feed_id, polled_at, attempt, http_status, failure, bytes, duration_ms, "
+       "\"repeat\", records, body, run_id FROM collector_polls ORDER BY feed_id, polled_at"},
   };
   return kTables;
 }

@@ -18,6 +18,7 @@
 namespace frota::sink::sql {
 extern const std::string_view kPostgresSchemaV1Sql;
 extern const std::string_view kPostgresSchemaV2Sql;
+extern const std::string_view kPostgresSchemaV3Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -158,6 +159,11 @@ const std::vector<Upsert>& Upserts() {
        {"partition_id", "feed_id", "local_date", "hour", "latency_s"},
        {"positions"},
        true},
+      {"collector_polls",
+       {"feed_id", "polled_at"},
+       {"attempt", "http_status", "failure", "bytes", "duration_ms", "\"repeat\"", "records",
+        "body", "run_id"},
+       false},
   };
   return kUpserts;
 }
@@ -198,7 +204,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
     const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
-                                    {2, sql::kPostgresSchemaV2Sql}};
+                                    {2, sql::kPostgresSchemaV2Sql},
+                                    {3, sql::kPostgresSchemaV3Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -561,7 +568,9 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     const bool has[] = {merge_positions,           !rows.speed_cells.empty(),
                         !rows.speed_lines.empty(), !rows.fleet_hours.empty(),
                         !rows.stops.empty(),     !rows.trips.empty(),
-                        !rows.quality.empty(),   !rows.quality.empty()};
+                        !rows.quality.empty(),   !rows.quality.empty(),
+                        !rows.polls.empty()};
+    static_assert(std::size(has) == 9, "one flag per Upserts() entry");
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
         statements.emplace_back(UpsertSql(Upserts()[i]), std::vector<PgParam>{});
@@ -854,6 +863,25 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_quality FROM STDIN (FORMAT binary)", q.Finish()));
     FROTA_RETURN_IF_ERROR(
         db_->CopyIn("COPY tmp_quality_latency FROM STDIN (FORMAT binary)", l.Finish()));
+  }
+  if (!rows.polls.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.polls) {
+      w.Row(11);
+      w.Text(r.feed_id);
+      w.TimestampMicros(base::ToUnixMicros(r.polled_at));
+      w.Int32(r.attempt);
+      w.Int32(r.http_status);
+      r.failure.empty() ? w.Null() : w.Text(r.failure);
+      w.Int64(r.bytes);
+      w.Float64(r.duration_ms);
+      w.Bool(r.repeat);
+      r.records ? w.Int64(*r.records) : w.Null();
+      r.body.empty() ? w.Null() : w.Text(r.body);
+      w.Text(r.run_id);
+    }
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_collector_polls FROM STDIN (FORMAT binary)", w.Finish()));
   }
   return base::Status::Ok();
 }

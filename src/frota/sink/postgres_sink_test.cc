@@ -299,8 +299,8 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
   // Back to what version 1 left.
   ASSERT_TRUE((*admin)
                   ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
-                            "rejected_feed_reason ON rejected (feed_id, reason); DELETE FROM "
-                            "frota_schema WHERE version = 2")
+                            "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
+                            "collector_polls; DELETE FROM frota_schema WHERE version >= 2")
                   .ok());
   {
     auto pg = PostgresSink::Open(Options("run-2"), &catalog);

@@ -60,6 +60,9 @@ const std::vector<CopiedTable>& CopiedTables() {
         {"quality", quality},
         {"quality_latency",
          {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kSmallint, CT::kBigint}},
+        {"collector_polls",
+         {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger, CT::kVarchar, CT::kBigint,
+          CT::kDouble, CT::kBoolean, CT::kBigint, CT::kVarchar, CT::kVarchar}},
     };
   }();
   return kTables;

@@ -7,6 +7,7 @@
 
 #include "frota/base/file.h"
 #include "frota/base/hash.h"
+#include "frota/source/poll_journal.h"
 
 namespace frota::source {
 
@@ -41,7 +42,7 @@ std::string_view BodyExtension(codec::Format format) {
 base::Result<std::unique_ptr<BronzeWriter>> BronzeWriter::Open(const fs::path& root,
                                                                FeedInfo info) {
   if (info.feed_id.empty() || info.feed_id.find('/') != std::string::npos ||
-      info.feed_id == "." || info.feed_id == "..") {
+      info.feed_id == "." || info.feed_id == ".." || info.feed_id == kPollJournalFolder) {
     return base::InvalidInput("bad feed id '{}' for an archive folder", info.feed_id);
   }
   std::unique_ptr<BronzeWriter> writer(new BronzeWriter());

@@ -13,7 +13,7 @@ namespace {
 
 // Wire values are fixed here, never taken from enum order, so that adding a mode or a
 // reason to the model cannot silently renumber what other producers already wrote.
-enum class Kind : std::uint8_t { kPosition = 1, kRejection = 2, kEndOfInput = 3 };
+enum class Kind : std::uint8_t { kPosition = 1, kRejection = 2, kEndOfInput = 3, kPoll = 4 };
 
 constexpr std::array<std::pair<model::Mode, std::uint8_t>, 6> kModeWire = {{
     {model::Mode::kBus, 0},
@@ -54,6 +54,9 @@ constexpr std::uint8_t kPositionFlags = 0x7F;
 // Rejection flags.
 constexpr std::uint8_t kHasEventTime = 1U << 0;
 constexpr std::uint8_t kHasIngestTime = 1U << 1;
+// Poll flags.
+constexpr std::uint8_t kRepeat = 1U << 0;
+constexpr std::uint8_t kHasRecords = 1U << 1;
 
 void Header(base::ByteWriter& w, Kind kind) {
   w.U8(kPayloadMagic);
@@ -221,6 +224,48 @@ base::Result<PayloadRecord> DecodeBinaryRejection(base::ByteReader& r,
   return PayloadRecord(std::move(j));
 }
 
+// A poll's attempt counts from 1; an HTTP status has three digits, 0 when none arrived.
+base::Status CheckPollNumbers(std::int64_t attempt, std::int64_t status) {
+  if (attempt < 1 || attempt > 1'000'000 || status < 0 || status > 999) {
+    return base::InvalidInput("bad poll attempt {} or http_status {}", attempt, status);
+  }
+  return base::Status::Ok();
+}
+
+base::Result<PayloadRecord> DecodeBinaryPoll(base::ByteReader& r) {
+  model::PollRow p;
+  FROTA_ASSIGN_OR_RETURN(const auto feed, r.String());
+  p.feed_id.assign(feed);
+  FROTA_ASSIGN_OR_RETURN(const auto at, r.SignedVarint());
+  p.polled_at = base::FromUnixMicros(at);
+  FROTA_ASSIGN_OR_RETURN(const auto attempt, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(const auto status, r.SignedVarint());
+  FROTA_RETURN_IF_ERROR(CheckPollNumbers(attempt, status));
+  p.attempt = static_cast<std::int32_t>(attempt);
+  p.http_status = static_cast<std::int32_t>(status);
+  FROTA_ASSIGN_OR_RETURN(const auto failure, r.String());
+  p.failure.assign(failure);
+  FROTA_ASSIGN_OR_RETURN(p.bytes, r.SignedVarint());
+  FROTA_ASSIGN_OR_RETURN(p.duration_ms, r.F64());
+  if (!std::isfinite(p.duration_ms)) {
+    return base::InvalidInput("bad poll duration_ms");
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto flags, r.U8());
+  if ((flags & ~(kRepeat | kHasRecords)) != 0) {
+    return base::InvalidInput("bad poll flags {:#04x}", flags);
+  }
+  p.repeat = (flags & kRepeat) != 0;
+  if ((flags & kHasRecords) != 0) {
+    FROTA_ASSIGN_OR_RETURN(const auto records, r.SignedVarint());
+    p.records = records;
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto body, r.String());
+  FROTA_ASSIGN_OR_RETURN(const auto run_id, r.String());
+  p.body.assign(body);
+  p.run_id.assign(run_id);
+  return PayloadRecord(std::move(p));
+}
+
 base::Result<PayloadRecord> DecodeBinary(std::string_view bytes, model::SourceCatalog& catalog) {
   base::ByteReader r(bytes);
   FROTA_ASSIGN_OR_RETURN(const auto magic, r.U8());
@@ -249,6 +294,9 @@ base::Result<PayloadRecord> DecodeBinary(std::string_view bytes, model::SourceCa
       out = PayloadRecord(std::move(marker));
       break;
     }
+    case Kind::kPoll:
+      out = DecodeBinaryPoll(r);
+      break;
   }
   if (out.ok() && !r.AtEnd()) {
     return base::InvalidInput("{} trailing bytes after the record", r.remaining());
@@ -342,6 +390,34 @@ base::Result<PayloadRecord> DecodeJson(std::string_view bytes, model::SourceCata
   }
   if (kind == "rejection") {
     return DecodeJsonRejection(j, catalog);
+  }
+  if (kind == "poll") {
+    model::PollRow p;
+    FROTA_ASSIGN_OR_RETURN(p.feed_id, TextField(j, "feed_id"));
+    FROTA_ASSIGN_OR_RETURN(const auto at, TimeField(j, "polled_at", true));
+    p.polled_at = *at;
+    FROTA_ASSIGN_OR_RETURN(const auto attempt, IntField(j, "attempt"));
+    FROTA_ASSIGN_OR_RETURN(const auto status, IntField(j, "http_status"));
+    FROTA_RETURN_IF_ERROR(CheckPollNumbers(attempt, status));
+    p.attempt = static_cast<std::int32_t>(attempt);
+    p.http_status = static_cast<std::int32_t>(status);
+    FROTA_ASSIGN_OR_RETURN(p.failure, TextField(j, "failure"));
+    FROTA_ASSIGN_OR_RETURN(p.bytes, IntField(j, "bytes"));
+    FROTA_ASSIGN_OR_RETURN(p.duration_ms, DoubleField(j, "duration_ms"));
+    if (!std::isfinite(p.duration_ms)) {
+      return base::InvalidInput("bad poll duration_ms");
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto* repeat, Field(j, "repeat"));
+    if (!repeat->is_boolean()) {
+      return base::InvalidInput("JSON payload field \"repeat\" is not a boolean");
+    }
+    p.repeat = repeat->get<bool>();
+    if (const auto it = j.find("records"); it != j.end() && !it->is_null()) {
+      FROTA_ASSIGN_OR_RETURN(p.records, IntField(j, "records"));
+    }
+    FROTA_ASSIGN_OR_RETURN(p.body, TextField(j, "body"));
+    FROTA_ASSIGN_OR_RETURN(p.run_id, TextField(j, "run_id"));
+    return PayloadRecord(std::move(p));
   }
   if (kind == "end_of_input") {
     EndOfInput marker;
@@ -483,6 +559,44 @@ void EncodeEndOfInput(const EndOfInput& marker, PayloadFormat format, std::strin
   Header(w, Kind::kEndOfInput);
   w.String(marker.run_id);
   w.SignedVarint(marker.records);
+  out = w.Take();
+}
+
+void EncodePoll(const model::PollRow& p, PayloadFormat format, std::string& out) {
+  out.clear();
+  if (format == PayloadFormat::kJson) {
+    nlohmann::ordered_json j;
+    j["v"] = kPayloadVersion;
+    j["kind"] = "poll";
+    j["feed_id"] = p.feed_id;
+    j["polled_at"] = base::FormatIso8601(p.polled_at);
+    j["attempt"] = p.attempt;
+    j["http_status"] = p.http_status;
+    j["failure"] = p.failure;
+    j["bytes"] = p.bytes;
+    j["duration_ms"] = p.duration_ms;
+    j["repeat"] = p.repeat;
+    j["records"] = p.records ? nlohmann::ordered_json(*p.records) : nlohmann::ordered_json();
+    j["body"] = p.body;
+    j["run_id"] = p.run_id;
+    out = Dump(j);
+    return;
+  }
+  base::ByteWriter w(std::move(out));  // reuses out's capacity
+  Header(w, Kind::kPoll);
+  w.String(p.feed_id);
+  w.SignedVarint(Us(p.polled_at));
+  w.SignedVarint(p.attempt);
+  w.SignedVarint(p.http_status);
+  w.String(p.failure);
+  w.SignedVarint(p.bytes);
+  w.F64(p.duration_ms);
+  w.U8((p.repeat ? kRepeat : 0) | (p.records ? kHasRecords : 0));
+  if (p.records) {
+    w.SignedVarint(*p.records);
+  }
+  w.String(p.body);
+  w.String(p.run_id);
   out = w.Take();
 }
 

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "frota/base/status.h"
+#include "frota/model/poll.h"
 #include "frota/model/position.h"
 #include "frota/model/rejection.h"
 #include "frota/model/source.h"
@@ -23,9 +24,9 @@ inline constexpr std::uint8_t kPayloadMagic = 0xF5;
 inline constexpr std::uint8_t kPayloadVersion = 1;
 
 /// Published once to every partition after the last record of a recorded input
-/// (`frota replay --to-kafka`): the partition's input is complete, so its watermark may
-/// jump to the end and every open stop, trip and hour becomes final, as at the end of an
-/// embedded replay. A live collector never sends it.
+/// (`frota replay --to-kafka`, or a collector stopping with `--end-marker`): the
+/// partition's input is complete, so its watermark may jump to the end and every open
+/// stop, trip and hour becomes final, as at the end of an embedded replay.
 struct EndOfInput {
   std::string run_id;        // the producer run that published it
   std::int64_t records = 0;  // records that run published to this partition before it
@@ -36,7 +37,9 @@ struct EndOfInput {
 /// source name, interned into the catalog given to the decoder, and the offset in it):
 /// rule 5 breaks ties by (event_time, source name, offset), and the output tables show
 /// it, so a consumer's rows equal an embedded run's.
-using PayloadRecord = std::variant<model::Position, model::Rejection, EndOfInput>;
+/// A poll (a collector's request, for `collector_polls`) is not a record of the jobs: a
+/// consumer writes it as it is, in the epoch that commits its offset.
+using PayloadRecord = std::variant<model::Position, model::Rejection, EndOfInput, model::PollRow>;
 
 /// The message key of a record: "feed_id/vehicle_id" (rejections without a vehicle:
 /// "feed_id/"), so every message of a vehicle lands in one partition, in order.
@@ -51,6 +54,7 @@ void EncodePosition(const model::Position& position, std::string_view source_nam
 void EncodeRejection(const model::Rejection& rejection, std::string_view source_name,
                      PayloadFormat format, std::string& out);
 void EncodeEndOfInput(const EndOfInput& marker, PayloadFormat format, std::string& out);
+void EncodePoll(const model::PollRow& poll, PayloadFormat format, std::string& out);
 
 /// Decodes either encoding. Source names are interned into `catalog`. Any defect
 /// (truncation, a newer version, an unknown kind, mode or reason, trailing bytes, bad

@@ -20,6 +20,8 @@ std::string Encode(const PayloadRecord& record, const frota::model::SourceCatalo
     frota::transport::EncodePosition(*p, catalog.Name(p->source.source), format, out);
   } else if (const auto* r = std::get_if<frota::model::Rejection>(&record)) {
     frota::transport::EncodeRejection(*r, catalog.Name(r->source.source), format, out);
+  } else if (const auto* poll = std::get_if<frota::model::PollRow>(&record)) {
+    frota::transport::EncodePoll(*poll, format, out);
   } else {
     frota::transport::EncodeEndOfInput(std::get<frota::transport::EndOfInput>(record), format,
                                        out);

@@ -128,6 +128,23 @@ TEST_P(PayloadRoundTrip, ARejectionAndAnEndMarkerComeBack) {
   const auto decoded = DecodePayload(bytes, consumer);
   ASSERT_TRUE(decoded.ok()) << decoded.error().message();
   EXPECT_EQ(std::get<EndOfInput>(*decoded), (EndOfInput{"run-1", 4242}));
+
+  // Polls: an archived 200 and a timeout (no status, no records, no body).
+  model::PollRow ok{"rio-brt", base::FromUnixMicros(1717600000123456), 1, 200, "", 51234, 812.25,
+                    true, 2817, "bronze/rio-brt/date=2024-06-05/hour=15/x.json", "run-7"};
+  model::PollRow timeout{"rio-brt", base::FromUnixMicros(1717600030000001), 3, 0, "timeout", 0,
+                         10000.5, false, std::nullopt, "", "run-7"};
+  for (const auto& poll : {ok, timeout}) {
+    EncodePoll(poll, GetParam(), bytes);
+    const auto back = DecodePayload(bytes, consumer);
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    EXPECT_EQ(std::get<model::PollRow>(*back), poll);
+  }
+  // A poll whose numbers cannot be a request's is not a payload.
+  model::PollRow bad = ok;
+  bad.attempt = 0;
+  EncodePoll(bad, GetParam(), bytes);
+  EXPECT_FALSE(DecodePayload(bytes, consumer).ok());
 }
 
 std::string FormatName(const ::testing::TestParamInfo<PayloadFormat>& param) {

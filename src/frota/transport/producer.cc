@@ -46,6 +46,12 @@ base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& 
       {"allow.auto.create.topics", "false"},
       {"message.timeout.ms", "600000"},
   };
+  if (!options.transactional_id.empty()) {
+    // A transaction must end before its messages time out: both one minute.
+    properties.emplace_back("transactional.id", options.transactional_id);
+    properties.emplace_back("transaction.timeout.ms", "60000");
+    properties.emplace_back("message.timeout.ms", "60000");
+  }
   properties.insert(properties.end(), options.properties.begin(), options.properties.end());
   FROTA_ASSIGN_OR_RETURN(auto* conf, internal::MakeConf(properties));
   internal::InstallLogging(conf);
@@ -65,6 +71,16 @@ base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& 
   producer->delivered_per_partition_ = std::make_unique<std::atomic<std::int64_t>[]>(
       static_cast<std::size_t>(producer->partitions_));
   producer->topic_ = rd_kafka_topic_new(producer->rk_, options.topic.c_str(), nullptr);
+  if (!options.transactional_id.empty()) {
+    rd_kafka_error_t* init = rd_kafka_init_transactions(
+        producer->rk_, static_cast<int>(std::chrono::milliseconds(options.connect_wait).count()));
+    if (init != nullptr) {
+      const std::string message = rd_kafka_error_string(init);
+      rd_kafka_error_destroy(init);
+      return base::Unavailable("kafka producer on {}: transactions not initialised: {}",
+                               options.brokers, message);
+    }
+  }
   spdlog::info("kafka producer ready brokers={} topic={} partitions={} payload={}",
                options.brokers, options.topic, producer->partitions_,
                options.format == PayloadFormat::kBinary ? "binary" : "json");
@@ -74,6 +90,9 @@ base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& 
 Producer::~Producer() {
   if (topic_ != nullptr) {
     rd_kafka_topic_destroy(topic_);
+  }
+  for (auto& [name, topic] : other_topics_) {
+    rd_kafka_topic_destroy(topic);
   }
   if (rk_ != nullptr) {
     // Unflushed messages are dropped: callers Flush() when they mean to deliver.
@@ -117,6 +136,74 @@ base::Status Producer::PublishRejection(const model::Rejection& rejection,
   return Produce(key_, buffer_, RD_KAFKA_PARTITION_UA);
 }
 
+base::Status Producer::PublishPoll(const model::PollRow& poll) {
+  EncodePoll(poll, options_.format, buffer_);
+  AssignMessageKey(poll.feed_id, "", key_);
+  return Produce(key_, buffer_, RD_KAFKA_PARTITION_UA);
+}
+
+base::Status Producer::PublishToTopic(const std::string& topic, std::string_view key,
+                                      std::string_view payload) {
+  rd_kafka_topic_t* handle = nullptr;
+  for (auto& [name, t] : other_topics_) {
+    if (name == topic) {
+      handle = t;
+    }
+  }
+  if (handle == nullptr) {
+    handle = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
+    other_topics_.emplace_back(topic, handle);
+  }
+  if (rd_kafka_produce(handle, 0, RD_KAFKA_MSG_F_COPY,
+                       const_cast<char*>(payload.data()), payload.size(), key.data(), key.size(),
+                       nullptr) != 0) {
+    return base::Unavailable("kafka produce to {}: {}", topic,
+                             rd_kafka_err2str(rd_kafka_last_error()));
+  }
+  return base::Status::Ok();
+}
+
+namespace {
+
+// A transaction call's error as a status, consumed.
+base::Status TxnStatus(rd_kafka_error_t* error, std::string_view what) {
+  if (error == nullptr) {
+    return base::Status::Ok();
+  }
+  const std::string message = rd_kafka_error_string(error);
+  const bool fatal = rd_kafka_error_is_fatal(error) != 0;
+  rd_kafka_error_destroy(error);
+  if (fatal) {
+    return base::Internal("kafka {} failed (fatal): {}", what, message);
+  }
+  return base::Unavailable("kafka {} failed: {}", what, message);
+}
+
+}  // namespace
+
+base::Status Producer::BeginTransaction() {
+  return TxnStatus(rd_kafka_begin_transaction(rk_), "begin transaction");
+}
+
+base::Status Producer::CommitTransaction(std::chrono::milliseconds timeout) {
+  FROTA_RETURN_IF_ERROR(
+      TxnStatus(rd_kafka_commit_transaction(rk_, static_cast<int>(timeout.count())),
+                "commit transaction"));
+  const std::lock_guard lock(mutex_);
+  if (first_error_) {
+    return base::Unavailable("kafka delivery to {} failed: {}", options_.topic, *first_error_);
+  }
+  return base::Status::Ok();
+}
+
+void Producer::AbortTransaction(std::chrono::milliseconds timeout) {
+  const auto status = TxnStatus(rd_kafka_abort_transaction(rk_, static_cast<int>(timeout.count())),
+                                "abort transaction");
+  if (!status.ok()) {
+    spdlog::warn("{}", status.error().message());
+  }
+}
+
 base::Status Producer::PublishRaw(std::string_view key, std::string_view payload,
                                   std::optional<std::int32_t> partition) {
   return Produce(key, payload, partition.value_or(RD_KAFKA_PARTITION_UA));
@@ -133,6 +220,17 @@ base::Status Producer::PublishEndOfInput(const std::string& run_id) {
     FROTA_RETURN_IF_ERROR(Produce("", buffer_, p));
   }
   return Flush();
+}
+
+base::Status Producer::QueueEndOfInput(const std::string& run_id) {
+  // Counts are of messages delivered so far (earlier transactions of this producer).
+  rd_kafka_poll(rk_, 0);
+  for (std::int32_t p = 0; p < partitions_; ++p) {
+    EncodeEndOfInput({run_id, delivered_per_partition_[static_cast<std::size_t>(p)].load()},
+                     options_.format, buffer_);
+    FROTA_RETURN_IF_ERROR(Produce("", buffer_, p));
+  }
+  return base::Status::Ok();
 }
 
 base::Status Producer::Flush(std::chrono::milliseconds timeout) {

@@ -27,6 +27,10 @@ struct ProducerOptions {
   std::chrono::seconds connect_wait{120};
   /// Applied after frota's defaults (see Producer).
   KafkaProperties properties;
+  /// Non-empty: a transactional producer with this transactional.id. Create() then
+  /// initialises transactions, which fences any older producer of the same id and aborts
+  /// what it left open; messages are then published between Begin/CommitTransaction.
+  std::string transactional_id;
 };
 
 /// An idempotent Kafka producer tuned for throughput.
@@ -51,12 +55,27 @@ class Producer {
   /// One record; the key is feed_id/vehicle_id.
   base::Status PublishPosition(const model::Position& position, std::string_view source_name);
   base::Status PublishRejection(const model::Rejection& rejection, std::string_view source_name);
+  /// A collector's poll, keyed feed_id/ (every poll of a feed in one partition, in order).
+  base::Status PublishPoll(const model::PollRow& poll);
+  /// A message to partition 0 of another topic (a transactional producer's progress
+  /// record).
+  base::Status PublishToTopic(const std::string& topic, std::string_view key,
+                              std::string_view payload);
   /// A message as is (tests: corrupt payloads); `partition` empty: by key.
   base::Status PublishRaw(std::string_view key, std::string_view payload,
                           std::optional<std::int32_t> partition = std::nullopt);
   /// Flushes, then sends EndOfInput to every partition (with the count of records this
   /// producer delivered there), and flushes again.
   base::Status PublishEndOfInput(const std::string& run_id);
+  /// Queues EndOfInput to every partition without flushing (inside a transaction), with
+  /// the count of records this producer queued there.
+  base::Status QueueEndOfInput(const std::string& run_id);
+  /// Transactions (transactional_id set). Any error leaves the producer unusable for
+  /// further transactions unless it says it is retriable; callers then abort and, on
+  /// doubt, make a new producer (which fences this one).
+  base::Status BeginTransaction();
+  base::Status CommitTransaction(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  void AbortTransaction(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   /// Waits until every queued message is delivered (or failed); the first failure.
   base::Status Flush(std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
@@ -73,6 +92,7 @@ class Producer {
 
   rd_kafka_s* rk_ = nullptr;
   rd_kafka_topic_s* topic_ = nullptr;
+  std::vector<std::pair<std::string, rd_kafka_topic_s*>> other_topics_;
   ProducerOptions options_;
   std::int32_t partitions_ = 0;
   std::string buffer_;
