@@ -1,0 +1,225 @@
+// The live path at scale, end to end: a feed server with faults -> `frota collect --kafka`
+// -> two `frota run --kafka --postgres` members -> PostgreSQL, with the collector and a
+// member killed (SIGKILL) and restarted and the broker down for a while. At the end the
+// tables equal a replay of the collector's bronze archive, byte for byte, and
+// collector_polls holds every journaled request once.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frota/base/time.h"
+#include "frota/collect/testing/fault_server.h"
+#include "frota/sink/testing/test_database.h"
+#include "frota/testing/child_process.h"
+#include "frota/testing/subprocess.h"
+#include "services.h"
+
+namespace frota::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Tree = std::vector<std::pair<std::string, std::string>>;
+
+// A Rio SPPO response: `buses` buses of line 107 moving east, reported at `at_ms`.
+std::string SppoBody(int poll, int buses, std::int64_t at_ms) {
+  std::string body = "[";
+  for (int b = 0; b < buses; ++b) {
+    std::string lat = fmt::format("{:.5f}", -22.92 + 0.001 * b);
+    std::string lon = fmt::format("{:.5f}", -43.25 + 0.00005 * poll);
+    std::replace(lat.begin(), lat.end(), '.', ',');
+    std::replace(lon.begin(), lon.end(), '.', ',');
+    body += fmt::format(
+        "{}{{\"ordem\": \"B{}\", \"latitude\": \"{}\", \"longitude\": \"{}\", "
+        "\"datahora\": \"{}\", \"velocidade\": \"30\", \"linha\": \"107\", "
+        "\"datahoraenvio\": \"{}\", \"datahoraservidor\": \"{}\"}}",
+        b == 0 ? "" : ", ", 20000 + b, lat, lon, at_ms - 3000 * b, at_ms, at_ms);
+  }
+  return body + "]";
+}
+
+std::string TakeFile(Tree& tree, const std::string& name) {
+  std::string text;
+  std::erase_if(tree, [&](const auto& file) {
+    if (file.first != name) {
+      return false;
+    }
+    text = file.second;
+    return true;
+  });
+  return text;
+}
+
+std::size_t Lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Lines of every poll journal of an archive.
+std::size_t JournalLines(const std::filesystem::path& archive) {
+  std::size_t n = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(archive / "_polls")) {
+    if (entry.is_regular_file()) {
+      std::ifstream in(entry.path());
+      n += static_cast<std::size_t>(
+          std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
+    }
+  }
+  return n;
+}
+
+TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze) {
+  const auto env = ReadServiceEnv();
+  if (!env) {
+    GTEST_FAIL() << kNoServices;
+  }
+  TempDir dir("live_kafka");
+  OwnKafka kafka(*env, dir.path() / "kafka");
+  ASSERT_TRUE(kafka.ok()) << kafka.error();
+  const std::string topic = "live";
+  std::string error;
+  ASSERT_TRUE(CreateTopic(*env, kafka.dir().string(), topic, 4, &error)) << error;
+  sink::testing::TestDatabase pg(env->pg_dsn, "live_kafka");
+  ASSERT_TRUE(pg.ok()) << pg.error();
+
+  // Fresh positions at every 200, and every fault a real feed server shows: 500, 429 with
+  // Retry-After, a timeout, a truncated body, an HTML page with status 200, a repeat.
+  collect::testing::FaultServer server([] { return base::FromUnixMicros(0); });
+  const auto now_ms = std::chrono::duration_cast<milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  collect::testing::FeedScript script;
+  for (int poll = 0; poll < 120; ++poll) {
+    script.variants.push_back(SppoBody(poll, 8, now_ms + 1000 * poll));
+  }
+  using F = collect::testing::Fault;
+  script.script = {F::kOk,   F::kServerError, F::kOk,  F::kRateLimitSeconds, F::kOk,
+                   F::kSlow, F::kOk,          F::kTruncated, F::kOk, F::kHtml,
+                   F::kOk,   F::kRepeat};
+  script.retry_after_s = 1;
+  script.slow_ms = 2500;  // past the 1 s timeout
+  server.SetScript("sppo", script);
+
+  const auto bronze = dir.path() / "bronze";
+  const auto config = dir.path() / "collector.toml";
+  {
+    std::ofstream out(config);
+    out << fmt::format(
+        "[collector]\narchive = \"{}\"\nreports = \"{}\"\nmedallion = false\n\n"
+        "[defaults]\ninterval_s = 1\ntimeout_s = 1\nbackoff_initial_s = 0.2\n\n"
+        "[[feed]]\nid = \"rio-sppo\"\nformat = \"rio-sppo\"\nurl = \"{}\"\n",
+        bronze.string(), (dir.path() / "reports").string(), server.Url("sppo"));
+  }
+  const auto collector_args = [&](bool end_marker) {
+    std::vector<std::string> args = {FrotaBinary().string(), "collect", "--config",
+                                     config.string(), "--kafka", kafka.brokers(), "--topic",
+                                     topic, "--drain-wait", "120"};
+    if (end_marker) {
+      args.push_back("--end-marker");
+    }
+    return args;
+  };
+  const auto member_args = [&] {
+    return std::vector<std::string>{FrotaBinary().string(), "run", "--kafka", kafka.brokers(),
+                                    "--topic", topic, "--group", "live-group", "--postgres",
+                                    pg.dsn(), "--until-end", "--epoch-seconds", "0.5",
+                                    "--session-timeout", "3", "--kafka-wait", "120"};
+  };
+  int logs = 0;
+  const auto log = [&](const std::string& what) {
+    return dir.path() / fmt::format("{}-{}.log", what, logs++);
+  };
+
+  auto collector = std::make_unique<ChildProcess>(collector_args(false), log("collector"));
+  auto member1 = std::make_unique<ChildProcess>(member_args(), log("member"));
+  auto member2 = std::make_unique<ChildProcess>(member_args(), log("member"));
+  ASSERT_TRUE(collector->WaitForLog("kafka publisher session started", seconds(60)))
+      << collector->Log();
+  ASSERT_TRUE(member1->WaitForLog("partition acquired", seconds(60))) << member1->Log();
+
+  // A member dies and comes back.
+  std::this_thread::sleep_for(seconds(3));
+  member1->Signal(SIGKILL);
+  member1->Wait(seconds(10));
+  member1 = std::make_unique<ChildProcess>(member_args(), log("member"));
+
+  // The collector dies in the middle of its work, and comes back on the same archive.
+  std::this_thread::sleep_for(seconds(3));
+  collector->Signal(SIGKILL);
+  collector->Wait(seconds(10));
+  collector = std::make_unique<ChildProcess>(collector_args(true), log("collector"));
+  ASSERT_TRUE(collector->WaitForLog("kafka publisher session started", seconds(60)))
+      << collector->Log();
+  EXPECT_NE(collector->Log().find("resumed_sources="), std::string::npos);
+
+  // Kafka goes away for a while: the collector polls and archives on, then publishes.
+  std::this_thread::sleep_for(seconds(2));
+  ASSERT_TRUE(kafka.Stop());
+  std::this_thread::sleep_for(seconds(8));
+  ASSERT_TRUE(kafka.Start()) << kafka.error();
+  std::this_thread::sleep_for(seconds(4));
+
+  // A clean stop: what is archived is published, then the end markers; the group ends.
+  collector->Signal(SIGTERM);
+  ASSERT_TRUE(collector->Wait(seconds(180))) << collector->Log();
+  EXPECT_EQ(collector->exit_code(), 0) << collector->Log();
+  EXPECT_NE(collector->Log().find("published the end-of-input markers"), std::string::npos)
+      << collector->Log();
+  for (auto* member : {member1.get(), member2.get()}) {
+    ASSERT_TRUE(member->Wait(seconds(240))) << member->Log();
+    EXPECT_EQ(member->exit_code(), 0) << member->Log();
+  }
+
+  // Every fault happened.
+  std::set<F> served;
+  for (const auto& request : server.Served("sppo")) {
+    served.insert(request.fault);
+  }
+  for (const F fault : {F::kServerError, F::kRateLimitSeconds, F::kSlow, F::kTruncated,
+                        F::kHtml, F::kRepeat}) {
+    EXPECT_TRUE(served.count(fault) == 1) << collect::testing::FaultName(fault);
+  }
+
+  // The same tables as one replay of the bronze archive into DuckDB.
+  const auto embedded = dir.path() / "embedded.duckdb";
+  const auto replay = RunProcess({FrotaBinary().string(), "-q", "replay",
+                                  "archive:" + bronze.string(), "--db", embedded.string()});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const auto a = dir.path() / "a";
+  const auto b = dir.path() / "b";
+  const auto from_duckdb = RunProcess(
+      {FrotaBinary().string(), "-q", "export", "--db", embedded.string(), "--out", a.string()});
+  ASSERT_EQ(from_duckdb.exit_code, 0) << from_duckdb.err;
+  const auto from_postgres = RunProcess(
+      {FrotaBinary().string(), "-q", "export", "--postgres", pg.dsn(), "--out", b.string()});
+  ASSERT_EQ(from_postgres.exit_code, 0) << from_postgres.err;
+  Tree expected = ReadTree(a);
+  Tree actual = ReadTree(b);
+  const std::string replay_polls = TakeFile(expected, "collector_polls.csv");
+  const std::string polls = TakeFile(actual, "collector_polls.csv");
+  EXPECT_EQ(Lines(replay_polls), 1U) << replay_polls;  // a replay has no polls
+  // Every request journaled (a request in flight at the SIGKILL never ended, so it is
+  // not), each once; failures included.
+  EXPECT_EQ(Lines(polls), JournalLines(bronze) + 1) << polls;
+  EXPECT_NE(polls.find(",500,http_5xx,"), std::string::npos) << polls;
+  EXPECT_NE(polls.find(",429,rate_limited,"), std::string::npos) << polls;
+  EXPECT_NE(polls.find(",0,timeout,"), std::string::npos) << polls;
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(actual[i].first, expected[i].first);
+    EXPECT_EQ(actual[i].second, expected[i].second) << expected[i].first;
+    if (expected[i].first == "positions.csv") {
+      EXPECT_GT(Lines(expected[i].second), 40U);  // not two empty tables
+    }
+  }
+}
+
+}  // namespace
+}  // namespace frota::testing
