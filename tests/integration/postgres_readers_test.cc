@@ -2,6 +2,7 @@
 // `export`) given `--postgres` answer as they do on an embedded database holding the same
 // rows; `dashboard --every` keeps rewriting its page until SIGTERM.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 
 #include <chrono>
@@ -186,6 +187,57 @@ TEST_F(PostgresReaders, EvaluateScoresPostgresAsTheEmbeddedDatabase) {
   }
   EXPECT_EQ(outputs[1], outputs[0]);
   EXPECT_NE(outputs[0].find("\"found_ratio\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frota::testing
+
+namespace frota::testing {
+namespace {
+
+TEST_F(PostgresReaders, StatusSaysTheSameOfBothDatabases) {
+  // The same polls in both (a replay writes none).
+  const std::string polls =
+      "INSERT INTO collector_polls (feed_id, polled_at, attempt, http_status, failure, bytes, "
+      "duration_ms, \"repeat\", records, body, run_id) VALUES "
+      "('rio-brt', TIMESTAMP '2024-06-05 10:00:05.25', 1, 200, NULL, 1000, 120.5, false, 40, "
+      "'b/1.json', 'r'), "
+      "('rio-brt', TIMESTAMP '2024-06-05 10:00:35', 1, 200, NULL, 1000, 80, true, 40, "
+      "'b/2.json', 'r'), "
+      "('rio-brt', TIMESTAMP '2024-06-05 10:01:05', 1, 0, 'timeout', 0, 10000, false, NULL, "
+      "NULL, 'r')";
+  {
+    auto duck = sink::OpenFrotaDuckDb(db_, /*must_exist=*/true);
+    ASSERT_TRUE(duck.ok()) << duck.error().message();
+    ASSERT_TRUE((*duck)->Execute(polls).ok());
+    auto pg = sink::PgConnection::Open(pg_->dsn());
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+    ASSERT_TRUE((*pg)->Execute(polls).ok());
+  }
+  const auto embedded = Frota({"status", "--db", db_, "--json"});
+  ASSERT_EQ(embedded.exit_code, 0) << embedded.err;
+  const auto postgres = Frota({"status", "--postgres", pg_->dsn(), "--json"});
+  ASSERT_EQ(postgres.exit_code, 0) << postgres.err;
+  auto a = nlohmann::json::parse(embedded.out);
+  auto b = nlohmann::json::parse(postgres.out);
+  EXPECT_EQ(a["feeds"], b["feeds"]);
+  EXPECT_EQ(a["feeds"][0]["requests"], "3");
+  EXPECT_EQ(a["feeds"][0]["failures"], "1");
+  EXPECT_EQ(a["feeds"][0]["last_success"], "2024-06-05 10:00:35");
+  EXPECT_EQ(a["source_partitions"], b["source_partitions"]);
+  EXPECT_EQ(a["records_read"], b["records_read"]);
+  EXPECT_NE(a["records_read"], "0");
+  // One run each, with its own id and commit times; the same epochs and rows.
+  ASSERT_EQ(a["runs"].size(), 1U);
+  ASSERT_EQ(b["runs"].size(), 1U);
+  for (const char* field : {"epochs", "watermark", "positions", "rejected"}) {
+    EXPECT_EQ(a["runs"][0][field], b["runs"][0][field]) << field;
+  }
+  // The text form names the database and the feed.
+  const auto text = Frota({"status", "--postgres", pg_->dsn()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("rio-brt"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("password"), std::string::npos);
 }
 
 }  // namespace

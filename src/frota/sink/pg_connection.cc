@@ -54,6 +54,7 @@ PgResult& PgResult::operator=(PgResult&& other) noexcept {
 }
 
 int PgResult::rows() const { return result_ == nullptr ? 0 : PQntuples(result_); }
+int PgResult::columns() const { return result_ == nullptr ? 0 : PQnfields(result_); }
 bool PgResult::IsNull(int row, int column) const {
   return PQgetisnull(result_, row, column) == 1;
 }

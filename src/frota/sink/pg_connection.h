@@ -40,6 +40,7 @@ class PgResult {
   PgResult& operator=(const PgResult&) = delete;
 
   [[nodiscard]] int rows() const;
+  [[nodiscard]] int columns() const;
   [[nodiscard]] bool IsNull(int row, int column) const;
   [[nodiscard]] std::string_view Value(int row, int column) const;
   [[nodiscard]] std::int64_t Int(int row, int column) const;
