@@ -175,6 +175,14 @@ base::Result<std::unique_ptr<Publishing>> StartPublishing(const CollectFlags& fl
     lag->Set(s.lag_seconds);
   };
   out->publisher = std::make_unique<runner::LivePublisher>(std::move(pc));
+  auto* publisher = out->publisher.get();
+  collector.AddHealthPart("kafka_publisher", [publisher] {
+    const auto s = publisher->stats();
+    return fmt::format(
+        "{{\"connected\": {}, \"records\": {}, \"unpublished_responses\": {}, "
+        "\"lag_seconds\": {:.3f}}}",
+        s.connected ? "true" : "false", s.records, s.unpublished_responses, s.lag_seconds);
+  });
   out->listener = std::make_unique<PublishOnResponse>(*out->publisher, out->waker);
   collector.AddListener(out->listener.get());
   out->publisher->Start();

@@ -284,7 +284,14 @@ std::pair<bool, std::string> Collector::Health() const {
   const bool healthy = any_ok && !finished_;
   j["status"] = healthy ? "ok" : "unhealthy";
   j["feeds"] = feeds;
+  for (const auto& [name, part] : health_parts_) {
+    j[name] = Json::parse(part(), nullptr, /*allow_exceptions=*/false);
+  }
   return {healthy, j.dump()};
+}
+
+void Collector::AddHealthPart(std::string name, std::function<std::string()> part) {
+  health_parts_.emplace_back(std::move(name), std::move(part));
 }
 
 std::string Collector::FinalStatus() const {

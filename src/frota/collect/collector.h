@@ -73,6 +73,10 @@ class Collector {
   [[nodiscard]] Clock& clock() { return *clock_; }
   /// The /healthz document and whether the service is healthy.
   [[nodiscard]] std::pair<bool, std::string> Health() const;
+  /// Adds `name` to the /healthz document: `part` returns a JSON document (e.g. the Kafka
+  /// publisher's state). It informs; it never makes the collector unhealthy, since
+  /// archiving goes on whatever happens behind it. Call before Run.
+  void AddHealthPart(std::string name, std::function<std::string()> part);
 
  private:
   Collector() = default;
@@ -91,6 +95,7 @@ class Collector {
   base::Timestamp started_at_;
   std::chrono::steady_clock::time_point started_steady_;
   std::string stop_reason_;
+  std::vector<std::pair<std::string, std::function<std::string()>>> health_parts_;
   bool finished_ = false;
   std::int64_t start_rss_ = 0;
   std::int64_t start_fds_ = 0;

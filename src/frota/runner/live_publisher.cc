@@ -1,10 +1,13 @@
 #include "frota/runner/live_publisher.h"
 
+#include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <random>
 
+#include "frota/base/file.h"
 #include "frota/model/source.h"
 #include "frota/source/poll_journal.h"
 #include "frota/transport/topic_admin.h"
@@ -27,12 +30,37 @@ std::string Absolute(const std::string& relative, const fs::path& archive) {
   return (archive / relative).lexically_normal().string();
 }
 
-std::string ProgressRecord(const std::string& publisher, const std::string& run_id,
+// The archive's identity (ROOT/archive.json, made on first use): progress records carry
+// it, so the progress of one archive is never applied to another.
+base::Result<std::string> ArchiveId(const fs::path& archive) {
+  const fs::path file = archive / "archive.json";
+  std::error_code ec;
+  if (fs::exists(file, ec)) {
+    FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(file));
+    try {
+      return nlohmann::json::parse(text).at("archive_id").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      return base::InvalidInput("{}: {}", file.string(), e.what());
+    }
+  }
+  fs::create_directories(archive, ec);
+  std::random_device random;
+  const std::string id = fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(),
+                                     random());
+  nlohmann::ordered_json j;
+  j["archive_id"] = id;
+  FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(file, j.dump(2) + "\n"));
+  return id;
+}
+
+std::string ProgressRecord(const std::string& publisher, const std::string& archive_id,
+                           const std::string& run_id,
                            const std::vector<engine::SourceProgress>& progress,
                            const fs::path& archive, bool end_marker) {
   nlohmann::ordered_json j;
   j["version"] = 1;
   j["publisher"] = publisher;
+  j["archive_id"] = archive_id;
   j["run_id"] = run_id;
   nlohmann::ordered_json sources = nlohmann::ordered_json::array();
   for (const auto& p : progress) {
@@ -46,12 +74,22 @@ std::string ProgressRecord(const std::string& publisher, const std::string& run_
 }
 
 base::Result<std::vector<engine::SourceProgress>> ParseProgress(const std::string& text,
-                                                                const fs::path& archive) {
+                                                                const fs::path& archive,
+                                                                const std::string& archive_id,
+                                                                const std::string& topic) {
   std::vector<engine::SourceProgress> out;
   try {
     const auto j = nlohmann::json::parse(text);
     if (j.at("version").get<int>() != 1) {
       return base::InvalidInput("progress record version {} is not 1", j.at("version").dump());
+    }
+    const auto theirs = j.at("archive_id").get<std::string>();
+    if (theirs != archive_id) {
+      // Resuming another archive's offsets would skip (or repeat) records: refuse.
+      return base::InvalidInput(
+          "the progress of publisher {} in {} belongs to archive {}, not to {} (archive {}): "
+          "give this archive its own --publisher-id (or topic)",
+          j.at("publisher").get<std::string>(), topic, theirs, archive.string(), archive_id);
     }
     for (const auto& s : j.at("sources")) {
       out.push_back({Absolute(s.at("source").get<std::string>(), archive),
@@ -84,9 +122,11 @@ class LivePublisher::Session {
                            transport::ReadLastValue(options.brokers, s->progress_topic_,
                                                     config.publisher_id, options.properties,
                                                     std::chrono::seconds(30)));
+    FROTA_ASSIGN_OR_RETURN(s->archive_id_, ArchiveId(config.archive));
     std::vector<engine::SourceProgress> resume;
     if (last) {
-      FROTA_ASSIGN_OR_RETURN(resume, ParseProgress(*last, config.archive));
+      FROTA_ASSIGN_OR_RETURN(resume, ParseProgress(*last, config.archive, s->archive_id_,
+                                                   s->progress_topic_));
     }
     s->journal_ = std::make_unique<source::PollJournalReader>(config.archive, resume);
     std::vector<engine::SourceProgress> archive_resume;
@@ -152,7 +192,8 @@ class LivePublisher::Session {
       }
       FROTA_RETURN_IF_ERROR(producer_->PublishToTopic(
           progress_topic_, config_.publisher_id,
-          ProgressRecord(config_.publisher_id, config_.run_id, progress, config_.archive, end)));
+          ProgressRecord(config_.publisher_id, archive_id_, config_.run_id, progress,
+                         config_.archive, end)));
       FROTA_RETURN_IF_ERROR(producer_->CommitTransaction());
       out.records += static_cast<std::int64_t>(batch_.size());
       out.polls += static_cast<std::int64_t>(polls.size());
@@ -186,6 +227,7 @@ class LivePublisher::Session {
 
   const LivePublisherConfig& config_;
   std::string progress_topic_;
+  std::string archive_id_;
   model::SourceCatalog catalog_;
   std::vector<std::string> names_;
   std::unique_ptr<transport::Producer> producer_;
