@@ -79,7 +79,7 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
   j["runs"] = run_list;
   FROTA_ASSIGN_OR_RETURN(const auto sources, query(kSourcesSql));
   j["source_partitions"] = Text(sources.at(0)[0]);
-  j["records_read"] = Text(sources.at(0)[1]);
+  j["offsets_read"] = Text(sources.at(0)[1]);
   nlohmann::ordered_json feeds = nlohmann::ordered_json::array();
   FROTA_ASSIGN_OR_RETURN(const auto has_polls, query(kHasPollsSql));
   if (Text(has_polls.at(0)[0]) != "0") {
@@ -96,10 +96,10 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
 }
 
 std::string DatabaseStatusText(const nlohmann::ordered_json& j) {
-  std::string out = fmt::format("database {}: {} source partitions, {} records read\n",
+  std::string out = fmt::format("database {}: {} source partitions, {} offsets read (records, polls, Kafka offsets)\n",
                                 j["database"].get<std::string>(),
                                 j["source_partitions"].get<std::string>(),
-                                j["records_read"].get<std::string>());
+                                j["offsets_read"].get<std::string>());
   out += fmt::format("{:<36} {:>7} {:<19} {:<19} {:<19} {:>12} {:>12}\n", "run", "epochs",
                      "first commit", "last commit", "watermark", "positions", "rejected");
   for (const auto& r : j["runs"]) {
