@@ -92,17 +92,17 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
   // Fresh positions at every 200, and every fault a real feed server shows: 500, 429 with
   // Retry-After, a timeout, a truncated body, an HTML page with status 200, a repeat.
   collect::testing::FaultServer server([] { return base::FromUnixMicros(0); });
-  const auto now_ms = std::chrono::duration_cast<milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto now_ms =
+      std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   collect::testing::FeedScript script;
   for (int poll = 0; poll < 120; ++poll) {
     script.variants.push_back(SppoBody(poll, 8, now_ms + 1000 * poll));
   }
   using F = collect::testing::Fault;
-  script.script = {F::kOk,   F::kServerError, F::kOk,  F::kRateLimitSeconds, F::kOk,
-                   F::kSlow, F::kOk,          F::kTruncated, F::kOk, F::kHtml,
-                   F::kOk,   F::kRepeat};
+  script.script = {F::kOk, F::kServerError, F::kOk, F::kRateLimitSeconds,
+                   F::kOk, F::kSlow,        F::kOk, F::kTruncated,
+                   F::kOk, F::kHtml,        F::kOk, F::kRepeat};
   script.retry_after_s = 1;
   script.slow_ms = 2500;  // past the 1 s timeout
   server.SetScript("sppo", script);
@@ -118,19 +118,32 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
         bronze.string(), (dir.path() / "reports").string(), server.Url("sppo"));
   }
   const auto collector_args = [&](bool end_marker) {
-    std::vector<std::string> args = {FrotaBinary().string(), "collect", "--config",
-                                     config.string(), "--kafka", kafka.brokers(), "--topic",
-                                     topic, "--drain-wait", "120"};
+    std::vector<std::string> args = {
+        FrotaBinary().string(), "collect", "--config", config.string(), "--kafka",
+        kafka.brokers(),        "--topic", topic,      "--drain-wait",  "120"};
     if (end_marker) {
       args.push_back("--end-marker");
     }
     return args;
   };
   const auto member_args = [&] {
-    return std::vector<std::string>{FrotaBinary().string(), "run", "--kafka", kafka.brokers(),
-                                    "--topic", topic, "--group", "live-group", "--postgres",
-                                    pg.dsn(), "--until-end", "--epoch-seconds", "0.5",
-                                    "--session-timeout", "3", "--kafka-wait", "120"};
+    return std::vector<std::string>{FrotaBinary().string(),
+                                    "run",
+                                    "--kafka",
+                                    kafka.brokers(),
+                                    "--topic",
+                                    topic,
+                                    "--group",
+                                    "live-group",
+                                    "--postgres",
+                                    pg.dsn(),
+                                    "--until-end",
+                                    "--epoch-seconds",
+                                    "0.5",
+                                    "--session-timeout",
+                                    "3",
+                                    "--kafka-wait",
+                                    "120"};
   };
   int logs = 0;
   const auto log = [&](const std::string& what) {
@@ -182,8 +195,8 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
   for (const auto& request : server.Served("sppo")) {
     served.insert(request.fault);
   }
-  for (const F fault : {F::kServerError, F::kRateLimitSeconds, F::kSlow, F::kTruncated,
-                        F::kHtml, F::kRepeat}) {
+  for (const F fault :
+       {F::kServerError, F::kRateLimitSeconds, F::kSlow, F::kTruncated, F::kHtml, F::kRepeat}) {
     EXPECT_TRUE(served.count(fault) == 1) << collect::testing::FaultName(fault);
   }
 

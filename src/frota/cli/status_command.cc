@@ -96,7 +96,8 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
 }
 
 std::string DatabaseStatusText(const nlohmann::ordered_json& j) {
-  std::string out = fmt::format("database {}: {} source partitions, {} offsets read (records, polls, Kafka offsets)\n",
+  std::string out = fmt::format(
+      "database {}: {} source partitions, {} offsets read (records, polls, Kafka offsets)\n",
                                 j["database"].get<std::string>(),
                                 j["source_partitions"].get<std::string>(),
                                 j["offsets_read"].get<std::string>());

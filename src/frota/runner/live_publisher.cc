@@ -45,8 +45,8 @@ base::Result<std::string> ArchiveId(const fs::path& archive) {
   }
   fs::create_directories(archive, ec);
   std::random_device random;
-  const std::string id = fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(),
-                                     random());
+  const std::string id =
+      fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(), random());
   nlohmann::ordered_json j;
   j["archive_id"] = id;
   FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(file, j.dump(2) + "\n"));
@@ -112,21 +112,20 @@ class LivePublisher::Session {
     transport::ProducerOptions options = config.producer;
     options.transactional_id = config.publisher_id;
     options.connect_wait = std::chrono::seconds(10);
-    FROTA_RETURN_IF_ERROR(transport::EnsureCompactedTopic(options.brokers, s->progress_topic_,
-                                                          options.properties,
-                                                          std::chrono::seconds(10)));
+    FROTA_RETURN_IF_ERROR(transport::EnsureCompactedTopic(
+        options.brokers, s->progress_topic_, options.properties, std::chrono::seconds(10)));
     // The producer first: initialising its transactions fences an older session of this
     // publisher and aborts what it left open, so the progress read next is final.
     FROTA_ASSIGN_OR_RETURN(s->producer_, transport::Producer::Create(options));
-    FROTA_ASSIGN_OR_RETURN(const auto last,
-                           transport::ReadLastValue(options.brokers, s->progress_topic_,
-                                                    config.publisher_id, options.properties,
-                                                    std::chrono::seconds(30)));
+    FROTA_ASSIGN_OR_RETURN(
+        const auto last,
+        transport::ReadLastValue(options.brokers, s->progress_topic_, config.publisher_id,
+                                 options.properties, std::chrono::seconds(30)));
     FROTA_ASSIGN_OR_RETURN(s->archive_id_, ArchiveId(config.archive));
     std::vector<engine::SourceProgress> resume;
     if (last) {
-      FROTA_ASSIGN_OR_RETURN(resume, ParseProgress(*last, config.archive, s->archive_id_,
-                                                   s->progress_topic_));
+      FROTA_ASSIGN_OR_RETURN(
+          resume, ParseProgress(*last, config.archive, s->archive_id_, s->progress_topic_));
     }
     s->journal_ = std::make_unique<source::PollJournalReader>(config.archive, resume);
     std::vector<engine::SourceProgress> archive_resume;
@@ -135,16 +134,17 @@ class LivePublisher::Session {
         archive_resume.push_back(p);
       }
     }
-    FROTA_ASSIGN_OR_RETURN(s->follower_,
-                           source::ArchiveFollower::Open(config.archive, &s->catalog_,
-                                                         config.replay, archive_resume));
+    FROTA_ASSIGN_OR_RETURN(
+        s->follower_,
+        source::ArchiveFollower::Open(config.archive, &s->catalog_, config.replay, archive_resume));
     std::int64_t resumed = 0;
     for (const auto& p : resume) {
       resumed += p.next_offset.value();
     }
-    spdlog::info("kafka publisher session started topic={} progress_topic={} publisher={} "
-                 "resumed_sources={} resumed_offsets={}",
-                 options.topic, s->progress_topic_, config.publisher_id, resume.size(), resumed);
+    spdlog::info(
+        "kafka publisher session started topic={} progress_topic={} publisher={} "
+        "resumed_sources={} resumed_offsets={}",
+        options.topic, s->progress_topic_, config.publisher_id, resume.size(), resumed);
     return s;
   }
 
@@ -163,8 +163,7 @@ class LivePublisher::Session {
     FROTA_RETURN_IF_ERROR(journal_->Read(polls));
     Drained out;
     while (true) {
-      FROTA_ASSIGN_OR_RETURN(const bool more,
-                             follower_->Next(batch_, config_.transaction_records));
+      FROTA_ASSIGN_OR_RETURN(const bool more, follower_->Next(batch_, config_.transaction_records));
       const bool end = with_end_marker && !more;
       if (!more && polls.empty() && !end) {
         break;  // nothing (more) to publish
@@ -303,9 +302,10 @@ void LivePublisher::Loop() {
       auto opened = Session::Open(config_);
       if (!opened.ok()) {
         if (opened.error().message() != last_error) {
-          spdlog::warn("kafka publisher waiting: {}; polling and archiving go on, publishing "
-                       "resumes from the last committed progress",
-                       opened.error().message());
+          spdlog::warn(
+              "kafka publisher waiting: {}; polling and archiving go on, publishing "
+              "resumes from the last committed progress",
+              opened.error().message());
           last_error = opened.error().message();
         }
         {
@@ -337,9 +337,10 @@ void LivePublisher::Loop() {
     const auto floor = config_.ingest_floor ? config_.ingest_floor() : base::Timestamp::min();
     const auto drained = session->Drain(stopping && config_.end_marker);
     if (!drained.ok()) {
-      spdlog::warn("kafka publisher session ended: {}; restarting from the last committed "
-                   "progress",
-                   drained.error().message());
+      spdlog::warn(
+          "kafka publisher session ended: {}; restarting from the last committed "
+          "progress",
+          drained.error().message());
       session->Abort();
       session.reset();
       const std::lock_guard lock(mutex_);

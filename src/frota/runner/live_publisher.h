@@ -37,7 +37,7 @@ struct PublisherStats {
 
 struct LivePublisherConfig {
   std::filesystem::path archive;
-  source::ReplayOptions replay;  // mode and time zone of decoding, as `replay archive:`
+  source::ReplayOptions replay;         // mode and time zone of decoding, as `replay archive:`
   transport::ProducerOptions producer;  // brokers, topic, format, properties
   /// Names this publisher: its transactional.id and the key of its progress records.
   /// Two publishers of one archive must never run at once with the same id (the newer
@@ -62,7 +62,6 @@ struct LivePublisherConfig {
   /// Called on the publisher's thread after every round (metrics).
   std::function<void(const PublisherStats&)> on_stats;
 };
-
 
 /// Publishes every record of every archived response (the partitions, offsets, order and
 /// source names of `frota replay archive:ROOT --to-kafka`) and every journaled poll.

@@ -250,8 +250,8 @@ base::Status PollJournalReader::Read(std::vector<JournalPoll>& out) {
         auto poll = ParsePollLine(line);
         if (!poll.ok()) {
           ++bad_lines_;
-          spdlog::warn("poll journal line skipped file={} line={} error={}", path.string(),
-                       offset, poll.error().message());
+          spdlog::warn("poll journal line skipped file={} line={} error={}", path.string(), offset,
+                       poll.error().message());
           continue;
         }
         out.push_back({std::move(*poll), name, offset});
@@ -265,8 +265,8 @@ base::Status PollJournalReader::Read(std::vector<JournalPoll>& out) {
 std::vector<engine::SourceProgress> PollJournalReader::Progress() const {
   std::vector<engine::SourceProgress> out;
   for (const auto& [name, journal] : journals_) {
-    out.push_back({name, journal->id,
-                   base::Offset(std::max(journal->next_offset, journal->skip_to))});
+    out.push_back(
+        {name, journal->id, base::Offset(std::max(journal->next_offset, journal->skip_to))});
   }
   for (const auto& p : resume_) {
     if (journals_.count(p.source) == 0) {

@@ -62,8 +62,7 @@ class PollJournalReader {
   static constexpr std::int32_t kPollPartitionBase = 1'000'000;
 
   /// `resume` may hold other sources' progress too: only journals' entries are used.
-  PollJournalReader(std::filesystem::path root,
-                    const std::vector<engine::SourceProgress>& resume);
+  PollJournalReader(std::filesystem::path root, const std::vector<engine::SourceProgress>& resume);
   ~PollJournalReader();
 
   /// Finds new journals and new complete lines; moves every new poll into `out` (appended).

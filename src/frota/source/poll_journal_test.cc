@@ -16,9 +16,10 @@ namespace fs = std::filesystem;
 class PollJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("frota_poll_journal_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ =
+        fs::temp_directory_path() /
+        ("frota_poll_journal_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -100,8 +101,7 @@ TEST_F(PollJournalTest, AReaderTakesCompleteLinesInOrderAcrossDatesAndResumes) {
   EXPECT_EQ(polls[0].poll.http_status, 304);
 
   // Resuming from the progress skips what was committed.
-  PollJournalReader resumed(root_, {{progress[0].source, progress[0].partition,
-                                     base::Offset(2)}});
+  PollJournalReader resumed(root_, {{progress[0].source, progress[0].partition, base::Offset(2)}});
   polls.clear();
   ASSERT_TRUE(resumed.Read(polls).ok());
   ASSERT_EQ(polls.size(), 2U);

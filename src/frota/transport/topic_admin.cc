@@ -38,8 +38,9 @@ base::Status Open(KafkaHandle& handle, rd_kafka_type_t type, const std::string& 
 base::Status EnsureCompactedTopic(const std::string& brokers, const std::string& topic,
                                   const KafkaProperties& properties, std::chrono::seconds wait) {
   KafkaHandle handle;
-  FROTA_RETURN_IF_ERROR(Open(handle, RD_KAFKA_PRODUCER, brokers, properties,
-                             {{"client.id", "frota-admin"}, {"allow.auto.create.topics", "false"}}));
+  FROTA_RETURN_IF_ERROR(
+      Open(handle, RD_KAFKA_PRODUCER, brokers, properties,
+           {{"client.id", "frota-admin"}, {"allow.auto.create.topics", "false"}}));
   // Does it exist? (A missing topic is not an error of WaitForTopic's metadata call here.)
   const rd_kafka_metadata_t* metadata = nullptr;
   rd_kafka_topic_t* probe = rd_kafka_topic_new(handle.rk, topic.c_str(), nullptr);

@@ -13,8 +13,7 @@ namespace frota::transport {
 /// Creates `topic` (one partition, compacted: only the latest record of each key matters)
 /// unless it exists. Errors name the brokers and the topic.
 base::Status EnsureCompactedTopic(const std::string& brokers, const std::string& topic,
-                                  const KafkaProperties& properties,
-                                  std::chrono::seconds wait);
+                                  const KafkaProperties& properties, std::chrono::seconds wait);
 
 /// The value of the last committed record with key `key` in partition 0 of `topic`
 /// (read_committed: records of aborted or open transactions are never seen), or nullopt
