@@ -174,8 +174,11 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
 
   // Kafka goes away for a while: the collector polls and archives on, then publishes.
   std::this_thread::sleep_for(seconds(2));
+  const std::size_t before_outage = JournalLines(bronze);
   ASSERT_TRUE(kafka.Stop());
   std::this_thread::sleep_for(seconds(8));
+  // Polling and journaling went on without Kafka.
+  EXPECT_GE(JournalLines(bronze), before_outage + 4);
   ASSERT_TRUE(kafka.Start()) << kafka.error();
   std::this_thread::sleep_for(seconds(4));
 

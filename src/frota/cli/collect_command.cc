@@ -153,24 +153,29 @@ base::Result<std::unique_ptr<Publishing>> StartPublishing(const CollectFlags& fl
   auto& metrics = collector.metrics();
   auto* connected = &metrics.GetGauge("frota_publish_connected",
                                       "1 while the Kafka publisher has a session");
-  auto* records = &metrics.GetGauge("frota_publish_records",
-                                    "Records published to Kafka (committed) by this run");
-  auto* polls = &metrics.GetGauge("frota_publish_polls", "Poll messages published by this run");
-  auto* transactions = &metrics.GetGauge("frota_publish_transactions",
-                                         "Kafka transactions committed by this run");
-  auto* failures = &metrics.GetGauge("frota_publish_failures",
-                                     "Publisher sessions ended by an error (Kafka down, ...)");
+  auto* records = &metrics.GetCounter("frota_publish_records_total",
+                                      "Records published to Kafka (committed) by this run");
+  auto* polls =
+      &metrics.GetCounter("frota_publish_polls_total", "Poll messages published by this run");
+  auto* transactions = &metrics.GetCounter("frota_publish_transactions_total",
+                                           "Kafka transactions committed by this run");
+  auto* failures = &metrics.GetCounter(
+      "frota_publish_failures_total",
+      "Failed publisher attempts: a session that could not start or ended by an error");
   auto* unpublished = &metrics.GetGauge(
       "frota_publish_unpublished_responses",
       "Responses archived by this run that no committed transaction covers yet");
   auto* lag = &metrics.GetGauge("frota_publish_lag_seconds",
                                 "Now minus the ingest time of the oldest unpublished response");
+  // Counters move by what changed since the last round (on the publisher's thread only).
+  auto last = std::make_shared<runner::PublisherStats>();
   pc.on_stats = [=](const runner::PublisherStats& s) {
     connected->Set(s.connected ? 1 : 0);
-    records->Set(static_cast<double>(s.records));
-    polls->Set(static_cast<double>(s.polls));
-    transactions->Set(static_cast<double>(s.transactions));
-    failures->Set(static_cast<double>(s.failures));
+    records->Add(static_cast<double>(s.records - last->records));
+    polls->Add(static_cast<double>(s.polls - last->polls));
+    transactions->Add(static_cast<double>(s.transactions - last->transactions));
+    failures->Add(static_cast<double>(s.failures - last->failures));
+    *last = s;
     unpublished->Set(static_cast<double>(s.unpublished_responses));
     lag->Set(s.lag_seconds);
   };
@@ -284,19 +289,23 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!collector.ok()) {
     return ReportError(collector.error());
   }
+  // The publisher starts once everything else is ready (a start that fails publishes
+  // nothing: the destructor cancels, without draining or end markers); once the
+  // collector stopped, it publishes what is left (and the end markers), then stops.
   std::unique_ptr<Publishing> publishing;
-  if (publish) {
-    auto started = StartPublishing(flags, *config, **collector);
-    if (!started.ok()) {
-      return ReportError(started.error());
+  const auto start_publishing = [&]() -> base::Status {
+    if (publish) {
+      FROTA_ASSIGN_OR_RETURN(publishing, StartPublishing(flags, *config, **collector));
     }
-    publishing = std::move(*started);
-  }
-  // Once the collector stopped: publish what is left (and the end markers), then stop.
+    return base::Status::Ok();
+  };
   const auto stop_publishing = [&]() -> base::Status {
     return publishing ? publishing->publisher->Stop() : base::Status::Ok();
   };
   if (!process) {
+    if (const auto started = start_publishing(); !started.ok()) {
+      return ReportError(started.error());
+    }
     const auto status = (*collector)->Run(stop, RunFor(flags));
     const auto published = stop_publishing();
     if (!status.ok()) {
@@ -342,6 +351,9 @@ int RunCollect(const CollectFlags& flags, bool process) {
       return ReportError(opened.error());
     }
     sink = std::move(*opened);
+  }
+  if (const auto started = start_publishing(); !started.ok()) {
+    return ReportError(started.error());
   }
   source::ArchiveWaker waker;
   WakeOnResponse wake(waker);

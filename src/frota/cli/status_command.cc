@@ -3,7 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <tuple>
 #include <optional>
 
 #include "frota/cli/commands.h"
@@ -60,7 +62,7 @@ constexpr const char* kSourcesSql =
 
 constexpr const char* kHasPollsSql =
     "SELECT CAST(count(*) AS VARCHAR) FROM information_schema.tables "
-    "WHERE table_name = 'collector_polls'";
+    "WHERE table_name = 'collector_polls' AND table_schema = current_schema()";
 
 std::string Text(const std::optional<std::string>& v) { return v ? *v : std::string("-"); }
 
@@ -69,7 +71,15 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
   nlohmann::ordered_json j;
   j["database"] = name;
   nlohmann::ordered_json run_list = nlohmann::ordered_json::array();
-  FROTA_ASSIGN_OR_RETURN(const auto run_rows, query(RunsSql(runs)));
+  // Sorted here, bytewise: PostgreSQL's ORDER BY follows the database's collation.
+  const auto bytewise = [](TextRows rows, auto less) {
+    std::sort(rows.begin(), rows.end(), less);
+    return rows;
+  };
+  FROTA_ASSIGN_OR_RETURN(auto run_rows_unsorted, query(RunsSql(runs)));
+  const auto run_rows = bytewise(std::move(run_rows_unsorted), [](const auto& a, const auto& b) {
+    return std::tie(b[3], a[0]) < std::tie(a[3], b[0]);  // newest last commit first
+  });
   for (const auto& r : run_rows) {
     run_list.push_back({{"run_id", Text(r[0])}, {"epochs", Text(r[1])},
                         {"first_commit", Text(r[2])}, {"last_commit", Text(r[3])},
@@ -83,7 +93,9 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
   nlohmann::ordered_json feeds = nlohmann::ordered_json::array();
   FROTA_ASSIGN_OR_RETURN(const auto has_polls, query(kHasPollsSql));
   if (Text(has_polls.at(0)[0]) != "0") {
-    FROTA_ASSIGN_OR_RETURN(const auto feed_rows, query(kFeedsSql));
+    FROTA_ASSIGN_OR_RETURN(auto feed_rows_unsorted, query(kFeedsSql));
+    const auto feed_rows = bytewise(std::move(feed_rows_unsorted),
+                                    [](const auto& a, const auto& b) { return a[0] < b[0]; });
     for (const auto& r : feed_rows) {
       feeds.push_back({{"feed", Text(r[0])}, {"requests", Text(r[1])},
                        {"archived", Text(r[2])}, {"failures", Text(r[3])},
@@ -137,6 +149,9 @@ int RunDatabaseStatus(const StatusFlags& flags) {
       return ReportError(opened.error());
     }
     pg = std::move(*opened);
+    if (const auto iso = pg->Execute("SET DateStyle = ISO"); !iso.ok()) {  // times as DuckDB's
+      return ReportError(iso.error());
+    }
     if (const auto checked = sink::CheckPostgresSchema(*pg); !checked.ok()) {
       return ReportError(checked.error());
     }

@@ -312,6 +312,7 @@ void FeedPoller::Step() {
   meters_->requests->Add();
   ++attempt_;
   poll_ = model::PollRow();
+  journaled_ = false;
   poll_.feed_id = feed_.id;
   poll_.polled_at = now;
   poll_.attempt = attempt_;
@@ -338,11 +339,19 @@ void FeedPoller::Step() {
     poll_.failure = std::string(FailureKindName(response.failure));
     OnFailure(response, now);
   }
-  if (const auto journaled = journal_->Append(poll_); !journaled.ok()) {
-    meters_->journal_errors->Add();
-    spdlog::error("poll not journaled feed={} error={}", feed_.id, journaled.error().message());
-  }
+  Journal();
   in_flight_since_.store(kIdle, std::memory_order_release);
+}
+
+void FeedPoller::Journal() {
+  if (journaled_) {
+    return;
+  }
+  journaled_ = true;
+  if (const auto status = journal_->Append(poll_); !status.ok()) {
+    meters_->journal_errors->Add();
+    spdlog::error("poll not journaled feed={} error={}", feed_.id, status.error().message());
+  }
 }
 
 void FeedPoller::EndCycle(base::Timestamp now) {
@@ -434,6 +443,7 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
   poll_.repeat = repeat;
   poll_.records = records;
   poll_.body = written->lexically_normal().string();
+  Journal();  // right after the body: a crash leaves no archived response without its poll
   for (auto* listener : context_.listeners) {
     listener->OnResponse(ArchivedResponse{feed_, *written, envelope, body});
   }

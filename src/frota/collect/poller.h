@@ -127,6 +127,7 @@ class FeedPoller {
   void OnOk(HttpResponse& response, base::Timestamp now);
   void OnFailure(const HttpResponse& response, base::Timestamp now);
   void EndCycle(base::Timestamp now);
+  void Journal();  // poll_ into the journal, once per request
   base::Status RefreshToken(base::Timestamp now);
   base::Timestamp NextGridPoint(base::Timestamp now) const;
 
@@ -136,6 +137,7 @@ class FeedPoller {
   std::unique_ptr<source::BronzeWriter> writer_;
   std::unique_ptr<source::PollJournalWriter> journal_;
   model::PollRow poll_;  // the request in progress, journaled when it ends
+  bool journaled_ = false;
   std::unique_ptr<Meters> meters_;
   Backoff backoff_;
   DailyBudget budget_;

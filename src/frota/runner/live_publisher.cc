@@ -161,11 +161,19 @@ class LivePublisher::Session {
     FROTA_RETURN_IF_ERROR(follower_->Scan());
     std::vector<source::JournalPoll> polls;
     FROTA_RETURN_IF_ERROR(journal_->Read(polls));
+    std::size_t next_poll = 0;  // polls go out in order, at most transaction_records at once
+    bool more = true;
     Drained out;
     while (true) {
-      FROTA_ASSIGN_OR_RETURN(const bool more, follower_->Next(batch_, config_.transaction_records));
-      const bool end = with_end_marker && !more;
-      if (!more && polls.empty() && !end) {
+      if (more) {
+        FROTA_ASSIGN_OR_RETURN(more, follower_->Next(batch_, config_.transaction_records));
+      } else {
+        batch_.clear();
+      }
+      const std::size_t poll_end = std::min(polls.size(), next_poll + config_.transaction_records);
+      // The end marker goes with the last records and polls, never before them.
+      const bool end = with_end_marker && !more && poll_end == polls.size();
+      if (batch_.empty() && next_poll == poll_end && !end) {
         break;  // nothing (more) to publish
       }
       FROTA_RETURN_IF_ERROR(producer_->BeginTransaction());
@@ -179,14 +187,20 @@ class LivePublisher::Session {
               producer_->PublishRejection(rejection, NameOf(rejection.source.source)));
         }
       }
-      for (const auto& poll : polls) {
-        FROTA_RETURN_IF_ERROR(producer_->PublishPoll(poll.poll));
+      for (std::size_t i = next_poll; i < poll_end; ++i) {
+        FROTA_RETURN_IF_ERROR(producer_->PublishPoll(polls[i].poll));
       }
       if (end) {
         FROTA_RETURN_IF_ERROR(producer_->QueueEndOfInput(config_.run_id));
       }
+      // Journals stand after the last poll of this transaction, not after all read.
       auto progress = follower_->Progress();
-      for (auto& p : journal_->Progress()) {
+      for (auto p : journal_->Progress()) {
+        for (std::size_t i = poll_end; i < polls.size(); ++i) {
+          if (polls[i].source == p.source && polls[i].offset < p.next_offset.value()) {
+            p.next_offset = base::Offset(polls[i].offset);
+          }
+        }
         progress.push_back(std::move(p));
       }
       FROTA_RETURN_IF_ERROR(producer_->PublishToTopic(
@@ -195,14 +209,11 @@ class LivePublisher::Session {
                          config_.archive, end)));
       FROTA_RETURN_IF_ERROR(producer_->CommitTransaction());
       out.records += static_cast<std::int64_t>(batch_.size());
-      out.polls += static_cast<std::int64_t>(polls.size());
+      out.polls += static_cast<std::int64_t>(poll_end - next_poll);
       ++out.transactions;
-      polls.clear();
+      next_poll = poll_end;
       if (end) {
         out.end_published = true;
-        break;
-      }
-      if (!more) {
         break;
       }
     }
@@ -237,10 +248,11 @@ class LivePublisher::Session {
 
 LivePublisher::LivePublisher(LivePublisherConfig config) : config_(std::move(config)) {}
 
-LivePublisher::~LivePublisher() {
-  if (thread_.joinable()) {
-    (void)Stop();
-  }
+LivePublisher::~LivePublisher() { Cancel(); }
+
+void LivePublisher::Cancel() {
+  cancelled_.store(true);
+  (void)Stop();
 }
 
 void LivePublisher::Start() {
@@ -293,7 +305,38 @@ void LivePublisher::Loop() {
   std::unique_ptr<Session> session;
   std::optional<std::chrono::steady_clock::time_point> drain_deadline;
   std::string last_error;
-  while (true) {
+  // An error (no session, or a session that failed): say so once per distinct message,
+  // count it, and wait before the next attempt. False when the stop's deadline passed.
+  const auto failed = [&](const base::Error& error, bool stopping) {
+    if (error.message() != last_error) {
+      spdlog::warn(
+          "kafka publisher waiting: {}; polling and archiving go on, publishing "
+          "resumes from the last committed progress",
+          error.message());
+      last_error = error.message();
+    }
+    {
+      const std::lock_guard lock(mutex_);
+      stats_.connected = false;
+      ++stats_.failures;
+    }
+    if (config_.on_stats) {
+      config_.on_stats(stats());
+    }
+    if (stopping && std::chrono::steady_clock::now() >= *drain_deadline) {
+      const std::lock_guard lock(mutex_);
+      final_status_ = base::Unavailable(
+          "kafka publisher stopped before publishing everything ({}); the rest stays in "
+          "bronze and is published by the next start",
+          error.message());
+      return false;
+    }
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, stopping ? std::chrono::milliseconds(1000) : config_.retry_wait,
+                   [&] { return stopping_.load() != stopping || cancelled_.load(); });
+    return true;
+  };
+  while (!cancelled_.load()) {
     const bool stopping = stopping_.load();
     if (stopping && !drain_deadline) {
       drain_deadline = std::chrono::steady_clock::now() + config_.drain_wait;
@@ -301,53 +344,26 @@ void LivePublisher::Loop() {
     if (!session) {
       auto opened = Session::Open(config_);
       if (!opened.ok()) {
-        if (opened.error().message() != last_error) {
-          spdlog::warn(
-              "kafka publisher waiting: {}; polling and archiving go on, publishing "
-              "resumes from the last committed progress",
-              opened.error().message());
-          last_error = opened.error().message();
-        }
-        {
-          const std::lock_guard lock(mutex_);
-          stats_.connected = false;
-          ++stats_.failures;
-        }
-        if (stopping && std::chrono::steady_clock::now() >= *drain_deadline) {
-          const std::lock_guard lock(mutex_);
-          final_status_ = base::Unavailable(
-              "kafka publisher stopped before publishing everything ({}); the rest stays in "
-              "bronze and is published by the next start",
-              opened.error().message());
+        if (!failed(opened.error(), stopping)) {
           break;
         }
-        if (config_.on_stats) {
-          config_.on_stats(stats());
-        }
-        std::unique_lock lock(mutex_);
-        wake_.wait_for(lock, stopping ? std::chrono::milliseconds(1000) : config_.retry_wait,
-                       [&] { return stopping_.load() != stopping; });
         continue;
       }
       session = std::move(*opened);
-      last_error.clear();
       const std::lock_guard lock(mutex_);
       stats_.connected = true;
     }
     const auto floor = config_.ingest_floor ? config_.ingest_floor() : base::Timestamp::min();
     const auto drained = session->Drain(stopping && config_.end_marker);
     if (!drained.ok()) {
-      spdlog::warn(
-          "kafka publisher session ended: {}; restarting from the last committed "
-          "progress",
-          drained.error().message());
       session->Abort();
       session.reset();
-      const std::lock_guard lock(mutex_);
-      stats_.connected = false;
-      ++stats_.failures;
+      if (!failed(drained.error(), stopping)) {
+        break;
+      }
       continue;
     }
+    last_error.clear();
     {
       const std::lock_guard lock(mutex_);
       stats_.records += drained->records;
@@ -369,8 +385,9 @@ void LivePublisher::Loop() {
     Wait(config_.scan_interval);
   }
   const auto s = stats();
-  spdlog::info("kafka publisher stopped records={} polls={} transactions={} unpublished={}",
-               s.records, s.polls, s.transactions, s.unpublished_responses);
+  spdlog::info("kafka publisher stopped records={} polls={} transactions={} unpublished={}{}",
+               s.records, s.polls, s.transactions, s.unpublished_responses,
+               cancelled_.load() ? " (cancelled: nothing drained, no end marker)" : "");
 }
 
 }  // namespace frota::runner

@@ -91,6 +91,9 @@ class LivePublisher {
   /// then the end-of-input markers if configured, and to stop; waits for it. The error
   /// says what could not be published (it stays in bronze for the next start).
   base::Status Stop();
+  /// Stops without draining and without end markers (a start that failed: what is
+  /// archived is published by the next start). The destructor cancels.
+  void Cancel();
   [[nodiscard]] PublisherStats stats() const;
   /// A response was archived (the collector's listener): counted as unpublished until a
   /// drain covers its ingest time. Thread-safe.
@@ -104,6 +107,7 @@ class LivePublisher {
   LivePublisherConfig config_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> cancelled_{false};
   mutable std::mutex mutex_;  // guards stats_, final_status_, unpublished_
   std::condition_variable wake_;
   PublisherStats stats_;

@@ -159,11 +159,7 @@ const std::vector<Upsert>& Upserts() {
        {"partition_id", "feed_id", "local_date", "hour", "latency_s"},
        {"positions"},
        true},
-      {"collector_polls",
-       {"feed_id", "polled_at"},
-       {"attempt", "http_status", "failure", "bytes", "duration_ms", "\"repeat\"", "records",
-        "body", "run_id"},
-       false},
+      {"collector_polls", {"feed_id", "polled_at"}, {}, false},
   };
   return kUpserts;
 }
@@ -175,6 +171,12 @@ std::string UpsertSql(const Upsert& u) {
                          : fmt::format("{0} = EXCLUDED.{0}", v));
   }
   const std::string keys = fmt::format("{}", fmt::join(u.keys, ", "));
+  if (u.values.empty()) {
+    // A row that is its key's only fact (a poll): the first copy stands, and a second one
+    // in the same epoch cannot fail the statement.
+    return fmt::format("INSERT INTO {0} SELECT * FROM tmp_{0} ON CONFLICT ({1}) DO NOTHING",
+                       u.table, keys);
+  }
   if (!u.add) {
     return fmt::format(
         "INSERT INTO {0} SELECT * FROM tmp_{0} ON CONFLICT ({1}) DO UPDATE SET {2}", u.table,

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frota/base/file.h"
+#include "frota/source/poll_journal.h"
 
 namespace frota::source {
 
@@ -192,7 +193,9 @@ base::Result<std::unique_ptr<ArchiveFollower>> ArchiveFollower::Open(
   follower->options_ = std::move(options);
   follower->resume_ = resume;
   for (const auto& progress : resume) {
-    follower->next_id_ = std::max(follower->next_id_, progress.partition.value() + 1);
+    if (progress.partition.value() < PollJournalReader::kPollPartitionBase) {
+      follower->next_id_ = std::max(follower->next_id_, progress.partition.value() + 1);
+    }
   }
   return follower;
 }

@@ -95,6 +95,7 @@ base::Result<std::unique_ptr<PollJournalWriter>> PollJournalWriter::Open(
   // on a line of its own. Only the newest file can have one.
   const auto files = JournalFiles(writer->dir_);
   if (!files.empty()) {
+    writer->newest_ = files.back().substr(5, 10);  // date=YYYY-MM-DD.jsonl
     const fs::path last = writer->dir_ / files.back();
     const auto size = fs::file_size(last, ec);
     if (!ec && size > 0) {
@@ -122,7 +123,10 @@ PollJournalWriter::~PollJournalWriter() {
 }
 
 base::Status PollJournalWriter::Append(const model::PollRow& poll) {
-  const std::string date = DateOf(poll.polled_at);
+  // Never an older file than the newest one (a clock stepping back over midnight):
+  // offsets count lines across the files in name order, so lines only ever go last.
+  const std::string date = std::max(DateOf(poll.polled_at), newest_);
+  newest_ = date;
   if (fd_ < 0 || date != date_) {
     if (fd_ >= 0) {
       ::close(fd_);
@@ -137,6 +141,7 @@ base::Status PollJournalWriter::Append(const model::PollRow& poll) {
   }
   std::string line = PollLine(poll);
   line.push_back('\n');
+  const off_t before = ::lseek(fd_, 0, SEEK_END);
   std::size_t done = 0;
   while (done < line.size()) {
     const auto n = ::write(fd_, line.data() + done, line.size() - done);
@@ -144,8 +149,12 @@ base::Status PollJournalWriter::Append(const model::PollRow& poll) {
       continue;
     }
     if (n <= 0) {
+      const int error = errno;
+      if (before >= 0 && done > 0) {
+        (void)::ftruncate(fd_, before);  // no fragment for the next line to glue onto
+      }
       return base::IoError("{}/date={}.jsonl: write failed: {}", dir_.string(), date_,
-                           std::strerror(errno));
+                           std::strerror(error));
     }
     done += static_cast<std::size_t>(n);
   }

@@ -24,9 +24,11 @@ base::Result<model::PollRow> ParsePollLine(std::string_view line);
 std::string PollLine(const model::PollRow& poll);
 
 /// Appends one feed's polls to ROOT/_polls/FEED/date=D.jsonl (D: the UTC date of
-/// polled_at), one JSON line each, written and fdatasync'ed before Append returns: a poll
-/// is in the journal once Append succeeded. Open() cuts a torn last line that a crash
-/// left, so later lines never follow a partial one. Not thread-safe: one writer per feed.
+/// polled_at, or the newest file's date if later: a line never goes to an older file),
+/// one JSON line each, written and fdatasync'ed before Append returns: a poll is in the
+/// journal once Append succeeded. A failed write is cut back, and Open() cuts a torn last
+/// line that a crash left, so later lines never follow a partial one. Not thread-safe:
+/// one writer per feed.
 class PollJournalWriter {
  public:
   static base::Result<std::unique_ptr<PollJournalWriter>> Open(const std::filesystem::path& root,
@@ -39,7 +41,8 @@ class PollJournalWriter {
  private:
   PollJournalWriter() = default;
   std::filesystem::path dir_;
-  std::string date_;  // of the open file
+  std::string date_;    // of the open file
+  std::string newest_;  // date of the newest file (lines never go to an older one)
   int fd_ = -1;
 };
 

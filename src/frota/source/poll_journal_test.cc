@@ -109,6 +109,24 @@ TEST_F(PollJournalTest, AReaderTakesCompleteLinesInOrderAcrossDatesAndResumes) {
   EXPECT_EQ(polls[0].poll.polled_at, base::FromUnixMicros(t0 + day + 3));
 }
 
+TEST_F(PollJournalTest, AClockSteppingBackNeverWritesToAnOlderFile) {
+  auto writer = PollJournalWriter::Open(root_, "rio-brt");
+  ASSERT_TRUE(writer.ok());
+  const std::int64_t t0 = 1717545600000000;  // 2024-06-05 00:00 UTC
+  ASSERT_TRUE((*writer)->Append(Poll(t0 + 5, 200)).ok());
+  ASSERT_TRUE((*writer)->Append(Poll(t0 - 5, 200)).ok());  // 2024-06-04 by its time
+  EXPECT_FALSE(fs::exists(root_ / "_polls/rio-brt/date=2024-06-04.jsonl"));
+  writer->reset();
+  auto again = PollJournalWriter::Open(root_, "rio-brt");  // a restart remembers too
+  ASSERT_TRUE((*again)->Append(Poll(t0 - 10, 200)).ok());
+  EXPECT_FALSE(fs::exists(root_ / "_polls/rio-brt/date=2024-06-04.jsonl"));
+  PollJournalReader reader(root_, {});
+  std::vector<JournalPoll> polls;
+  ASSERT_TRUE(reader.Read(polls).ok());
+  ASSERT_EQ(polls.size(), 3U);
+  EXPECT_EQ(polls[2].poll.polled_at, base::FromUnixMicros(t0 - 10));
+}
+
 TEST_F(PollJournalTest, AFeedCannotBeCalledLikeTheJournalFolder) {
   const auto refused = BronzeWriter::Open(root_, {"_polls", codec::Format::kRioSppo, {}, "", ""});
   ASSERT_FALSE(refused.ok());

@@ -8,6 +8,7 @@
 #include "frota/base/file.h"
 #include "frota/engine/keyed_processor.h"
 #include "frota/source/bronze_archive.h"
+#include "frota/source/poll_journal.h"
 
 namespace frota::source {
 
@@ -233,7 +234,11 @@ base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
   std::int32_t next_id = 0;
   for (const auto& progress : resume) {
     known.emplace(progress.source, progress);
-    next_id = std::max(next_id, progress.partition.value() + 1);
+    // A live run's poll journals (ids from PollJournalReader::kPollPartitionBase) are not
+    // inputs of a replay: they do not push new inputs' ids up.
+    if (progress.partition.value() < PollJournalReader::kPollPartitionBase) {
+      next_id = std::max(next_id, progress.partition.value() + 1);
+    }
   }
   // Intern every file name in sorted order first, so source ids follow names.
   for (const auto& input : source->inputs_) {

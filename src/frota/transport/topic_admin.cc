@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <string_view>
+#include <thread>
 
 namespace frota::transport {
 
@@ -33,6 +35,58 @@ base::Status Open(KafkaHandle& handle, rd_kafka_type_t type, const std::string& 
   return base::Status::Ok();
 }
 
+// A progress topic that deletes old records would lose the last progress after its
+// retention, and everything would be published again: refuse it.
+base::Status CheckCompacted(rd_kafka_t* rk, const std::string& brokers, const std::string& topic,
+                            int wait_ms) {
+  char error[512];
+  rd_kafka_ConfigResource_t* resource =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+  rd_kafka_AdminOptions_t* options =
+      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+  rd_kafka_AdminOptions_set_request_timeout(options, wait_ms, error, sizeof error);
+  rd_kafka_DescribeConfigs(rk, &resource, 1, options, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, wait_ms + 5000);
+  base::Status status =
+      base::Unavailable("kafka brokers {}: no answer describing topic {}", brokers, topic);
+  if (event != nullptr) {
+    if (rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      status = base::Unavailable("kafka brokers {}: describing topic {}: {}", brokers, topic,
+                                 rd_kafka_event_error_string(event));
+    } else {
+      const auto* result = rd_kafka_event_DescribeConfigs_result(event);
+      std::size_t n = 0;
+      const rd_kafka_ConfigResource_t** resources =
+          rd_kafka_DescribeConfigs_result_resources(result, &n);
+      std::string policy;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::size_t entries = 0;
+        const rd_kafka_ConfigEntry_t** configs =
+            rd_kafka_ConfigResource_configs(resources[i], &entries);
+        for (std::size_t e = 0; e < entries; ++e) {
+          if (std::string_view(rd_kafka_ConfigEntry_name(configs[e])) == "cleanup.policy" &&
+              rd_kafka_ConfigEntry_value(configs[e]) != nullptr) {
+            policy = rd_kafka_ConfigEntry_value(configs[e]);
+          }
+        }
+      }
+      status =
+          policy.find("compact") != std::string::npos && policy.find("delete") == std::string::npos
+              ? base::Status::Ok()
+              : base::InvalidInput(
+                    "kafka topic {} has cleanup.policy={}: a progress topic must be "
+                    "compact only (its last record must never expire)",
+                    topic, policy.empty() ? "?" : policy);
+    }
+    rd_kafka_event_destroy(event);
+  }
+  rd_kafka_AdminOptions_destroy(options);
+  rd_kafka_ConfigResource_destroy(resource);
+  rd_kafka_queue_destroy(queue);
+  return status;
+}
+
 }  // namespace
 
 base::Status EnsureCompactedTopic(const std::string& brokers, const std::string& topic,
@@ -55,7 +109,7 @@ base::Status EnsureCompactedTopic(const std::string& brokers, const std::string&
                       metadata->topics[0].partition_cnt > 0;
   rd_kafka_metadata_destroy(metadata);
   if (exists) {
-    return base::Status::Ok();
+    return CheckCompacted(handle.rk, brokers, topic, wait_ms);
   }
   char error[512];
   rd_kafka_NewTopic_t* new_topic = rd_kafka_NewTopic_new(topic.c_str(), 1, -1, error, sizeof error);
@@ -114,13 +168,42 @@ base::Result<std::optional<std::string>> ReadLastValue(const std::string& broker
                               {"isolation.level", "read_committed"},
                               {"enable.partition.eof", "true"}}));
   const auto wait_ms = static_cast<int>(std::chrono::milliseconds(wait).count());
+  // Another producer's open transaction holds the last stable offset back, and a
+  // read_committed reader sees nothing past it: it could take an older record for the
+  // last one. Wait until everything written before now is decided (committed or
+  // aborted; an abandoned transaction times out), or give up.
+  KafkaHandle uncommitted;
+  FROTA_RETURN_IF_ERROR(Open(uncommitted, RD_KAFKA_CONSUMER, brokers, properties,
+                             {{"client.id", "frota-progress-reader"},
+                              {"group.id", "frota-progress-reader"},
+                              {"allow.auto.create.topics", "false"},
+                              {"isolation.level", "read_uncommitted"}}));
   std::int64_t low = 0;
-  std::int64_t high = 0;
-  const auto err =
-      rd_kafka_query_watermark_offsets(handle.rk, topic.c_str(), 0, &low, &high, wait_ms);
+  std::int64_t written = 0;
+  auto err =
+      rd_kafka_query_watermark_offsets(uncommitted.rk, topic.c_str(), 0, &low, &written, wait_ms);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return base::Unavailable("kafka brokers {}: offsets of {}: {}", brokers, topic,
                              rd_kafka_err2str(err));
+  }
+  std::int64_t high = 0;
+  const auto settle_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (true) {
+    err = rd_kafka_query_watermark_offsets(handle.rk, topic.c_str(), 0, &low, &high, wait_ms);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return base::Unavailable("kafka brokers {}: offsets of {}: {}", brokers, topic,
+                               rd_kafka_err2str(err));
+    }
+    if (high >= written) {
+      break;
+    }
+    if (std::chrono::steady_clock::now() > settle_deadline) {
+      return base::Unavailable(
+          "kafka topic {}: a transaction of another producer stays open (stable offset {} < "
+          "{}); the last progress cannot be read yet",
+          topic, high, written);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   spdlog::debug("kafka progress read topic={} low={} high={}", topic, low, high);
   std::int64_t window = 64;
