@@ -129,6 +129,7 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
     context.metrics = &c->metrics_;
     context.medallion = c->medallion_.get();
     context.user_agent = c->config_.user_agent;
+    context.run_id = c->run_id_;
     context.seed = c->options_.seed + i;
     context.first_poll = c->started_at_ + std::chrono::duration_cast<base::Micros>(
                                               c->options_.stagger * static_cast<int>(i));
