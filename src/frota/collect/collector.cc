@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "frota/base/empty_outputs.h"
 #include "frota/base/file.h"
 #include "frota/geo/area.h"
 
@@ -390,6 +391,7 @@ std::string Collector::BronzeReport(std::string_view status) const {
   const auto failures = total.failures_total();
   j["outputs"] = {{"responses", total.responses}, {"bytes", total.bytes},
                   {"records", total.records},     {"positions", total.positions}};
+  j["empty"] = base::EmptyOutputs({{"responses", total.responses}});
   j["polls"] = total.polls;
   j["requests"] = total.requests;
   j["not_modified"] = total.not_modified;
@@ -429,10 +431,19 @@ base::Status Collector::FlushAndReport(bool final) {
   const std::string status = final ? FinalStatus() : "running";
   const auto dir = report_dir();
   auto written = WriteStageReport(dir, "bronze", BronzeReport(status));
+  if (final) {
+    std::int64_t responses = 0;
+    for (const auto& p : pollers_) {
+      responses += p->stats().responses;
+    }
+    base::LogEmptyOutputs("bronze", run_id_, base::EmptyOutputs({{"responses", responses}}));
+  }
   if (written.ok() && medallion_) {
     const auto m = medallion_->stats();
     std::int64_t errors = 0;
+    std::int64_t refused = 0;
     for (const auto& [reason, n] : m.rejected) {
+      refused += n;
       if (reason != "duplicate") {
         errors += n;
       }
@@ -451,6 +462,8 @@ base::Status Collector::FlushAndReport(bool final) {
     silver["inputs"] = {{"responses", m.responses}, {"records", m.records}};
     silver["outputs"] = {{"accepted", m.accepted}, {"files", m.silver_files}};
     silver["rejected"] = m.rejected;
+    const auto silver_empty = base::EmptyOutputs({{"valid", m.accepted}, {"rejected", refused}});
+    silver["empty"] = silver_empty;
     silver["error_rate"] =
         m.records > 0 ? static_cast<double>(errors) / static_cast<double>(m.records) : 0.0;
     silver["flushes"] = m.flushes;
@@ -471,6 +484,13 @@ base::Status Collector::FlushAndReport(bool final) {
       gold["outputs"] = {{"poll_summaries", m.poll_summaries},
                          {"vehicles", m.vehicles},
                          {"files", m.gold_files}};
+      const auto gold_empty =
+          base::EmptyOutputs({{"poll_summary", m.poll_summaries}, {"latest_state", m.vehicles}});
+      gold["empty"] = gold_empty;
+      if (final) {
+        base::LogEmptyOutputs("silver", run_id_, silver_empty);
+        base::LogEmptyOutputs("gold", run_id_, gold_empty);
+      }
       gold["paths"] = {{"gold", config_.gold.string()}};
       written = WriteStageReport(dir, "gold", gold.dump(2));
     }

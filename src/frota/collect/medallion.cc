@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <set>
 #include <unordered_set>
@@ -17,9 +19,18 @@ namespace frota::collect {
 namespace fs = std::filesystem;
 using sink::ColumnType;
 
+using AircraftPtr = std::shared_ptr<const codec::AircraftState>;
+
 struct MedallionWriter::Row {
   model::Position position;
   std::uint32_t file = 0;  // index into Buffer::files
+  AircraftPtr aircraft;    // opensky feeds only
+};
+
+struct MedallionWriter::RejectedRow {
+  model::Rejection rejection;
+  std::uint32_t file = 0;
+  AircraftPtr aircraft;
 };
 
 struct MedallionWriter::Summary {
@@ -37,19 +48,22 @@ struct MedallionWriter::Summary {
   std::int64_t on_ground = 0;
   double mean_speed_kmh = NAN;
   double mean_altitude_m = NAN;
+  std::optional<std::int64_t> latest_contact;  // Unix seconds; opensky feeds only
   std::uint32_t file = 0;
 };
 
 struct MedallionWriter::Latest {
   model::Position position;
   std::string bronze_file;
+  AircraftPtr aircraft;
 };
 
 struct MedallionWriter::Buffer {
   std::vector<Row> positions;
-  std::vector<std::pair<model::Rejection, std::uint32_t>> rejections;
+  std::vector<RejectedRow> rejections;
   std::vector<Summary> summaries;
   std::vector<std::string> files;
+  std::string time_zone;  // the feed's
   [[nodiscard]] bool empty() const {
     return positions.empty() && rejections.empty() && summaries.empty();
   }
@@ -60,7 +74,7 @@ struct MedallionWriter::Buffer {
       r.file += shift;
     }
     for (auto& r : rejections) {
-      r.second += shift;
+      r.file += shift;
     }
     for (auto& s : summaries) {
       s.file += shift;
@@ -135,8 +149,102 @@ const std::vector<ColumnType> kPositionTypes = {
     ColumnType::kFloat,   ColumnType::kBoolean,   ColumnType::kTimestamp, ColumnType::kTimestamp,
     ColumnType::kBoolean, ColumnType::kVarchar,   ColumnType::kBigint};
 
+// Every field of the OpenSky state vector (semantics.md section 8) in the API's units,
+// after the record columns; null for other feeds. `on_ground` is the record column.
+// `sensors` goes in as JSON text and out to Parquet as INTEGER[] (kSilverPositions).
+constexpr std::string_view kAircraftColumns =
+    "icao24 VARCHAR, callsign VARCHAR, origin_country VARCHAR, time_position BIGINT, "
+    "last_contact BIGINT, last_contact_at VARCHAR, longitude DOUBLE, latitude DOUBLE, "
+    "barometric_altitude_m DOUBLE, velocity_mps DOUBLE, velocity_kmh DOUBLE, "
+    "true_track_deg DOUBLE, vertical_rate_mps DOUBLE, sensors VARCHAR, geo_altitude_m DOUBLE, "
+    "squawk VARCHAR, spi BOOLEAN, position_source INTEGER, category INTEGER";
+const std::vector<ColumnType> kAircraftTypes = {
+    ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kBigint,
+    ColumnType::kBigint,  ColumnType::kVarchar, ColumnType::kDouble,  ColumnType::kDouble,
+    ColumnType::kDouble,  ColumnType::kDouble,  ColumnType::kDouble,  ColumnType::kDouble,
+    ColumnType::kDouble,  ColumnType::kVarchar, ColumnType::kDouble,  ColumnType::kVarchar,
+    ColumnType::kBoolean, ColumnType::kInteger, ColumnType::kInteger};
+constexpr std::size_t kAircraftFirst = 19;  // after the record columns
+constexpr std::string_view kSensorsAsList = "* REPLACE (CAST(sensors AS INTEGER[]) AS sensors)";
+
+std::vector<ColumnType> PositionTypes() {
+  auto types = kPositionTypes;
+  types.insert(types.end(), kAircraftTypes.begin(), kAircraftTypes.end());
+  return types;
+}
+
+// ISO 8601 local time with its UTC offset, e.g. 2021-10-17T08:49:50-03:00.
+std::string FormatLocalSeconds(std::int64_t unix_seconds, const base::TimeZone& zone) {
+  const auto t = base::FromUnixSeconds(unix_seconds);
+  const auto offset = zone.OffsetAt(t);
+  const auto local = std::chrono::floor<std::chrono::seconds>(t) + offset;
+  const auto day = std::chrono::floor<std::chrono::days>(local);
+  const std::chrono::year_month_day ymd(day);
+  const std::chrono::hh_mm_ss hms(local - day);
+  const auto minutes = std::chrono::abs(offset).count() / 60;
+  return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}{}{:02d}:{:02d}",
+                     static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()), hms.hours().count(),
+                     hms.minutes().count(), hms.seconds().count(),
+                     offset < std::chrono::seconds(0) ? '-' : '+', minutes / 60, minutes % 60);
+}
+
+void AppendAircraft(sink::ChunkAppender& a, const codec::AircraftState* s,
+                    const base::TimeZone* zone) {
+  constexpr std::size_t k = kAircraftFirst;
+  if (s == nullptr) {
+    for (std::size_t i = 0; i < kAircraftTypes.size(); ++i) {
+      a.SetNull(k + i);
+    }
+    return;
+  }
+  const auto text = [&](std::size_t c, const std::optional<std::string>& v) {
+    v ? a.SetString(c, *v) : a.SetNull(c);
+  };
+  const auto real = [&](std::size_t c, std::optional<double> v) {
+    v ? a.SetDouble(c, *v) : a.SetNull(c);
+  };
+  const auto integer = [&](std::size_t c, std::optional<std::int64_t> v) {
+    v ? a.SetInt64(c, *v) : a.SetNull(c);
+  };
+  const auto int32 = [&](std::size_t c, std::optional<std::int32_t> v) {
+    v ? a.SetInt32(c, *v) : a.SetNull(c);
+  };
+  const auto boolean = [&](std::size_t c, std::optional<bool> v) {
+    v ? a.SetBool(c, *v) : a.SetNull(c);
+  };
+  text(k + 0, s->icao24);
+  text(k + 1, s->callsign);
+  text(k + 2, s->origin_country);
+  integer(k + 3, s->time_position);
+  integer(k + 4, s->last_contact);
+  if (s->last_contact && zone != nullptr) {
+    a.SetString(k + 5, FormatLocalSeconds(*s->last_contact, *zone));
+  } else {
+    a.SetNull(k + 5);
+  }
+  real(k + 6, s->longitude);
+  real(k + 7, s->latitude);
+  real(k + 8, s->barometric_altitude_m);
+  real(k + 9, s->velocity_mps);
+  real(k + 10, s->velocity_mps ? std::optional<double>(*s->velocity_mps * 3.6) : std::nullopt);
+  real(k + 11, s->true_track_deg);
+  real(k + 12, s->vertical_rate_mps);
+  if (s->sensors) {
+    a.SetString(k + 13, fmt::format("[{}]", fmt::join(*s->sensors, ",")));
+  } else {
+    a.SetNull(k + 13);
+  }
+  real(k + 14, s->geo_altitude_m);
+  text(k + 15, s->squawk);
+  boolean(k + 16, s->spi);
+  int32(k + 17, s->position_source);
+  int32(k + 18, s->category);
+}
+
 base::Status AppendPosition(sink::ChunkAppender& a, const model::Position& p,
-                            const std::string& file) {
+                            const std::string& file, const codec::AircraftState* aircraft,
+                            const base::TimeZone* zone) {
   a.SetString(0, p.feed_id);
   a.SetString(1, p.vehicle_id);
   SetOptionalText(a, 2, p.route_id);
@@ -164,6 +272,7 @@ base::Status AppendPosition(sink::ChunkAppender& a, const model::Position& p,
   a.SetBool(16, p.event_time_from_header);
   a.SetString(17, file);
   a.SetInt64(18, p.source.offset);
+  AppendAircraft(a, aircraft, zone);
   return a.EndRow();
 }
 
@@ -196,6 +305,27 @@ std::map<std::string, std::int64_t> MedallionWriter::Add(PolledResponse response
   summary.repeat = response.repeat;
   summary.decoded = response.decoded;
   summary.records = static_cast<std::int64_t>(response.batch.size());
+  // An opensky response's state vectors, element i for the record of offset i (the
+  // poller decodes from offset 0); any other count means another body: no aircraft columns.
+  std::vector<AircraftPtr> states;
+  if (response.format == codec::Format::kOpenSky && response.decoded) {
+    auto decoded = codec::DecodeAircraftStates(response.body);
+    if (decoded.ok() && decoded->size() == response.batch.size()) {
+      states.reserve(decoded->size());
+      for (auto& state : *decoded) {
+        if (state.last_contact) {
+          summary.latest_contact = std::max(summary.latest_contact.value_or(*state.last_contact),
+                                            *state.last_contact);
+        }
+        states.push_back(std::make_shared<const codec::AircraftState>(std::move(state)));
+      }
+    }
+  }
+  const auto state_of = [&](std::int64_t offset) -> AircraftPtr {
+    return offset >= 0 && static_cast<std::size_t>(offset) < states.size()
+               ? states[static_cast<std::size_t>(offset)]
+               : nullptr;
+  };
   std::vector<model::Position> accepted;
   std::vector<model::Rejection> rejected = std::move(response.batch.rejections);
   for (auto& p : response.batch.positions) {
@@ -239,17 +369,20 @@ std::map<std::string, std::int64_t> MedallionWriter::Add(PolledResponse response
   Buffer& buffer = *slot;
   const auto file = static_cast<std::uint32_t>(buffer.files.size());
   buffer.files.push_back(std::move(response.bronze_file));
+  buffer.time_zone = response.time_zone;
   summary.file = file;
   buffer.summaries.push_back(summary);
   for (auto& p : accepted) {
-    buffer.positions.push_back({std::move(p), file});
+    AircraftPtr state = state_of(p.source.offset);
+    buffer.positions.push_back({std::move(p), file, std::move(state)});
   }
   std::map<std::string, std::int64_t> refused;
   for (auto& r : rejected) {
     const std::string reason(model::RejectReasonName(r.reason));
     ++stats_.rejected[reason];
     ++refused[reason];
-    buffer.rejections.emplace_back(std::move(r), file);
+    AircraftPtr state = state_of(r.source.offset);
+    buffer.rejections.push_back({std::move(r), file, std::move(state)});
   }
   ++stats_.responses;
   stats_.records += summary.records;
@@ -336,6 +469,15 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
            fmt::format("{}-{:06d}.parquet", run_id_, sequence_);
   };
   ++sequence_;
+  const base::TimeZone* zone = nullptr;
+  if (!buffer.time_zone.empty()) {
+    auto it = zones_.find(buffer.time_zone);
+    if (it == zones_.end()) {
+      FROTA_ASSIGN_OR_RETURN(auto loaded, base::TimeZone::Load(buffer.time_zone));
+      it = zones_.emplace(buffer.time_zone, std::move(loaded)).first;
+    }
+    zone = &it->second;
+  }
 
   // Silver positions, one file per UTC date of ingest.
   std::set<std::int32_t> dates;
@@ -344,38 +486,43 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
   }
   for (const auto days : dates) {
     FROTA_RETURN_IF_ERROR(
-        db.Execute(fmt::format("CREATE OR REPLACE TABLE silver_positions ({})", kPositionColumns)));
+        db.Execute(fmt::format("CREATE OR REPLACE TABLE silver_positions ({}, {})",
+                               kPositionColumns, kAircraftColumns)));
     {
       FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "silver_positions",
-                                                                 kPositionTypes));
+                                                                 PositionTypes()));
       for (const auto& r : buffer.positions) {
         if (UtcDays(r.position.ingest_time) == days) {
-          FROTA_RETURN_IF_ERROR(AppendPosition(*a, r.position, buffer.files[r.file]));
+          FROTA_RETURN_IF_ERROR(
+              AppendPosition(*a, r.position, buffer.files[r.file], r.aircraft.get(), zone));
         }
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
-    FROTA_RETURN_IF_ERROR(copy_out("silver_positions", dated(silver_, "positions", days)));
+    FROTA_RETURN_IF_ERROR(
+        copy_out(fmt::format("(SELECT {} FROM silver_positions)", kSensorsAsList),
+                 dated(silver_, "positions", days)));
   }
 
   // Silver rejections.
   dates.clear();
-  for (const auto& [r, file] : buffer.rejections) {
-    dates.insert(UtcDays(r.ingest_time.value_or(now)));
+  for (const auto& row : buffer.rejections) {
+    dates.insert(UtcDays(row.rejection.ingest_time.value_or(now)));
   }
   for (const auto days : dates) {
     FROTA_RETURN_IF_ERROR(db.Execute(
         "CREATE OR REPLACE TABLE silver_rejected (feed_id VARCHAR, reason VARCHAR, "
         "vehicle_id VARCHAR, event_time TIMESTAMP, ingest_time TIMESTAMP, detail VARCHAR, "
-        "bronze_file VARCHAR, record_index BIGINT)"));
+        "bronze_file VARCHAR, record_index BIGINT, state_vector VARCHAR)"));
     {
       FROTA_ASSIGN_OR_RETURN(
           auto a, sink::ChunkAppender::Create(
                       db, "silver_rejected",
                       {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
                        ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kVarchar,
-                       ColumnType::kVarchar, ColumnType::kBigint}));
-      for (const auto& [r, file] : buffer.rejections) {
+                       ColumnType::kVarchar, ColumnType::kBigint, ColumnType::kVarchar}));
+      for (const auto& row : buffer.rejections) {
+        const model::Rejection& r = row.rejection;
         if (UtcDays(r.ingest_time.value_or(now)) != days) {
           continue;
         }
@@ -393,8 +540,13 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
           a->SetNull(4);
         }
         SetOptionalText(*a, 5, r.detail);
-        a->SetString(6, buffer.files[file]);
+        a->SetString(6, buffer.files[row.file]);
         a->SetInt64(7, r.source.offset);
+        if (row.aircraft) {
+          a->SetString(8, row.aircraft->raw);  // the state vector as received
+        } else {
+          a->SetNull(8);
+        }
         FROTA_RETURN_IF_ERROR(a->EndRow());
       }
       FROTA_RETURN_IF_ERROR(a->Close());
@@ -413,7 +565,7 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
         "http_status INTEGER, bytes BIGINT, duration_ms DOUBLE, repeat BOOLEAN, decoded BOOLEAN, "
         "observations BIGINT, accepted BIGINT, rejected BIGINT, unique_vehicles BIGINT, "
         "airborne BIGINT, on_ground BIGINT, mean_speed_kmh DOUBLE, mean_altitude_m DOUBLE, "
-        "bronze_file VARCHAR)"));
+        "bronze_file VARCHAR, latest_contact TIMESTAMP)"));
     {
       FROTA_ASSIGN_OR_RETURN(
           auto a,
@@ -424,7 +576,7 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
                ColumnType::kBoolean, ColumnType::kBigint, ColumnType::kBigint,
                ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint,
                ColumnType::kBigint, ColumnType::kDouble, ColumnType::kDouble,
-               ColumnType::kVarchar}));
+               ColumnType::kVarchar, ColumnType::kTimestamp}));
       for (const auto& s : buffer.summaries) {
         if (UtcDays(s.ingest_time) != days) {
           continue;
@@ -453,6 +605,11 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
           a->SetDouble(14, s.mean_altitude_m);
         }
         a->SetString(15, buffer.files[s.file]);
+        if (s.latest_contact) {
+          a->SetTimestampMicros(16, base::ToUnixMicros(base::FromUnixSeconds(*s.latest_contact)));
+        } else {
+          a->SetNull(16);
+        }
         FROTA_RETURN_IF_ERROR(a->EndRow());
       }
       FROTA_RETURN_IF_ERROR(a->Close());
@@ -460,23 +617,31 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
     FROTA_RETURN_IF_ERROR(copy_out("gold_poll_summary", dated(gold_, "poll_summary", days)));
   }
 
-  // Gold: the latest state per vehicle (largest event time; ties: the later record).
+  // Gold: the latest state per vehicle (largest event time; aircraft: largest
+  // last_contact, semantics.md section 8; ties: the later record).
   auto& latest = latest_[feed_id];
   for (const auto& r : buffer.positions) {
     auto& slot = latest[r.position.vehicle_id];
     if (!slot) {
       slot = std::make_unique<Latest>();
+    } else if (r.aircraft && slot->aircraft && r.aircraft->last_contact &&
+               slot->aircraft->last_contact) {
+      if (*r.aircraft->last_contact < *slot->aircraft->last_contact) {
+        continue;
+      }
     } else if (r.position.event_time < slot->position.event_time) {
       continue;
     }
     slot->position = r.position;
     slot->bronze_file = buffer.files[r.file];
+    slot->aircraft = r.aircraft;
   }
   if (!latest.empty()) {
     FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
-        "CREATE OR REPLACE TABLE gold_latest_state ({}, as_of TIMESTAMP)", kPositionColumns)));
+        "CREATE OR REPLACE TABLE gold_latest_state ({}, {}, as_of TIMESTAMP)", kPositionColumns,
+        kAircraftColumns)));
     {
-      auto types = kPositionTypes;
+      auto types = PositionTypes();
       types.push_back(ColumnType::kTimestamp);
       FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "gold_latest_state", types));
       std::vector<const Latest*> sorted;
@@ -488,13 +653,15 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
         return x->position.vehicle_id < y->position.vehicle_id;
       });
       for (const auto* l : sorted) {
-        a->SetTimestampMicros(19, base::ToUnixMicros(now));
-        FROTA_RETURN_IF_ERROR(AppendPosition(*a, l->position, l->bronze_file));
+        a->SetTimestampMicros(kAircraftFirst + kAircraftTypes.size(), base::ToUnixMicros(now));
+        FROTA_RETURN_IF_ERROR(
+            AppendPosition(*a, l->position, l->bronze_file, l->aircraft.get(), zone));
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
-    FROTA_RETURN_IF_ERROR(copy_out(
-        "gold_latest_state", gold_ / "latest_state" / feed_dir / (run_id_ + ".parquet")));
+    FROTA_RETURN_IF_ERROR(
+        copy_out(fmt::format("(SELECT {} FROM gold_latest_state)", kSensorsAsList),
+                 gold_ / "latest_state" / feed_dir / (run_id_ + ".parquet")));
   }
   const std::lock_guard lock(mutex_);
   for (const auto& f : files) {

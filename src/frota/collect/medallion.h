@@ -13,6 +13,8 @@
 
 #include "frota/base/status.h"
 #include "frota/base/time.h"
+#include "frota/base/time_zone.h"
+#include "frota/codec/aircraft_state.h"
 #include "frota/codec/decode.h"
 #include "frota/job/config.h"
 
@@ -33,6 +35,11 @@ struct PolledResponse {
   bool repeat = false;
   bool decoded = false;  // false: the body is not the feed's format (an HTML page, ...)
   codec::DecodedBatch batch;
+  /// For `opensky` feeds: the archived body (read during Add() only, never kept), whose
+  /// state vectors fill the aircraft columns, and the feed's zone for `last_contact_at`.
+  codec::Format format = codec::Format::kGtfsRt;
+  std::string_view body;
+  std::string time_zone;
 };
 
 /// What the silver and gold writers did so far.
@@ -56,6 +63,10 @@ struct MedallionStats {
 ///
 ///   SILVER/positions/feed=F/date=D/RUN-NNNNNN.parquet   rules 1-4 passed
 ///   SILVER/rejected/feed=F/date=D/RUN-NNNNNN.parquet    with reason and detail
+///
+/// For `opensky` feeds both silver tables and the latest state also carry every field of
+/// the state vector (the aircraft columns: null for other feeds; rejections keep the
+/// raw state vector as JSON).
 ///   GOLD/poll_summary/feed=F/date=D/RUN-NNNNNN.parquet  one row per archived response
 ///   GOLD/latest_state/feed=F/RUN.parquet                replaced at each flush
 ///
@@ -85,6 +96,7 @@ class MedallionWriter {
 
  private:
   struct Row;
+  struct RejectedRow;
   struct Summary;
   struct Latest;
   struct Buffer;
@@ -103,6 +115,7 @@ class MedallionWriter {
   std::mutex flush_mutex_;  // one Flush at a time; owns db_, latest_, sequence_
   std::map<std::string, std::unordered_map<std::string, std::unique_ptr<Latest>>> latest_;
   std::int64_t sequence_ = 0;
+  std::map<std::string, base::TimeZone> zones_;  // by name; Flush() only
 };
 
 }  // namespace frota::collect

@@ -426,6 +426,8 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
   }
   envelope.repeat = repeat;
   envelope.duration_ms = Millis(response.duration);
+  envelope.run_id = context_.run_id;
+  envelope.collection_number = stats_.polls;  // this thread is its only writer
   const auto written = writer_->Write(envelope, body);
   if (!written.ok()) {
     poll_.failure = "archive";
@@ -464,6 +466,9 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
     polled.repeat = repeat;
     polled.decoded = decoded.ok();
     polled.batch = std::move(batch);
+    polled.format = feed_.format;
+    polled.body = body;
+    polled.time_zone = feed_.time_zone;
     refused = context_.medallion->Add(std::move(polled));
   }
   for (const auto& [reason, n] : refused) {

@@ -101,7 +101,7 @@ class FeedPoller {
     MedallionWriter* medallion = nullptr;  // may be null
     std::vector<ResponseListener*> listeners;
     std::string user_agent;
-    std::string run_id;  // written into each poll of the journal
+    std::string run_id;  // into each bronze envelope and each poll of the journal
     std::uint64_t seed = 0;
     base::Timestamp first_poll;
   };

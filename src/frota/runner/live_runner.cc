@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "frota/base/empty_outputs.h"
 #include "frota/base/file.h"
 #include "frota/engine/epoch.h"
 #include "frota/job/pipeline.h"
@@ -66,6 +67,11 @@ std::string LiveReportJson(const LiveReport& report, const LiveConfig& config) {
   }
   j["outputs"] = {{"accepted", report.accepted}, {"rows", report.rows}};
   j["rejected"] = report.rejected;
+  std::int64_t refused = 0;
+  for (const auto& [reason, n] : report.rejected) {
+    refused += n;
+  }
+  j["empty"] = base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}});
   j["error_rate"] = report.records > 0
                         ? static_cast<double>(errors) / static_cast<double>(report.records)
                         : 0.0;
@@ -135,6 +141,14 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     report.skipped_records = follower->skipped_records();
     report.responses = follower->responses_read();
     report.peak_rss_bytes = base::PeakRssBytes();
+    if (status != "running") {
+      std::int64_t refused = 0;
+      for (const auto& [reason, n] : report.rejected) {
+        refused += n;
+      }
+      base::LogEmptyOutputs("engine", config.run_id,
+                            base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}}));
+    }
     if (!config.report_file.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(config.report_file.parent_path(), ec);

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frota/base/file.h"
-#include "frota/base/hash.h"
+#include "frota/base/sha256.h"
 #include "frota/source/poll_journal.h"
 
 namespace frota::source {
@@ -19,11 +19,6 @@ constexpr std::string_view kMetaSuffix = ".meta.json";
 
 bool IsTemporary(const fs::path& path) {
   return path.filename().string().find(".tmp-") != std::string::npos;
-}
-
-// FNV-based content digest, hex: enough to spot repeated bodies; not a security hash.
-std::string Digest(std::string_view body) {
-  return fmt::format("{:016x}{:08x}", base::StableHash(body), base::Crc32c(body));
 }
 
 }  // namespace
@@ -103,9 +98,15 @@ base::Result<fs::path> BronzeWriter::Write(const ResponseEnvelope& envelope,
   }
   meta["headers"] = headers;
   meta["bytes"] = body.size();
-  meta["digest"] = Digest(body);
+  meta["sha256"] = base::Sha256Hex(body);
   meta["repeat"] = envelope.repeat;
   meta["duration_ms"] = envelope.duration_ms;
+  meta["source"] = info_.url;
+  meta["run_id"] =
+      envelope.run_id.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(envelope.run_id);
+  meta["collection_number"] = envelope.collection_number > 0
+                                  ? nlohmann::ordered_json(envelope.collection_number)
+                                  : nlohmann::ordered_json();
   FROTA_RETURN_IF_ERROR(
       base::WriteFileAtomic(dir / (name + std::string(kMetaSuffix)), meta.dump() + "\n"));
   FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(dir / name, body));

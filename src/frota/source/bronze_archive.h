@@ -34,6 +34,10 @@ struct ResponseEnvelope {
   std::vector<std::pair<std::string, std::string>> headers;  // response headers only
   bool repeat = false;
   double duration_ms = 0;
+  /// The collecting run and this response's poll within it (1, 2, ...); empty and 0
+  /// outside a collector (`frota simulate`): written as null.
+  std::string run_id;
+  std::int64_t collection_number = 0;
 };
 
 /// Writes one feed's responses into ROOT/FEED/date=YYYY-MM-DD/hour=HH/.

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "frota/base/file.h"
 
 #include "frota/testing/subprocess.h"
 
@@ -47,6 +50,35 @@ TEST(BronzeArchive, WritesAtomicallyAndListsInIngestOrder) {
   const auto third = (*again)->Write(e, "{}");
   ASSERT_TRUE(third.ok());
   EXPECT_NE(third->filename().string().find("-000003."), std::string::npos);
+}
+
+TEST(BronzeArchive, EnvelopeNamesItsRunPollSourceAndTheBodysSha256) {
+  testing::TempDir dir("bronze-envelope");
+  FeedInfo info{"opensky", codec::Format::kOpenSky, model::Mode::kAircraft, "UTC",
+                "https://opensky-network.org/api/states/all?lamin=-23.1"};
+  auto writer = BronzeWriter::Open(dir.path(), info);
+  ASSERT_TRUE(writer.ok()) << writer.error().message();
+  ResponseEnvelope e;
+  e.ingest_time = *base::ParseIso8601("2024-01-13T12:00:00Z");
+  e.run_id = "20240113T120000Z-3f9a2c1e";
+  e.collection_number = 7;
+  const auto polled = (*writer)->Write(e, "abc");
+  ASSERT_TRUE(polled.ok());
+  const auto meta = nlohmann::json::parse(*base::ReadFile(polled->string() + ".meta.json"));
+  EXPECT_EQ(meta.at("sha256"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(meta.at("source"), info.url);
+  EXPECT_EQ(meta.at("run_id"), "20240113T120000Z-3f9a2c1e");
+  EXPECT_EQ(meta.at("collection_number"), 7);
+  EXPECT_FALSE(meta.contains("digest"));
+
+  // Outside a collector (frota simulate) there is no run and no poll number.
+  e.run_id.clear();
+  e.collection_number = 0;
+  const auto simulated = (*writer)->Write(e, "abc");
+  ASSERT_TRUE(simulated.ok());
+  const auto bare = nlohmann::json::parse(*base::ReadFile(simulated->string() + ".meta.json"));
+  EXPECT_TRUE(bare.at("run_id").is_null());
+  EXPECT_TRUE(bare.at("collection_number").is_null());
 }
 
 TEST(BronzeArchive, AFolderWithoutFeedsIsAClearError) {
