@@ -2,13 +2,34 @@
 # module's CMakeLists.txt reads as a list of what it contains and depends on.
 include_guard(GLOBAL)
 
+# frota_module_include_root(MODULE job OUT var)
+#   Sets var to an include root that holds only frota/<MODULE> (a link to
+#   src/frota/<MODULE>), so `#include "frota/<MODULE>/..."` resolves and no other
+#   module's header does. A library's include roots are its own and, through its
+#   PUBLIC DEPS, those of the modules it may use (src/frota/README.md): an #include of
+#   any other module fails to compile. scripts/check-modules.sh checks the same table
+#   without a build.
+function(frota_module_include_root)
+  cmake_parse_arguments(ARG "" "MODULE;OUT" "" ${ARGN})
+  set(root ${PROJECT_BINARY_DIR}/module-include/${ARG_MODULE})
+  if(NOT EXISTS ${root}/frota/${ARG_MODULE})
+    file(MAKE_DIRECTORY ${root}/frota)
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/src/frota/${ARG_MODULE} ${root}/frota/${ARG_MODULE} SYMBOLIC)
+  endif()
+  set(${ARG_OUT} ${root} PARENT_SCOPE)
+endfunction()
+
 # frota_cc_library(NAME engine SRCS a.cc b.cc DEPS frota::base [PRIVATE_DEPS ...])
-#   -> static library frota_engine, alias frota::engine, include root src/.
+#   -> static library frota_engine, alias frota::engine. Its module is the folder it is
+#   declared in (src/frota/engine); it sees that module's headers and its DEPS' alone,
+#   plus the generated frota/version.h.
 function(frota_cc_library)
   cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(frota_${ARG_NAME} ${ARG_SRCS})
   add_library(frota::${ARG_NAME} ALIAS frota_${ARG_NAME})
-  target_include_directories(frota_${ARG_NAME} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
+  get_filename_component(module ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  frota_module_include_root(MODULE ${module} OUT module_root)
+  target_include_directories(frota_${ARG_NAME} PUBLIC ${module_root} ${PROJECT_BINARY_DIR}/src)
   target_link_libraries(frota_${ARG_NAME} PUBLIC ${ARG_DEPS} PRIVATE frota::options ${ARG_PRIVATE_DEPS})
   if(FROTA_CLANG_TIDY)  # libraries only: gtest/benchmark macros trip many checks
     set_target_properties(frota_${ARG_NAME} PROPERTIES CXX_CLANG_TIDY clang-tidy)

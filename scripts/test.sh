@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds frota with the `ci` preset and runs every test except benchmarks, then the
+# Checks the module graph (scripts/check-modules.sh), builds frota with the `ci` preset
+# and runs every test except benchmarks, then the
 # `concurrency` tests again under ThreadSanitizer (the `tsan` preset, clang).
 # Tests that need PostgreSQL or Kafka get real servers, started here on loopback and
 # stopped on exit (scripts/services/).
@@ -12,6 +13,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# The module graph first: it needs no build and names the file of a forbidden include.
+scripts/check-modules.sh
 [[ -f third_party/duckdb/lib/libduckdb.so ]] || scripts/fetch_duckdb.sh
 cmake --preset ci >/dev/null
 cmake --build build/ci -j "$jobs"
