@@ -19,6 +19,7 @@
 #   FROTA_IMAGE_BUILD     frota's image: "source" (the Dockerfile's build stage compiles
 #                         frota, default) or "host" (the build stage is replaced by the
 #                         host's build/release/frota, built if missing: minutes, not tens)
+#   FROTA_HOST_BIN        with FROTA_IMAGE_BUILD=host: this binary instead (e.g. build/ci/frota)
 #   FROTA_REBUILD=1       rebuild frota's image even if present
 #   FROTA_SMOKE_MEMBERS   consumer-group members in the smoke test (2)
 #   FROTA_SMOKE_TIMEOUT   seconds the smoke test waits for the members (900)
@@ -107,14 +108,14 @@ build_frota() {
   case "${FROTA_IMAGE_BUILD:-source}" in
     source)
       log "building $FROTA from source (the Dockerfile's build stage compiles frota)"
-      podman build "${args[@]}" -f "$root/Dockerfile" "$root" >"$work/frota-build.log" 2>&1 ||
+      podman build --format docker "${args[@]}" -f "$root/Dockerfile" "$root" >"$work/frota-build.log" 2>&1 ||
         die "image build failed (log: $work/frota-build.log)"
       ;;
     host)
       # The Dockerfile's runtime stage, unchanged, over a build stage that holds the
       # host's binary instead of compiling it.
-      local bin="$root/build/release/frota"
-      if [[ ! -x "$bin" ]]; then
+      local bin="${FROTA_HOST_BIN:-$root/build/release/frota}"
+      if [[ -z "${FROTA_HOST_BIN:-}" && ! -x "$bin" ]]; then
         (cd "$root" && cmake --preset release >/dev/null && cmake --build build/release --target frota)
       fi
       local ctx="$work/frota-host"
@@ -129,8 +130,9 @@ build_frota() {
         echo 'COPY out/ /out/'
         sed -n '/^# -* runtime$/,$p' "$root/Dockerfile"
       } >"$ctx/Dockerfile"
-      log "building $FROTA from the host's build/release/frota"
-      podman build "${args[@]}" -f "$ctx/Dockerfile" "$ctx" >"$work/frota-build.log" 2>&1 ||
+      [[ -x "$bin" ]] || die "FROTA_HOST_BIN=$bin is not an executable"
+      log "building $FROTA from the host's $bin"
+      podman build --format docker "${args[@]}" -f "$ctx/Dockerfile" "$ctx" >"$work/frota-build.log" 2>&1 ||
         die "image build failed (log: $work/frota-build.log)"
       ;;
     *) die "FROTA_IMAGE_BUILD=${FROTA_IMAGE_BUILD}: expected source or host" ;;
@@ -203,7 +205,9 @@ ENV
     log "compose down"
     DOCKER_HOST="unix://$sock" "$dc" "${dcargs[@]}" logs --no-color >"$dir/compose.log" 2>&1
     DOCKER_HOST="unix://$sock" "$dc" "${dcargs[@]}" down -v --remove-orphans >"$dir/down.log" 2>&1
+    # podman may leave the network and a volume behind
     podman network rm -f "${project}_default" >/dev/null 2>&1
+    podman volume ls -q --filter "label=com.docker.compose.project=$project" | xargs -r podman volume rm -f >/dev/null 2>&1
     [[ -n "$hc_pid" ]] && kill "$hc_pid" 2>/dev/null && wait "$hc_pid" 2>/dev/null
     kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null
     log "smoke test took $((SECONDS - started)) s (logs: $dir)"
