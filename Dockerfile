@@ -39,17 +39,17 @@ RUN scripts/fetch_duckdb.sh \
 # -------------------------------------------------------------------------- runtime
 FROM ${RUNTIME_IMAGE} AS runtime
 ARG DEBIAN_FRONTEND=noninteractive
-COPY --from=build /out/ /tmp/frota-out/
+# Straight to their places: a file copied to /tmp and removed later would stay in a layer.
+COPY --from=build /out/frota /usr/local/bin/frota
+COPY --from=build /out/libduckdb.so /usr/local/lib/libduckdb.so
+COPY --from=build /out/runtime-packages /tmp/runtime-packages
 # The packages that own the shared libraries frota and libduckdb.so load (computed in the
 # build stage), certificates for the feeds' HTTPS, zone data for local hours.
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends ca-certificates tzdata \
-      $(cat /tmp/frota-out/runtime-packages) \
- && rm -rf /var/lib/apt/lists/* \
- && install -m 0755 /tmp/frota-out/frota /usr/local/bin/frota \
- && install -m 0644 /tmp/frota-out/libduckdb.so /usr/local/lib/libduckdb.so \
+      $(cat /tmp/runtime-packages) \
+ && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages \
  && ldconfig \
- && rm -rf /tmp/frota-out \
  && groupadd --system --gid 10001 frota \
  && useradd --system --uid 10001 --gid frota --home-dir /var/lib/frota --shell /usr/sbin/nologin frota \
  && mkdir -p /var/lib/frota /srv/www \
