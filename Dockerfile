@@ -26,8 +26,8 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-# DuckDB's C library from the npm registry (skipped when third_party/duckdb is in the
-# context), then the release binary alone.
+# DuckDB's C library from the npm registry (.dockerignore leaves third_party/ out), then
+# the release binary alone.
 RUN scripts/fetch_duckdb.sh \
  && cmake --preset release >/dev/null \
  && cmake --build build/release --target frota -j "$(nproc)" \
