@@ -9,7 +9,8 @@
 #                                 # day; compares PostgreSQL with an embedded replay
 #   scripts/containers.sh config  # docker-compose config -q of both files, no .env needed
 #
-# Needs root and Debian's podman, runc, debootstrap and docker-compose (1.29). The smoke
+# Needs root and Debian's podman, runc, debootstrap, docker-compose (1.29) and
+# golang-github-containernetworking-plugin-dnsname (service names in DNS). The smoke
 # test drives docker-compose against podman's API socket (podman system service), with a
 # loop that runs the containers' healthchecks (podman has no timer for them here), so the
 # Compose files stay the standard ones a Docker user runs.
@@ -61,6 +62,12 @@ default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
 runtime = "runc"
 CONF
   export CONTAINERS_CONF="$work/containers.conf"
+  # Compose reaches services by name: with podman's CNI backend that needs the dnsname
+  # plugin (without it the broker could not resolve "kafka", its own advertised name).
+  if [[ $(podman info --format '{{.Host.NetworkBackend}}' 2>/dev/null) == cni ]] &&
+    [[ ! -x /usr/lib/cni/dnsname ]]; then
+    die "podman's CNI has no dnsname plugin (apt-get install golang-github-containernetworking-plugin-dnsname)"
+  fi
 }
 
 have_image() { podman image exists "$1"; }
