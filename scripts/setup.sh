@@ -30,6 +30,9 @@ packages=(
   chromium
   # process measurement for benchmarks
   time
+  # `scripts/containers.sh config` checks compose.yaml (the smoke test also needs podman,
+  # runc and debootstrap, which this script leaves to the operator: docs/deploy.md)
+  docker-compose
   # the service scripts pick free ports with python3; bench/compare's harness and its
   # PySpark venv
   python3 python3-venv
