@@ -72,7 +72,7 @@ void Compress(std::array<std::uint32_t, 8>& state, const unsigned char* block) {
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view bytes) {
+std::array<std::uint8_t, 32> Sha256(std::string_view bytes) {
   std::array<std::uint32_t, 8> state = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -95,12 +95,22 @@ std::string Sha256Hex(std::string_view bytes) {
   for (std::size_t b = 0; b < blocks; ++b) {
     Compress(state, tail.data() + b * 64);
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(64, '0');
+  std::array<std::uint8_t, 32> digest{};
   for (std::size_t i = 0; i < 8; ++i) {
-    for (std::size_t n = 0; n < 8; ++n) {
-      out[i * 8 + n] = kHex[(state[i] >> (28 - n * 4)) & 0xf];
+    for (std::size_t b = 0; b < 4; ++b) {
+      digest[i * 4 + b] = static_cast<std::uint8_t>(state[i] >> (24 - b * 8));
     }
+  }
+  return digest;
+}
+
+std::string Sha256Hex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(64);
+  for (const std::uint8_t byte : Sha256(bytes)) {
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 0xf]);
   }
   return out;
 }
