@@ -29,23 +29,6 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using Tree = std::vector<std::pair<std::string, std::string>>;
 
-// A Rio SPPO response: `buses` buses of line 107 moving east, reported at `at_ms`.
-std::string SppoBody(int poll, int buses, std::int64_t at_ms) {
-  std::string body = "[";
-  for (int b = 0; b < buses; ++b) {
-    std::string lat = fmt::format("{:.5f}", -22.92 + 0.001 * b);
-    std::string lon = fmt::format("{:.5f}", -43.25 + 0.00005 * poll);
-    std::replace(lat.begin(), lat.end(), '.', ',');
-    std::replace(lon.begin(), lon.end(), '.', ',');
-    body += fmt::format(
-        "{}{{\"ordem\": \"B{}\", \"latitude\": \"{}\", \"longitude\": \"{}\", "
-        "\"datahora\": \"{}\", \"velocidade\": \"30\", \"linha\": \"107\", "
-        "\"datahoraenvio\": \"{}\", \"datahoraservidor\": \"{}\"}}",
-        b == 0 ? "" : ", ", 20000 + b, lat, lon, at_ms - 3000 * b, at_ms, at_ms);
-  }
-  return body + "]";
-}
-
 std::string TakeFile(Tree& tree, const std::string& name) {
   std::string text;
   std::erase_if(tree, [&](const auto& file) {
@@ -97,7 +80,8 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
           .count();
   collect::testing::FeedScript script;
   for (int poll = 0; poll < 120; ++poll) {
-    script.variants.push_back(SppoBody(poll, 8, now_ms + 1000 * poll));
+    script.variants.push_back(
+        collect::testing::SppoResponse(poll, 8, now_ms + 1000 * poll, 20000, 3000));
   }
   using F = collect::testing::Fault;
   script.script = {F::kOk, F::kServerError, F::kOk, F::kRateLimitSeconds,

@@ -16,24 +16,6 @@
 namespace frota::testing {
 namespace {
 
-// A Rio SPPO response with `buses` buses of line 107 driving east, reported `at`.
-std::string SppoBody(int poll, int buses, std::int64_t at_ms) {
-  std::string body = "[";
-  for (int b = 0; b < buses; ++b) {
-    const double lat = -22.92 + 0.001 * b;
-    const double lon = -43.25 + 0.00005 * poll;  // about 5 m/s
-    std::string lat_text = fmt::format("{:.5f}", lat);
-    std::string lon_text = fmt::format("{:.5f}", lon);
-    std::replace(lat_text.begin(), lat_text.end(), '.', ',');
-    std::replace(lon_text.begin(), lon_text.end(), '.', ',');
-    body += fmt::format(
-        "{}{{\"ordem\": \"B{}\", \"latitude\": \"{}\", \"longitude\": \"{}\", "
-        "\"datahora\": \"{}\", \"velocidade\": \"30\", \"linha\": \"107\", "
-        "\"datahoraenvio\": \"{}\", \"datahoraservidor\": \"{}\"}}",
-        b == 0 ? "" : ", ", 10000 + b, lat_text, lon_text, at_ms - 5000 * b, at_ms, at_ms);
-  }
-  return body + "]";
-}
 
 TEST(LivePostgres, RunIntoPostgresEqualsAReplayOfItsBronzeArchive) {
   if (sink::testing::ServerDsn().empty()) {
@@ -50,7 +32,8 @@ TEST(LivePostgres, RunIntoPostgresEqualsAReplayOfItsBronzeArchive) {
                           .count();
   collect::testing::FeedScript script;
   for (int poll = 0; poll < 40; ++poll) {
-    script.variants.push_back(SppoBody(poll, 6, now_ms + 1000 * poll));
+    script.variants.push_back(
+        collect::testing::SppoResponse(poll, 6, now_ms + 1000 * poll, 10000, 5000));
   }
   script.script = {collect::testing::Fault::kOk, collect::testing::Fault::kServerError,
                    collect::testing::Fault::kOk, collect::testing::Fault::kRepeat,

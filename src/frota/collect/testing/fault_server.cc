@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 
 namespace frota::collect::testing {
@@ -42,6 +43,24 @@ std::string_view FaultName(Fault fault) {
     case Fault::kNotModified: return "not_modified";
   }
   return "?";
+}
+
+std::string SppoResponse(int poll, int buses, std::int64_t at_ms, int first_id,
+                         int spacing_ms) {
+  std::string body = "[";
+  for (int b = 0; b < buses; ++b) {
+    std::string lat = fmt::format("{:.5f}", -22.92 + 0.001 * b);
+    std::string lon = fmt::format("{:.5f}", -43.25 + 0.00005 * poll);
+    std::replace(lat.begin(), lat.end(), '.', ',');  // the feed's decimal commas
+    std::replace(lon.begin(), lon.end(), '.', ',');
+    body += fmt::format(
+        "{}{{\"ordem\": \"B{}\", \"latitude\": \"{}\", \"longitude\": \"{}\", "
+        "\"datahora\": \"{}\", \"velocidade\": \"30\", \"linha\": \"107\", "
+        "\"datahoraenvio\": \"{}\", \"datahoraservidor\": \"{}\"}}",
+        b == 0 ? "" : ", ", first_id + b, lat, lon,
+        at_ms - static_cast<std::int64_t>(spacing_ms) * b, at_ms, at_ms);
+  }
+  return body + "]";
 }
 
 std::vector<std::string> JsonVariants(const std::string& body, std::size_t n) {

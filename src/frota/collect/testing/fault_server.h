@@ -107,6 +107,11 @@ class FaultServer {
 /// (and content hashes), the same records.
 std::vector<std::string> JsonVariants(const std::string& body, std::size_t n);
 
+/// A Rio SPPO response: `buses` buses of line 107 (ids B<first_id>, B<first_id+1>, ...)
+/// moving east about 5 m/s per poll, sent at `at_ms` (Unix ms), bus b's position taken
+/// b * `spacing_ms` earlier.
+std::string SppoResponse(int poll, int buses, std::int64_t at_ms, int first_id, int spacing_ms);
+
 /// A port on 127.0.0.1 where nothing listens (bound, then closed): connection refused.
 int ClosedPort();
 
