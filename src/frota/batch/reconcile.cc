@@ -13,6 +13,7 @@
 
 #include "frota/geo/area.h"
 #include "frota/geo/grid.h"
+#include "frota/job/rules.h"
 #include "frota/model/mode.h"
 #include "frota/model/rejection.h"
 #include "frota/sink/duckdb_sink.h"
@@ -240,14 +241,22 @@ base::Status BatchRecomputation::LoadSourcesAndTerminals() {
   return a->Close();
 }
 
-base::Status BatchRecomputation::SetVariables() {
-  const job::JobConfig& c = context_.job;
-  const std::vector<std::pair<std::string_view, std::string>> variables = {
+base::Status BatchRecomputation::SetVariables(ReconcileReport& report) {
+  // The rules the stream's results were made with (its table `rules`; none recorded: the
+  // defaults, which every frota before the table had compiled in).
+  job::JobConfig c = context_.job;
+  FROTA_ASSIGN_OR_RETURN(auto recorded, db_->Query("SELECT key, value FROM stream.rules"));
+  for (std::size_t i = 0; i < recorded.rows(); ++i) {
+    const std::string key = recorded.String(i, 0);
+    if (const auto set = job::SetRule(c, key, recorded.Double(i, 1)); !set.ok()) {
+      return set.error().WithContext("the database's table rules");
+    }
+  }
+  report.rules = job::RuleValues(c);
+  std::vector<std::pair<std::string, std::string>> variables = {
       {"future_tolerance_us", std::to_string(Micros(c.future_tolerance))},
       {"stale_limit_us", std::to_string(Micros(c.stale_limit))},
-      {"jump_kmh", DoubleLiteral(c.jump_kmh)},
-      {"aircraft_jump_kmh", DoubleLiteral(c.aircraft_jump_kmh)},
-      {"max_lateness_us", std::to_string(Micros(c.max_lateness))},
+      {"max_lateness_us", std::to_string(Micros(c.max_lateness()))},
       {"idle_timeout_us", std::to_string(Micros(c.idle_timeout))},
       {"segment_max_gap_us", std::to_string(Micros(c.segment_max_gap))},
       {"cell_degrees", DoubleLiteral(geo::kCellDegrees)},
@@ -260,6 +269,10 @@ base::Status BatchRecomputation::SetVariables() {
       {"exact_watermark", options_.exact_watermark ? "true" : "false"},
       {"examples", std::to_string(options_.examples)},
   };
+  for (const model::Mode mode : model::kAllModes) {
+    variables.emplace_back(fmt::format("max_speed_kmh_{}", model::ModeName(mode)),
+                           DoubleLiteral(c.MaxSpeedKmh(mode)));
+  }
   std::string statements;
   for (const auto& [name, value] : variables) {
     statements += fmt::format("SET VARIABLE {} = {};\n", name, value);
@@ -324,7 +337,6 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
   }
   FROTA_RETURN_IF_ERROR(Flush());
   FROTA_RETURN_IF_ERROR(LoadSourcesAndTerminals());
-  FROTA_RETURN_IF_ERROR(SetVariables());
   auto& db = *db_;
   const auto attached =
       db.Execute(fmt::format("ATTACH {} AS stream (READ_ONLY)", Quoted(stream_db.string())));
@@ -347,6 +359,7 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
                                 sink::kDuckDbSchemaVersion);
     }
   }
+  FROTA_RETURN_IF_ERROR(SetVariables(report));
 
   FROTA_RETURN_IF_ERROR(RunSqlFile("functions.sql", sql::kFunctionsSql, report));
   FROTA_RETURN_IF_ERROR(RunSqlFile("local_time.sql", sql::kLocalTimeSql, report));
@@ -491,6 +504,7 @@ std::string ReconcileJson(const ReconcileReport& report) {
   j["equal"] = report.equal;
   j["records"] = report.records;
   j["late_rounds"] = report.late_rounds;
+  j["rules"] = runner::RulesJson(report.rules);
   j["phase_seconds"] = phases;
   return j.dump(2);
 }

@@ -46,6 +46,7 @@ struct ReconcileReport {
   std::int64_t records = 0;  // input records recomputed
   int late_rounds = 0;       // rounds of the exact watermark (0: no record could be late)
   std::vector<std::pair<std::string, double>> phase_seconds;  // load, then each SQL file
+  std::vector<job::RuleValue> rules;  // the stream database's rules, which the batch used
 };
 
 /// The batch recomputation of rules 2-7 and every job (semantics §2-5) in DuckDB SQL
@@ -97,7 +98,7 @@ class BatchRecomputation {
                      Options options);
   base::Status Flush();
   base::Status LoadSourcesAndTerminals();
-  base::Status SetVariables();
+  base::Status SetVariables(ReconcileReport& report);
   base::Status RunSqlFile(std::string_view name, std::string_view sql, ReconcileReport& report);
 
   const runner::ReplayContext& context_;

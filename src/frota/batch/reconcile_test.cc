@@ -11,6 +11,7 @@
 #include "frota/geo/area.h"
 #include "frota/geo/haversine.h"
 #include "frota/job/pipeline.h"
+#include "frota/job/rules.h"
 #include "frota/job/testing/random_feed.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/testing/subprocess.h"
@@ -71,10 +72,16 @@ void AddLateArrivals(std::vector<OfferedRecord>& records, std::uint64_t seed) {
 }
 
 // The stream: the pipeline over `records` into a DuckDB file, committed in epochs.
+// `record_rules`: the sink records the context's rules, as `frota replay` has it do.
 void RunStream(const std::vector<OfferedRecord>& records, const runner::ReplayContext& context,
-               model::SourceCatalog& catalog, int partitions, const fs::path& db) {
+               model::SourceCatalog& catalog, int partitions, const fs::path& db,
+               bool record_rules = false) {
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, partitions, &catalog, 1);
-  auto sink = sink::DuckDbSink::Open(db, &catalog, "reconcile-test");
+  sink::DuckDbSinkOptions sink_options;
+  if (record_rules) {
+    sink_options.rules = job::RuleValues(context.job);
+  }
+  auto sink = sink::DuckDbSink::Open(db, &catalog, "reconcile-test", sink_options);
   ASSERT_TRUE(sink.ok()) << sink.error().message();
   std::int64_t epoch = 0;
   const auto commit = [&] {
@@ -165,6 +172,81 @@ TEST_P(ReconcileRandomFeed, TheBatchRecomputationEqualsTheStreamRowForRow) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ReconcileRandomFeed, ::testing::Range<std::uint64_t>(1, 9));
+
+std::int64_t RejectedFor(sink::DuckDbConnection& db, const std::string& reason) {
+  auto n = db.Query(fmt::format("SELECT count(*) FROM batch_rejected WHERE reason = '{}'", reason));
+  EXPECT_TRUE(n.ok()) << n.error().message();
+  return n.ok() ? n->Int64(0, 0) : -1;
+}
+
+// A stream made with loosened rules (and its database recording them) reconciles with
+// them, although the batch is handed the default rules: reconcile reads the database's.
+TEST(ReconcileRules, ADatabaseMadeWithOtherRulesIsRecomputedWithThem) {
+  testing::TempDir dir("reconcile_rules");
+  const auto defaults = RandomFeedContext();
+  auto loosened = RandomFeedContext();
+  ASSERT_TRUE(job::ApplyRuleFlags(loosened->job, {"stale_after_s=420", "future_tolerance_s=45",
+                                                  "max_speed_kmh.bus=90", "idle_timeout_s=60",
+                                                  "watermark_slack_s=10"})
+                  .ok());
+  ASSERT_EQ(loosened->job.max_lateness(), std::chrono::minutes(8));  // 475 s, rounded up
+  model::SourceCatalog catalog;
+  job::testing::RandomFeedOptions options;
+  options.seed = 11;
+  options.vehicles = 12;
+  auto records = job::testing::GenerateRandomFeed(options, catalog);
+  AddLateArrivals(records, options.seed);
+  const auto recorded = dir.path() / "recorded.duckdb";
+  const auto unrecorded = dir.path() / "unrecorded.duckdb";
+  const auto plain = dir.path() / "defaults.duckdb";
+  RunStream(records, *loosened, catalog, 2, recorded, /*record_rules=*/true);
+  RunStream(records, *loosened, catalog, 2, unrecorded, /*record_rules=*/false);
+  RunStream(records, *defaults, catalog, 2, plain, /*record_rules=*/true);
+
+  auto batch = Recompute(records, *defaults, catalog, /*exact_watermark=*/false);
+  const auto report = batch->CompareWith(recorded);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_TRUE(report->equal) << Describe(*report);
+  EXPECT_EQ(report->rules, job::RuleValues(loosened->job));
+  const std::int64_t stale_loosened = RejectedFor(batch->connection(), "stale");
+  const std::int64_t jump_loosened = RejectedFor(batch->connection(), "jump");
+
+  auto with_defaults = Recompute(records, *defaults, catalog, false);
+  const auto default_report = with_defaults->CompareWith(plain);
+  ASSERT_TRUE(default_report.ok()) << default_report.error().message();
+  EXPECT_TRUE(default_report->equal) << Describe(*default_report);
+  // The loosened stale rule refuses fewer records as stale; the tighter bus speed more
+  // as jumps.
+  EXPECT_LT(stale_loosened, RejectedFor(with_defaults->connection(), "stale"));
+  EXPECT_GT(jump_loosened, RejectedFor(with_defaults->connection(), "jump"));
+
+  // Without the recorded rules the same stream is not what the defaults give: the
+  // comparison can fail, and it is the recorded rules that make it pass.
+  auto unrecorded_batch = Recompute(records, *defaults, catalog, false);
+  const auto mismatch = unrecorded_batch->CompareWith(unrecorded);
+  ASSERT_TRUE(mismatch.ok()) << mismatch.error().message();
+  EXPECT_FALSE(mismatch->equal);
+}
+
+TEST(ReconcileRules, ASinkRefusesADatabaseMadeWithOtherRules) {
+  testing::TempDir dir("reconcile_rules_refused");
+  const auto db = dir.path() / "stream.duckdb";
+  model::SourceCatalog catalog;
+  job::JobConfig loosened;
+  ASSERT_TRUE(job::SetRule(loosened, "stale_after_s", 600.0).ok());
+  sink::DuckDbSinkOptions first;
+  first.rules = job::RuleValues(loosened);
+  ASSERT_TRUE(sink::DuckDbSink::Open(db, &catalog, "first", first).ok());
+  // The same rules again: accepted (a resume).
+  ASSERT_TRUE(sink::DuckDbSink::Open(db, &catalog, "again", first).ok());
+  sink::DuckDbSinkOptions other;
+  other.rules = job::RuleValues(job::JobConfig{});
+  const auto refused = sink::DuckDbSink::Open(db, &catalog, "other", other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("stale_after_s=600"), std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().message().find("stale_after_s=300"), std::string::npos);
+}
 
 // One wrong row of each kind planted in a copy of the stream's database, in several
 // tables: reconcile must count each one where it was planted and nowhere else.

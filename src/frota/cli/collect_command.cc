@@ -12,6 +12,7 @@
 #include "frota/cli/commands.h"
 #include "frota/cli/run_kafka.h"
 #include "frota/collect/collector.h"
+#include "frota/job/rules.h"
 #include "frota/runner/live_publisher.h"
 #include "frota/runner/live_runner.h"
 #include "frota/sink/duckdb_sink.h"
@@ -44,6 +45,7 @@ struct CollectFlags {
   std::string payload = "binary";
   double drain_wait_s = 60;
   std::string area;
+  std::vector<std::string> rules;
   // frota run
   std::string db;
   std::string postgres;
@@ -233,23 +235,31 @@ base::Result<collect::CollectorConfig> BuildConfig(const CollectFlags& flags) {
   }
   if (!flags.kafka.empty()) config.kafka_brokers = flags.kafka;
   if (!flags.topic.empty()) config.kafka_topic = flags.topic;
+  {
+    job::JobConfig scratch;  // the flags checked now, before anything starts
+    FROTA_RETURN_IF_ERROR(job::ApplyRuleFlags(scratch, flags.rules));
+  }
+  config.rules.insert(config.rules.end(), flags.rules.begin(), flags.rules.end());
   FROTA_RETURN_IF_ERROR(collect::Validate(config));
   return config;
 }
 
-// The file log of the config, keeping the terminal's level.
-void ApplyLogFile(const collect::CollectorConfig& config) {
-  if (config.log_file.empty()) {
-    return;
+// The file log of the config and its level, keeping the terminal's; --log-file and
+// --log-level-file on the command line win over the config.
+base::Status ApplyLogFile(const collect::CollectorConfig& config) {
+  base::LogOptions options = base::CurrentLogOptions();
+  if (options.file.empty()) {
+    options.file = config.log_file;
+  }
+  if (options.file_level.empty()) {
+    options.file_level = config.log_level_file;
+  }
+  if (options.file.empty()) {
+    return base::Status::Ok();
   }
   std::error_code ec;
-  fs::create_directories(fs::path(config.log_file).parent_path(), ec);
-  base::LogOptions options;
-  const auto level = spdlog::default_logger()->level();
-  options.verbose = level <= spdlog::level::debug;
-  options.quiet = level >= spdlog::level::warn;
-  options.file = config.log_file;
-  base::InitLogging(options);
+  fs::create_directories(fs::path(options.file).parent_path(), ec);
+  return base::InitLogging(options);
 }
 
 std::optional<std::chrono::milliseconds> RunFor(const CollectFlags& flags) {
@@ -263,7 +273,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   // `frota run --kafka B --topic T --group G` without feeds: a consumer group member.
   if (process && !flags.kafka.empty() && flags.config.empty() && flags.feeds.empty()) {
     return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
-                             flags.time_zone, flags.epoch_s},
+                             flags.time_zone, flags.epoch_s, flags.rules},
                             flags.kafka_run);
   }
   auto config = BuildConfig(flags);
@@ -280,7 +290,9 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!process && !flags.postgres.empty()) {
     return ReportError(base::InvalidInput("--postgres is for frota run; collect writes bronze"));
   }
-  ApplyLogFile(*config);
+  if (const auto logging = ApplyLogFile(*config); !logging.ok()) {
+    return ReportError(logging.error());
+  }
   collect::StopSignal stop;
   SignalWatcher signals(stop);  // before any thread exists
   collect::CollectorOptions options;
@@ -324,6 +336,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   context_config.gtfs = flags.gtfs;
   context_config.area = config->area;
   context_config.time_zone = flags.time_zone;
+  context_config.rules = config->rules;
   auto context = runner::LoadReplayContext(context_config);
   if (!context.ok()) {
     return ReportError(context.error());
@@ -337,6 +350,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
     sink::PostgresSinkOptions pg;
     pg.dsn = flags.postgres;
     pg.run_id = (*collector)->run_id();
+    pg.rules = job::RuleValues((*context)->job);
     pg.unavailable_wait =
         std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_run.postgres_wait_s));
     auto opened = sink::PostgresSink::Open(std::move(pg), &catalog);
@@ -346,7 +360,9 @@ int RunCollect(const CollectFlags& flags, bool process) {
     sink = std::move(*opened);
     sink_name = sink::PgConnection::Describe(flags.postgres);
   } else {
-    auto opened = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id());
+    sink::DuckDbSinkOptions duckdb;
+    duckdb.rules = job::RuleValues((*context)->job);
+    auto opened = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id(), duckdb);
     if (!opened.ok()) {
       return ReportError(opened.error());
     }
@@ -441,6 +457,7 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
       ->check(CLI::IsMember({"binary", "json"}));
   sub->add_option("--drain-wait", flags.drain_wait_s,
                   "On stop, seconds to wait for Kafka to publish what is archived");
+  AddRuleOption(*sub, flags.rules);
 }
 
 }  // namespace

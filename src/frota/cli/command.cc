@@ -19,6 +19,14 @@ int ReportError(const base::Error& error) {
              : kExitFailedCheck;
 }
 
+void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules) {
+  sub.add_option("--rule", rules,
+                 "Set a rule KEY=VALUE (repeatable): future_tolerance_s, stale_after_s, "
+                 "max_speed_kmh.<mode>, watermark_slack_s, idle_timeout_s")
+      ->take_all()
+      ->allow_extra_args(false);
+}
+
 base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& db,
                                                              const std::string& postgres) {
   std::unique_ptr<ResultsFile> file(new ResultsFile());

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "frota/base/status.h"
 
@@ -27,6 +28,10 @@ using CommandRegistrar = void (*)(CLI::App& app, CommandMain& run);
 /// Prints `error` as one line on stderr ("frota: <message>") and returns its exit code:
 /// 2 for bad input or usage, 1 for failed checks and everything else.
 int ReportError(const base::Error& error);
+
+/// `--rule KEY=VALUE` (repeatable) into `rules`: the thresholds of semantics.md
+/// sections 2-3 by the keys of job/rules.h, applied after the configuration's [rules].
+void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules);
 
 /// The DuckDB file a reader that needs a path (reconcile, evaluate) works on: `db` as
 /// given, or for a PostgreSQL DSN `postgres` a copy of its results

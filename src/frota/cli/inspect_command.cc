@@ -6,6 +6,7 @@
 
 #include "frota/cli/commands.h"
 #include "frota/geo/area.h"
+#include "frota/job/rules.h"
 #include "frota/job/validation.h"
 #include "frota/source/replay_source.h"
 
@@ -18,6 +19,7 @@ struct InspectFlags {
   std::string area;
   std::string feed_id;
   std::string time_zone = "America/Sao_Paulo";
+  std::vector<std::string> rules;
   bool json = false;
 };
 
@@ -35,6 +37,9 @@ int RunInspect(const InspectFlags& flags) {
     return ReportError(partitions.error());
   }
   job::JobConfig config;
+  if (const auto set = job::ApplyRuleFlags(config, flags.rules); !set.ok()) {
+    return ReportError(set.error());
+  }
   std::optional<geo::Area> area;
   if (!flags.area.empty()) {
     auto loaded = geo::Area::LoadSpec(flags.area);
@@ -90,6 +95,11 @@ int RunInspect(const InspectFlags& flags) {
   j["vehicles"] = vehicles.size();
   j["event_time_min"] = min_time ? nlohmann::json(base::FormatIso8601(*min_time)) : nlohmann::json();
   j["event_time_max"] = max_time ? nlohmann::json(base::FormatIso8601(*max_time)) : nlohmann::json();
+  nlohmann::ordered_json rules = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : job::RuleValues(config)) {
+    rules[key] = value;
+  }
+  j["rules"] = rules;
   if (flags.json) {
     fmt::print("{}\n", j.dump());
     return kExitOk;
@@ -116,6 +126,7 @@ void AddInspectCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--time-zone", flags->time_zone, "Zone of naive local timestamps")
       ->capture_default_str();
   sub->add_flag("--json", flags->json, "One JSON document on stdout");
+  AddRuleOption(*sub, flags->rules);
   sub->callback([flags, &run] { run = [flags] { return RunInspect(*flags); }; });
 }
 

@@ -11,9 +11,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("frota ") + frota::kVersion);
   frota::base::LogOptions log_options;
-  app.add_flag("-v,--verbose", log_options.verbose, "Debug logs from frota, info from libraries");
-  app.add_flag("-q,--quiet", log_options.quiet, "Warnings and errors only");
+  app.add_flag("-v,--verbose", log_options.verbose,
+               "Debug detail: into the log file if there is one (the terminal keeps info), "
+               "else on the terminal");
+  app.add_flag("-q,--quiet", log_options.quiet, "The terminal shows warnings and errors only");
   app.add_option("--log-file", log_options.file, "Also log to this rotating file (5 MB x 3)");
+  app.add_option("--log-level-file", log_options.file_level,
+                 "The log file's level: trace, debug, info, warn, error (default: info, debug "
+                 "with --verbose)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical",
+                             "off"}));
 
   // Each registrar adds its subcommand; the one the user chose sets `run` while parsing.
   frota::cli::CommandMain run;
@@ -26,7 +33,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : frota::cli::kExitBadInput;
   }
-  frota::base::InitLogging(log_options);
+  if (const auto logging = frota::base::InitLogging(log_options); !logging.ok()) {
+    return frota::cli::ReportError(logging.error());
+  }
   if (!run) {
     fmt::print(stderr, "frota: no subcommand chosen; see frota --help\n");
     return frota::cli::kExitBadInput;

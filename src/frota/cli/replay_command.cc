@@ -99,6 +99,7 @@ int RunReplayCommand(ReplayFlags& flags) {
     sink::PostgresSinkOptions options;
     options.dsn = flags.postgres;
     options.run_id = NewRunId();
+    options.rules = job::RuleValues((*context)->job);
     options.unavailable_wait =
         std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
     auto opened = sink::PostgresSink::Open(std::move(options), &catalog);
@@ -107,6 +108,7 @@ int RunReplayCommand(ReplayFlags& flags) {
     }
     sink = std::move(*opened);
   } else {
+    flags.duckdb.rules = job::RuleValues((*context)->job);
     auto opened = sink::DuckDbSink::Open(flags.db, &catalog, NewRunId(), flags.duckdb);
     if (!opened.ok()) {
       return ReportError(opened.error());
@@ -202,6 +204,7 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--time-zone", flags->config.time_zone,
                   "IANA zone of local hours (default: the GTFS agency's, else America/Sao_Paulo)");
   sub->add_option("--report", flags->report, "Write the JSON run report here");
+  AddRuleOption(*sub, flags->config.rules);
   sub->callback([flags, &run, sub] {
     if (!flags->to_kafka.empty() && flags->topic.empty()) {
       throw CLI::RequiredError("--topic (with --to-kafka)");

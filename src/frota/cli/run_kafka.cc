@@ -95,6 +95,7 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   context_config.gtfs = source.gtfs;
   context_config.area = source.area;
   context_config.time_zone = source.time_zone;
+  context_config.rules = source.rules;
   auto context = runner::LoadReplayContext(context_config);
   if (!context.ok()) {
     return ReportError(context.error());
@@ -126,6 +127,7 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   sink::PostgresSinkOptions options;
   options.dsn = source.postgres;
   options.run_id = NewRunId();
+  options.rules = job::RuleValues((*context)->job);
   options.unavailable_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
   auto sink = sink::PostgresSink::Open(std::move(options), &catalog);
   if (!sink.ok()) {

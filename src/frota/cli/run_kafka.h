@@ -34,6 +34,7 @@ struct KafkaRunSource {
   std::string area;
   std::string time_zone;
   double epoch_seconds = 0;  // 0: 2 s
+  std::vector<std::string> rules;  // --rule KEY=VALUE
 };
 
 int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags);

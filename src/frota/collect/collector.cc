@@ -10,6 +10,7 @@
 #include "frota/base/empty_outputs.h"
 #include "frota/base/file.h"
 #include "frota/geo/area.h"
+#include "frota/job/rules.h"
 
 namespace frota::collect {
 
@@ -115,6 +116,7 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   }
   if (c->config_.medallion) {
     job::JobConfig rules;
+    FROTA_RETURN_IF_ERROR(job::ApplyRuleFlags(rules, c->config_.rules));
     if (!c->config_.area.empty()) {
       base::Status status = base::Status::Ok();
       rules.area = LoadArea(c->config_.area, status);

@@ -8,6 +8,8 @@
 #include <toml++/toml.h>
 
 #include "frota/base/file.h"
+#include "frota/base/log.h"
+#include "frota/job/rules.h"
 
 namespace frota::collect {
 
@@ -153,6 +155,40 @@ base::Status ReadAuth(const toml::table& table, const std::string& file, const s
   return base::Status::Ok();
 }
 
+// [rules]: `key = number`, and max_speed_kmh as a table (`max_speed_kmh.bus = 100` or
+// [rules.max_speed_kmh]). Each value is checked as job::SetRule checks it.
+base::Status ReadRules(const toml::table& table, const std::string& file,
+                       std::vector<std::string>& out) {
+  job::JobConfig scratch;
+  const auto add = [&](const std::string& key, const toml::node& node) -> base::Status {
+    const auto value = node.value<double>();
+    if (!value || node.is_boolean()) {
+      return base::InvalidInput("{}:{}: rules.{} must be a number", file,
+                                node.source().begin.line, key);
+    }
+    if (const auto set = job::SetRule(scratch, key, *value); !set.ok()) {
+      return base::InvalidInput("{}:{}: {}", file, node.source().begin.line,
+                                set.error().message());
+    }
+    out.push_back(fmt::format("{}={}", key, *value));
+    return base::Status::Ok();
+  };
+  for (const auto& [key, node] : table) {
+    if (const auto* sub = node.as_table()) {
+      if (sub->empty()) {
+        FROTA_RETURN_IF_ERROR(add(std::string(key.str()), node));
+      }
+      for (const auto& [sub_key, sub_node] : *sub) {
+        FROTA_RETURN_IF_ERROR(
+            add(fmt::format("{}.{}", key.str(), sub_key.str()), sub_node));
+      }
+    } else {
+      FROTA_RETURN_IF_ERROR(add(std::string(key.str()), node));
+    }
+  }
+  return base::Status::Ok();
+}
+
 }  // namespace
 
 base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_view name,
@@ -184,6 +220,12 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
     fs::path log_file;
     FROTA_RETURN_IF_ERROR(r.ReadPath("log_file", log_file, base_dir));
     config.log_file = log_file.string();
+    FROTA_RETURN_IF_ERROR(r.Read("log_level_file", config.log_level_file));
+    if (!config.log_level_file.empty() && !base::ParseLogLevel(config.log_level_file)) {
+      return base::InvalidInput("{}: collector.log_level_file '{}': not one of trace, debug, "
+                                "info, warn, error, critical, off",
+                                file, config.log_level_file);
+    }
     FROTA_RETURN_IF_ERROR(r.Read("user_agent", config.user_agent));
     fs::path area;
     FROTA_RETURN_IF_ERROR(r.ReadPath("area", area, base_dir));
@@ -200,6 +242,9 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
     FROTA_RETURN_IF_ERROR(r.Read("kafka_brokers", config.kafka_brokers));
     FROTA_RETURN_IF_ERROR(r.Read("kafka_topic", config.kafka_topic));
     FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+  }
+  if (const auto* rules = top.SubTable("rules")) {
+    FROTA_RETURN_IF_ERROR(ReadRules(*rules, file, config.rules));
   }
   if (const auto* d = top.SubTable("defaults")) {
     TableReader r(*d, "defaults", file);

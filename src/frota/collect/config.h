@@ -78,8 +78,12 @@ struct CollectorConfig {
   milliseconds flush_interval{300'000};    // silver/gold Parquet and report cadence
   std::string metrics_listen;              // "127.0.0.1:PORT"; empty: no endpoint
   std::string log_file;                    // rotating 5 MB x 3; empty: none
+  std::string log_level_file;              // the file's level; empty: info (--verbose: debug)
   std::string user_agent = "frota-collector";
   std::string area;  // GeoJSON for rule 4 in silver; empty: rule off
+  /// The [rules] table then `--rule` flags, as KEY=VALUE in that order (job/rules.h's
+  /// keys, checked when parsed): silver's rules 2-3 and, in `frota run`, every rule.
+  std::vector<std::string> rules;
   std::vector<FeedConfig> feeds;
   // `frota run`.
   std::string db = "frota.duckdb";

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "frota/testing/shared_data.h"
 
 namespace frota::collect {
@@ -53,6 +55,40 @@ TEST(CollectConfig, BrokenTomlAndBadValuesAreClearErrors) {
       "c.toml", ".");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message().find("env"), std::string::npos);
+}
+
+TEST(CollectConfig, RulesAndTheLogFilesLevel) {
+  constexpr std::string_view kFeed =
+      "[[feed]]\nid = \"x\"\nformat = \"rio-brt\"\nurl = \"http://127.0.0.1/x\"\n";
+  const auto config = ParseConfig(
+      std::string("[collector]\nlog_level_file = \"debug\"\n\n[rules]\nstale_after_s = 600\n"
+                  "future_tolerance_s = 12.5\nmax_speed_kmh.ferry = 60\n\n"
+                  "[rules.max_speed_kmh]\nrail = 200\n\n") +
+          std::string(kFeed),
+      "c.toml", ".");
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  EXPECT_EQ(config->log_level_file, "debug");
+  std::vector<std::string> rules = config->rules;
+  std::sort(rules.begin(), rules.end());
+  EXPECT_EQ(rules, (std::vector<std::string>{"future_tolerance_s=12.5", "max_speed_kmh.ferry=60",
+                                             "max_speed_kmh.rail=200", "stale_after_s=600"}));
+  const struct {
+    std::string toml;
+    std::string says;
+  } kBad[] = {
+      {"[rules]\nstale_s = 5\n", "c.toml:2: unknown rule 'stale_s'"},
+      {"[rules]\nstale_after_s = -5\n", "c.toml:2: rule stale_after_s"},
+      {"[rules]\nstale_after_s = \"600\"\n", "rules.stale_after_s must be a number"},
+      {"[rules]\nmax_speed_kmh.tram = 50\n", "no such mode 'tram'"},
+      {"[rules]\nmax_speed_kmh = 50\n", "unknown rule 'max_speed_kmh'"},
+      {"[collector]\nlog_level_file = \"loud\"\n", "log_level_file 'loud'"},
+  };
+  for (const auto& bad : kBad) {
+    const auto parsed = ParseConfig(bad.toml + "\n" + std::string(kFeed), "c.toml", ".");
+    ASSERT_FALSE(parsed.ok()) << bad.toml;
+    EXPECT_NE(parsed.error().message().find(bad.says), std::string::npos)
+        << parsed.error().message();
+  }
 }
 
 TEST(CollectConfig, QuickFeedFlag) {

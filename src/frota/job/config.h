@@ -1,13 +1,16 @@
 // The rules' parameters (semantics.md): defaults are the contract's numbers.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
 
 #include "frota/base/time_zone.h"
+#include "frota/model/mode.h"
 
 namespace frota::geo {
 class Area;
@@ -18,7 +21,8 @@ namespace frota::job {
 using std::chrono::microseconds;
 using std::chrono::seconds;
 
-/// Every number of semantics.md sections 2-5, plus the context the jobs need.
+/// Every number of semantics.md sections 2-5, plus the context the jobs need. Those of
+/// sections 2-3 are the configurable rules (rules.h: keys, parsing, the record of them).
 ///
 /// The pointed-to area is owned by the caller and must outlive every Pipeline that uses
 /// this config; it and `near_terminal` are called from every shard's thread, so both
@@ -28,10 +32,10 @@ struct JobConfig {
   microseconds future_tolerance = seconds(30);  // rule 2
   microseconds stale_limit = seconds(300);      // rule 3
   const geo::Area* area = nullptr;              // rule 4; null: rule off
-  double jump_kmh = 120;                        // rule 6
-  double aircraft_jump_kmh = 1300;              // rule 6, mode aircraft
+  /// Rule 6: the largest implied speed, by mode (indexed by model::Mode).
+  std::array<double, std::size(model::kAllModes)> max_speed_kmh = {120, 120, 120, 120, 1300, 120};
   // Section 3: time and progress.
-  microseconds max_lateness = seconds(360);  // 5 min age limit + 30 s slack, rounded up
+  microseconds watermark_slack = seconds(30);
   microseconds idle_timeout = seconds(120);
   // Section 4: jobs.
   microseconds segment_max_gap = seconds(300);  // speed
@@ -47,6 +51,19 @@ struct JobConfig {
   // Section 1: hours and service dates are local to the feed.
   std::shared_ptr<const base::TimeZone> time_zone =
       std::make_shared<const base::TimeZone>(base::TimeZone::Utc());
+
+  [[nodiscard]] double MaxSpeedKmh(model::Mode mode) const {
+    return max_speed_kmh[static_cast<std::size_t>(mode)];
+  }
+  /// The watermark's lag behind the largest event time (semantics.md section 3): the
+  /// stale limit + the future tolerance + the slack, rounded up to a whole minute (6 min
+  /// with the defaults). A record that passes rules 2-3 is at most stale_limit older
+  /// than its ingest time, so no rule setting can make it `late`.
+  [[nodiscard]] microseconds max_lateness() const {
+    constexpr microseconds kMinute = std::chrono::minutes(1);
+    const microseconds sum = stale_limit + future_tolerance + watermark_slack;
+    return (sum + kMinute - microseconds(1)) / kMinute * kMinute;
+  }
 };
 
 }  // namespace frota::job

@@ -23,7 +23,7 @@ Pipeline::Pipeline(JobConfig config, Routing routing, std::int32_t partitions,
     : config_(std::move(config)),
       routing_(routing),
       catalog_(catalog),
-      watermark_(config_.max_lateness, config_.idle_timeout),
+      watermark_(config_.max_lateness(), config_.idle_timeout),
       pool_(threads > 1 ? threads - 1 : 0) {
   if (routing_ == Routing::kByKeyHash) {
     for (std::int32_t i = 0; i < std::max(partitions, 1); ++i) {
@@ -207,7 +207,7 @@ void Pipeline::AddPartition(base::PartitionId partition) {
   shards_.push_back(std::make_unique<Shard>(partition.value(), &config_, catalog_, strings_));
   inboxes_.emplace_back();
   if (routing_ == Routing::kBySourcePartition) {
-    partition_watermarks_.emplace_back(config_.max_lateness, config_.idle_timeout);
+    partition_watermarks_.emplace_back(config_.max_lateness(), config_.idle_timeout);
   }
 }
 
@@ -284,7 +284,7 @@ base::Status Pipeline::RestorePartition(base::PartitionId partition, std::string
     return status.error().WithContext(
         fmt::format("restoring the state of partition {}", partition.value()));
   }
-  engine::WatermarkTracker watermark(config_.max_lateness, config_.idle_timeout);
+  engine::WatermarkTracker watermark(config_.max_lateness(), config_.idle_timeout);
   if (const auto status = watermark.Restore(watermark_bytes); !status.ok()) {
     return status.error().WithContext(
         fmt::format("restoring the watermark of partition {}", partition.value()));

@@ -124,7 +124,7 @@ void BM_EngineMemoryPerVehicle(benchmark::State& state) {
   // A clock vehicle whose record moves the watermark to t0 + 31 s: every record above is
   // released, no stop or trip timer (300 s, 900 s) is due.
   model::Position clock = make(vehicles, 0);
-  clock.event_time = t0 + std::chrono::seconds(31) + config.max_lateness;
+  clock.event_time = t0 + std::chrono::seconds(31) + config.max_lateness();
   clock.ingest_time = clock.event_time;
   first.push_back(clock);
 

@@ -266,7 +266,7 @@ TEST(PartitionRouting, ARestoredPartitionKeepsItsWatermarkAndADroppedOneIsGone) 
   a.Offer(PartitionId(3), model::Position(p));
   a.Advance();
   const auto w = a.PartitionWatermark(PartitionId(3));
-  EXPECT_EQ(w, p.event_time - config.max_lateness);
+  EXPECT_EQ(w, p.event_time - config.max_lateness());
   EXPECT_EQ(a.PartitionWatermark(PartitionId(4)), engine::kWatermarkMin);
   const std::string bytes = a.SnapshotPartition(PartitionId(3));
 

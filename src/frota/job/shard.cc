@@ -196,7 +196,7 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
     const double elapsed_s =
         std::chrono::duration<double>(position.event_time - state.last_time).count();
     const double limit =
-        position.mode == Mode::kAircraft ? config_->aircraft_jump_kmh : config_->jump_kmh;
+        config_->MaxSpeedKmh(position.mode);
     const double implied_kmh = segment_m / elapsed_s * 3.6;
     if (implied_kmh > limit) {
       RejectPosition(position, RejectReason::kJump, JumpDetail(implied_kmh, segment_m, elapsed_s));

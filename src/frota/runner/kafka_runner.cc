@@ -127,6 +127,7 @@ class KafkaRun : public transport::RebalanceListener {
         committer_(sink) {
     report_.topic = config.consumer.topic;
     report_.group = config.consumer.group;
+    report_.rules = job::RuleValues(context.job);
   }
 
   base::Result<KafkaRunReport> Run(const std::atomic<bool>& stop) {
@@ -523,6 +524,7 @@ std::string KafkaReportJson(const KafkaRunReport& report) {
   j["duration_s"] = report.duration_s;
   j["messages_per_s"] = report.duration_s > 0 ? report.messages / report.duration_s : 0.0;
   j["peak_rss_bytes"] = report.peak_rss_bytes;
+  j["rules"] = RulesJson(report.rules);
   return j.dump(2);
 }
 

@@ -74,6 +74,7 @@ struct KafkaRunReport {
   std::string watermark;
   double duration_s = 0;
   std::int64_t peak_rss_bytes = 0;
+  std::vector<job::RuleValue> rules;  // the rules the run applied
 };
 
 /// Consumes `config.consumer.topic` as a member of `config.consumer.group` until `stop`

@@ -81,6 +81,7 @@ std::string LiveReportJson(const LiveReport& report, const LiveConfig& config) {
   j["watermark"] = report.watermark;
   j["peak_rss_bytes"] = report.peak_rss_bytes;
   j["paths"] = {{"archive", config.archive.string()}, {"db", config.db}};
+  j["rules"] = RulesJson(report.rules);
   return j.dump(2);
 }
 
@@ -90,6 +91,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   const auto started = std::chrono::steady_clock::now();
   LiveReport report;
   report.started_at = base::FormatIso8601(WallNow());
+  report.rules = job::RuleValues(context.job);
   TimedSink sink(inner_sink);
   FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,

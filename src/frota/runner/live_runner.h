@@ -69,6 +69,7 @@ struct LiveReport {
   std::string watermark;
   double duration_s = 0;
   std::int64_t peak_rss_bytes = 0;
+  std::vector<job::RuleValue> rules;  // the rules the run applied
 };
 
 /// Follows `config.archive` (source::ArchiveFollower) until `config.stopping` says the

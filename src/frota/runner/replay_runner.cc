@@ -70,6 +70,16 @@ class ProgressLine {
 
 base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfig& config) {
   auto context = std::make_unique<ReplayContext>();
+  FROTA_RETURN_IF_ERROR(job::ApplyRuleFlags(context->job, config.rules));
+  if (!config.rules.empty()) {
+    std::string rules;
+    for (const auto& [key, value] : job::RuleValues(context->job)) {
+      rules += fmt::format(" {}={}", key, value);
+    }
+    spdlog::info("rules{} watermark_lag_s={}", rules,
+                 std::chrono::duration_cast<std::chrono::seconds>(context->job.max_lateness())
+                     .count());
+  }
   std::string zone = config.time_zone;
   if (!config.gtfs.empty()) {
     FROTA_ASSIGN_OR_RETURN(auto feed, gtfs::StaticFeed::Load(config.gtfs));
@@ -135,6 +145,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   ReplayReport report;
   report.inputs = config.inputs;
   report.partitions = config.partitions;
+  report.rules = job::RuleValues(context.job);
 
   FROTA_ASSIGN_OR_RETURN(auto partitions, ReplayPartitions(config));
   report.input_bytes = InputBytes(partitions);
@@ -304,6 +315,14 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   return report;
 }
 
+nlohmann::ordered_json RulesJson(const std::vector<job::RuleValue>& rules) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : rules) {
+    j[key] = value;
+  }
+  return j;
+}
+
 std::string ReportJson(const ReplayReport& report) {
   nlohmann::ordered_json j;
   j["inputs"] = report.inputs;
@@ -319,6 +338,7 @@ std::string ReportJson(const ReplayReport& report) {
   j["partitions"] = report.partitions;
   j["watermark"] = report.watermark;
   j["unknown_routes"] = report.unknown_routes;
+  j["rules"] = RulesJson(report.rules);
   j["duration_s"] = report.duration_s;
   j["records_per_s"] =
       report.duration_s > 0 ? static_cast<double>(report.records) / report.duration_s : 0.0;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "frota/gtfs/static_feed.h"
 #include "frota/gtfs/terminals.h"
 #include "frota/job/config.h"
+#include "frota/job/rules.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/source/input.h"
@@ -32,6 +34,7 @@ struct ReplayConfig {
   std::string time_zone;  // empty: the GTFS agency's zone, else America/Sao_Paulo
   std::string gtfs;       // empty: none
   std::string area;       // GeoJSON path, optionally #PROPERTY=VALUE; empty: rule 4 off
+  std::vector<std::string> rules;  // `--rule KEY=VALUE` (job/rules.h), applied in order
   std::int32_t partitions = 1;
   std::size_t threads = 1;
   std::int64_t epoch_records = 1'000'000;
@@ -62,7 +65,8 @@ struct ReplayContext {
   job::JobConfig job;
 };
 
-/// Loads the GTFS, area and zone a replay (or a reconcile) needs; errors name the file.
+/// Loads the GTFS, area and zone a replay (or a reconcile) needs, and applies
+/// `config.rules` to the defaults; errors name the file or the rule.
 base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfig& config);
 
 /// The source partitions of `config.inputs`: each input parsed ("FORMAT:PATH", "archive:ROOT"
@@ -92,6 +96,7 @@ struct ReplayReport {
   std::string watermark;                    // after the run
   std::vector<std::string> unknown_routes;  // seen in the feed, not in the GTFS
   bool resumed = false;
+  std::vector<job::RuleValue> rules;  // the rules the run applied (job::RuleValues)
 };
 
 /// Replays `config.inputs` to the end into `sink`, resuming from what the sink has
@@ -102,5 +107,9 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
 
 /// The report as JSON text.
 std::string ReportJson(const ReplayReport& report);
+
+/// The rules as a report's `rules` object: {"future_tolerance_s": 30, ...}, in
+/// job::RuleKeys' order.
+nlohmann::ordered_json RulesJson(const std::vector<job::RuleValue>& rules);
 
 }  // namespace frota::runner

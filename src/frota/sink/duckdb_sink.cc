@@ -26,6 +26,7 @@ extern const std::string_view kSchemaV2Sql;
 extern const std::string_view kSchemaV3Sql;
 extern const std::string_view kSchemaV4Sql;
 extern const std::string_view kSchemaV5Sql;
+extern const std::string_view kSchemaV6Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -176,7 +177,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
                                   {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
                                   {3, {sql::kSchemaV3Sql}},
                                   {4, {sql::kSchemaV4Sql}},
-                                  {5, {sql::kSchemaV5Sql}}};
+                                  {5, {sql::kSchemaV5Sql}},
+                                  {6, {sql::kSchemaV6Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -211,6 +213,28 @@ base::Status EnsureSchema(DuckDbConnection& db) {
 }
 
 std::string_view Name(Mode mode) { return model::ModeName(mode); }
+
+// Table `rules`: `wanted` recorded if the database has none yet, else checked against
+// what it has.
+base::Status RecordRules(DuckDbConnection& db, const RuleRecord& wanted) {
+  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT key, value FROM rules"));
+  RuleRecord stored;
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    stored.emplace_back(rows.String(i, 0), rows.Double(i, 1));
+  }
+  if (!stored.empty()) {
+    return CheckRecordedRules(stored, wanted, db.path());
+  }
+  std::string values;
+  for (const auto& [key, value] : wanted) {
+    std::string quoted;
+    for (const char c : key) {
+      quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    }
+    values += fmt::format("{}('{}', {}::DOUBLE)", values.empty() ? "" : ", ", quoted, value);
+  }
+  return db.Execute(fmt::format("INSERT INTO rules VALUES {}", values));
+}
 
 // The watermark as a storable timestamp: NULL at its extremes (before any record, after
 // the end of input), which no TIMESTAMP column can hold.
@@ -300,6 +324,9 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
       new DuckDbSink(std::move(db), catalog, std::move(run_id), std::move(options)));
   FROTA_RETURN_IF_ERROR(sink->stored_.Load(*sink->connection_));
   FROTA_RETURN_IF_ERROR(sink->labels_.Load(*sink->connection_));
+  if (!sink->options_.rules.empty()) {
+    FROTA_RETURN_IF_ERROR(RecordRules(*sink->connection_, sink->options_.rules));
+  }
   return sink;
 }
 

@@ -17,11 +17,12 @@
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/sink/duckdb_connection.h"
+#include "frota/sink/rules_record.h"
 
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 5;
+inline constexpr int kDuckDbSchemaVersion = 6;
 
 /// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
 /// handed out in a transaction are forgotten again if it rolls back.
@@ -114,6 +115,10 @@ struct DuckDbSinkOptions {
   /// After a commit, a checkpoint when DuckDB holds more than this outside its block
   /// cache (row-group metadata, indexes, kept until a checkpoint); 0: never.
   std::int64_t checkpoint_held_bytes = 96LL << 20;
+  /// The rules this run's results are made with (job::RuleValues), recorded in table
+  /// `rules` by the first run into the database; Open refuses a database recorded with
+  /// other values (sink::CheckRecordedRules). Empty: neither recorded nor checked.
+  RuleRecord rules;
 };
 
 /// Writes epochs into a DuckDB database file (semantics.md section 6).

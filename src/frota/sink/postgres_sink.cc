@@ -19,6 +19,7 @@ namespace frota::sink::sql {
 extern const std::string_view kPostgresSchemaV1Sql;
 extern const std::string_view kPostgresSchemaV2Sql;
 extern const std::string_view kPostgresSchemaV3Sql;
+extern const std::string_view kPostgresSchemaV4Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -207,7 +208,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
     const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
                                     {2, sql::kPostgresSchemaV2Sql},
-                                    {3, sql::kPostgresSchemaV3Sql}};
+                                    {3, sql::kPostgresSchemaV3Sql},
+                                    {4, sql::kPostgresSchemaV4Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -287,7 +289,39 @@ base::Result<std::unique_ptr<PostgresSink>> PostgresSink::Open(
                            return true;  // WithRetry connected (and checked the schema)
                          }));
   (void)connected;
+  if (!sink->options_.rules.empty()) {
+    FROTA_ASSIGN_OR_RETURN(const bool recorded,
+                           sink->WithRetry<bool>("rules", [&](bool) -> base::Result<bool> {
+                             FROTA_RETURN_IF_ERROR(sink->RecordRules());
+                             return true;
+                           }));
+    (void)recorded;
+  }
   return sink;
+}
+
+base::Status PostgresSink::RecordRules() {
+  // Concurrent writers (a consumer group's members) may both find the table empty: the
+  // first insert wins, the others insert nothing and compare with it.
+  std::string values;
+  std::vector<PgParam> params;
+  for (const auto& [key, value] : options_.rules) {
+    values += fmt::format("{}(${}, ${}::double precision)", values.empty() ? "" : ", ",
+                          params.size() + 1, params.size() + 2);
+    params.push_back(PgParam::Text(key));
+    params.push_back(PgParam::Text(fmt::format("{}", value)));
+  }
+  FROTA_RETURN_IF_ERROR(db_->Query(
+      fmt::format("INSERT INTO rules SELECT * FROM (VALUES {}) AS v(key, value) WHERE NOT "
+                  "EXISTS (SELECT 1 FROM rules) ON CONFLICT (key) DO NOTHING",
+                  values),
+      params));
+  FROTA_ASSIGN_OR_RETURN(auto rows, db_->Query("SELECT key, value FROM rules"));
+  RuleRecord stored;
+  for (int i = 0; i < rows.rows(); ++i) {
+    stored.emplace_back(std::string(rows.Value(i, 0)), std::stod(std::string(rows.Value(i, 1))));
+  }
+  return CheckRecordedRules(stored, options_.rules, fmt::format("PostgreSQL ({})", description_));
 }
 
 base::Status PostgresSink::Connect() {

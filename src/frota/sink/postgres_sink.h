@@ -13,11 +13,12 @@
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/sink/pg_connection.h"
+#include "frota/sink/rules_record.h"
 
 namespace frota::sink {
 
 /// The PostgreSQL schema version this binary writes; older databases are migrated.
-inline constexpr int kPostgresSchemaVersion = 3;
+inline constexpr int kPostgresSchemaVersion = 4;
 
 /// Creates the schema in an empty database, migrates an older one, recreates missing
 /// views, and refuses a database whose schema is newer than this binary or that holds
@@ -34,6 +35,10 @@ struct PostgresSinkOptions {
   /// How long an unreachable server is waited for (retrying with backoff, logging each
   /// attempt) before a commit or a recovery gives up.
   std::chrono::seconds unavailable_wait{600};
+  /// The rules this run's results are made with (job::RuleValues), recorded in table
+  /// `rules` by the first writer; Open refuses a database recorded with other values
+  /// (sink::CheckRecordedRules). Empty: neither recorded nor checked.
+  RuleRecord rules;
 };
 
 /// Writes epochs into PostgreSQL (semantics.md section 6).
@@ -106,6 +111,8 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
   template <typename T, typename F>
   base::Result<T> WithRetry(std::string_view what, F&& attempt);
   base::Status Connect();
+  // Records or checks options_.rules (table `rules`) on the live connection.
+  base::Status RecordRules();
   base::Result<engine::CommitOutcome> CommitOnce(const model::EpochRows& rows,
                                                  const Transaction& tx);
   base::Result<engine::CommitOutcome> CommitWithRetry(const model::EpochRows& rows,

@@ -63,6 +63,7 @@ const std::vector<CopiedTable>& CopiedTables() {
         {"collector_polls",
          {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger, CT::kVarchar, CT::kBigint,
           CT::kDouble, CT::kBoolean, CT::kBigint, CT::kVarchar, CT::kVarchar}},
+        {"rules", {CT::kVarchar, CT::kDouble}},
     };
   }();
   return kTables;

@@ -22,9 +22,14 @@ CREATE OR REPLACE MACRO millimetres(metres) AS round(metres * 1000)::BIGINT;
 CREATE OR REPLACE MACRO implied_kmh(lat1, lon1, t1, lat2, lon2, t2) AS
   haversine_m(lat1, lon1, lat2, lon2) / ((t2 - t1)::DOUBLE / 1000000.0::DOUBLE) * 3.6::DOUBLE;
 
--- Rule 6's limit for the mode of the position being judged.
+-- Rule 6's limit for the mode of the position being judged (rule max_speed_kmh.<mode>).
 CREATE OR REPLACE MACRO jump_limit_kmh(mode) AS
-  CASE WHEN mode = 'aircraft' THEN getvariable('aircraft_jump_kmh') ELSE getvariable('jump_kmh') END;
+  CASE mode WHEN 'bus' THEN getvariable('max_speed_kmh_bus')
+            WHEN 'brt' THEN getvariable('max_speed_kmh_brt')
+            WHEN 'rail' THEN getvariable('max_speed_kmh_rail')
+            WHEN 'ferry' THEN getvariable('max_speed_kmh_ferry')
+            WHEN 'aircraft' THEN getvariable('max_speed_kmh_aircraft')
+            ELSE getvariable('max_speed_kmh_other') END;
 
 -- Floor division of microseconds (correct for instants before 1970 too).
 CREATE OR REPLACE MACRO floor_div(a, b) AS (a - (((a % b) + b) % b)) // b;

@@ -112,7 +112,7 @@ ReferenceTables RunReference(
         min_event = std::min(min_event, progress.first);
       }
     }
-    watermark = std::max(watermark, min_event - config.max_lateness.count());
+    watermark = std::max(watermark, min_event - config.max_lateness().count());
   }
   for (const auto& [partition, r] : decoded_rejections) {
     t.rejected[{catalog.Name(r.source.source), r.source.offset}] = r.reason;
@@ -149,7 +149,7 @@ ReferenceTables RunReference(
                            (static_cast<double>(Us(p.event_time) - Us(last.event_time)) / kSecond) *
                            3.6;
         const double limit =
-            p.mode == model::Mode::kAircraft ? config.aircraft_jump_kmh : config.jump_kmh;
+            config.MaxSpeedKmh(p.mode);
         if (kmh > limit) {
           t.rejected[{catalog.Name(p.source.source), p.source.offset}] = RejectReason::kJump;
           CountRejection(t, config, p.feed_id, RejectReason::kJump, p.event_time, p.ingest_time);
