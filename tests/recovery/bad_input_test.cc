@@ -105,6 +105,23 @@ TEST_F(BadInput, AnUnreadableInputFileIsOneClearErrorAndNothingCommittedChanges)
   ExpectCommittedUnchanged("after-unreadable");
 }
 
+TEST_F(BadInput, ABadRuleOrOtherRulesThanTheDatabasesAreOneClearError) {
+  ExpectOneClearMessage(Replay({input_}, gtfs_, {"--rule", "stale_after_s=soon"}),
+                        "rule stale_after_s: 'soon' is not a number");
+  ExpectOneClearMessage(Replay({input_}, gtfs_, {"--rule", "stale_limit_s=600"}),
+                        "unknown rule 'stale_limit_s'");
+  ExpectOneClearMessage(Replay({input_}, gtfs_, {"--rule", "max_speed_kmh.brt=-1"}),
+                        "rule max_speed_kmh.brt");
+  // The database was made with the default rules: a replay with others is refused.
+  ExpectOneClearMessage(Replay({input_}, gtfs_, {"--rule", "stale_after_s=900"}),
+                        "made with rule stale_after_s=300, this run has stale_after_s=900");
+  ExpectCommittedUnchanged("after-rules");
+  // The same rules spelled out are the database's: the resume goes ahead.
+  const auto same = Replay({input_}, gtfs_, {"--rule", "stale_after_s=300"});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  ExpectCommittedUnchanged("after-same-rules");
+}
+
 TEST_F(BadInput, ACorruptDatabaseIsRefusedAndLeftAsItWas) {
   // Half of a real database file, and text: neither is opened for writing.
   const auto half = tmp_.path() / "half.duckdb";

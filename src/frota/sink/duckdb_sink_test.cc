@@ -131,6 +131,57 @@ TEST_F(DuckDbSinkTest, AFailedCommitLeavesThePreviousEpoch) {
   EXPECT_EQ(count->Int64(0, 0), 1);
 }
 
+TEST_F(DuckDbSinkTest, TheRulesAreRecordedOnceAndOthersRefused) {
+  const RuleRecord rules = {{"stale_after_s", 600}, {"max_speed_kmh.bus", 90}};
+  DuckDbSinkOptions options;
+  options.rules = rules;
+  {
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1", options);
+    ASSERT_TRUE(sink.ok()) << sink.error().message();
+    ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+  }
+  {
+    auto again = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2", options);
+    ASSERT_TRUE(again.ok()) << again.error().message();
+    auto stored = (*again)->connection().Query("SELECT key, value FROM rules ORDER BY key");
+    ASSERT_TRUE(stored.ok());
+    ASSERT_EQ(stored->rows(), 2U);
+    EXPECT_EQ(stored->String(0, 0), "max_speed_kmh.bus");
+    EXPECT_EQ(stored->Double(0, 1), 90);
+    EXPECT_EQ(stored->Double(1, 1), 600);
+  }
+  options.rules = {{"stale_after_s", 300}, {"max_speed_kmh.bus", 90}};
+  auto other = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run3", options);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message().find("stale_after_s=600, this run has stale_after_s=300"),
+            std::string::npos)
+      << other.error().message();
+}
+
+TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
+  {
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+    ASSERT_TRUE(sink.ok());
+    ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
+    // Back to version 5, as a frota before the rules table left it.
+    ASSERT_TRUE((*sink)->connection().Execute("DROP TABLE rules; DELETE FROM frota_schema "
+                                              "WHERE version = 6").ok());
+  }
+  auto db = OpenFrotaDuckDb(dir_ / "t.duckdb", /*must_exist=*/true);
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  auto rules = (*db)->Query(
+      "SELECT count(*), max(value) FILTER (WHERE key = 'stale_after_s'), "
+      "max(value) FILTER (WHERE key = 'max_speed_kmh.aircraft') FROM rules");
+  ASSERT_TRUE(rules.ok());
+  EXPECT_EQ(rules->Int64(0, 0), 10);
+  EXPECT_EQ(rules->Double(0, 1), 300);
+  EXPECT_EQ(rules->Double(0, 2), 1300);
+  // A new database has nothing recorded until a run with rules writes.
+  auto fresh = OpenFrotaDuckDb(dir_ / "new.duckdb", /*must_exist=*/false);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ((*fresh)->Query("SELECT count(*) FROM rules")->Int64(0, 0), 0);
+}
+
 TEST_F(DuckDbSinkTest, ANewerSchemaIsRefused) {
   {
     auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
