@@ -185,11 +185,11 @@ TEST(ReconcileRules, ADatabaseMadeWithOtherRulesIsRecomputedWithThem) {
   testing::TempDir dir("reconcile_rules");
   const auto defaults = RandomFeedContext();
   auto loosened = RandomFeedContext();
-  ASSERT_TRUE(job::ApplyRuleFlags(loosened->job, {"stale_after_s=420", "future_tolerance_s=45",
+  ASSERT_TRUE(job::ApplyRuleFlags(loosened->job, {"stale_after_s=600", "future_tolerance_s=45",
                                                   "max_speed_kmh.bus=90", "idle_timeout_s=60",
                                                   "watermark_slack_s=10"})
                   .ok());
-  ASSERT_EQ(loosened->job.max_lateness(), std::chrono::minutes(8));  // 475 s, rounded up
+  ASSERT_EQ(loosened->job.max_lateness(), std::chrono::minutes(11));  // 655 s, rounded up
   model::SourceCatalog catalog;
   job::testing::RandomFeedOptions options;
   options.seed = 11;
@@ -215,9 +215,16 @@ TEST(ReconcileRules, ADatabaseMadeWithOtherRulesIsRecomputedWithThem) {
   const auto default_report = with_defaults->CompareWith(plain);
   ASSERT_TRUE(default_report.ok()) << default_report.error().message();
   EXPECT_TRUE(default_report->equal) << Describe(*default_report);
-  // The loosened stale rule refuses fewer records as stale; the tighter bus speed more
-  // as jumps.
-  EXPECT_LT(stale_loosened, RejectedFor(with_defaults->connection(), "stale"));
+  // The loosened stale rule refuses fewer records as stale: exactly those whose age is
+  // above the default's 300 s and within 600 s; the tighter bus speed refuses more as
+  // jumps.
+  std::int64_t aged = 0;
+  for (const auto& r : records) {
+    const auto age = r.position.ingest_time - r.position.event_time;
+    aged += age > std::chrono::seconds(300) && age <= std::chrono::seconds(600) ? 1 : 0;
+  }
+  ASSERT_GT(aged, 0);
+  EXPECT_EQ(RejectedFor(with_defaults->connection(), "stale") - stale_loosened, aged);
   EXPECT_GT(jump_loosened, RejectedFor(with_defaults->connection(), "jump"));
 
   // Without the recorded rules the same stream is not what the defaults give: the

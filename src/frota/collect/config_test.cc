@@ -62,8 +62,8 @@ TEST(CollectConfig, RulesAndTheLogFilesLevel) {
       "[[feed]]\nid = \"x\"\nformat = \"rio-brt\"\nurl = \"http://127.0.0.1/x\"\n";
   const auto config = ParseConfig(
       std::string("[collector]\nlog_level_file = \"debug\"\n\n[rules]\nstale_after_s = 600\n"
-                  "future_tolerance_s = 12.5\nmax_speed_kmh.ferry = 60\n\n"
-                  "[rules.max_speed_kmh]\nrail = 200\n\n") +
+                  "future_tolerance_s = 12.5\nmax_speed_kmh.ferry = 60\n"
+                  "max_speed_kmh.rail = 200\n\n") +
           std::string(kFeed),
       "c.toml", ".");
   ASSERT_TRUE(config.ok()) << config.error().message();
@@ -72,6 +72,11 @@ TEST(CollectConfig, RulesAndTheLogFilesLevel) {
   std::sort(rules.begin(), rules.end());
   EXPECT_EQ(rules, (std::vector<std::string>{"future_tolerance_s=12.5", "max_speed_kmh.ferry=60",
                                              "max_speed_kmh.rail=200", "stale_after_s=600"}));
+  // The speeds as a table of their own.
+  const auto table = ParseConfig(
+      std::string("[rules.max_speed_kmh]\nbus = 90\n\n") + std::string(kFeed), "c.toml", ".");
+  ASSERT_TRUE(table.ok()) << table.error().message();
+  EXPECT_EQ(table->rules, std::vector<std::string>{"max_speed_kmh.bus=90"});
   const struct {
     std::string toml;
     std::string says;
