@@ -300,7 +300,8 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
   ASSERT_TRUE((*admin)
                   ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
                             "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
-                            "collector_polls; DELETE FROM frota_schema WHERE version >= 2")
+                            "collector_polls; DROP TABLE rules; DELETE FROM frota_schema "
+                            "WHERE version >= 2")
                   .ok());
   {
     auto pg = PostgresSink::Open(Options("run-2"), &catalog);
@@ -315,6 +316,32 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
             "CREATE INDEX rejected_feed_reason_rare ON public.rejected USING btree (feed_id, "
             "reason) WHERE (reason <> 'duplicate'::text)");
   EXPECT_EQ(found->Int(0, 2), 3);
+  // It held results: version 4 records the rules frota had compiled in then.
+  auto rules = (*admin)->Query(
+      "SELECT count(*), max(value) FILTER (WHERE key = 'stale_after_s') FROM rules");
+  ASSERT_TRUE(rules.ok()) << rules.error().message();
+  EXPECT_EQ(rules->Int(0, 0), 10);
+  EXPECT_EQ(rules->Value(0, 1), "300");
+}
+
+TEST_F(PostgresSinkTest, TheRulesAreRecordedOnceAndOthersRefused) {
+  model::SourceCatalog catalog;
+  auto options = Options("run");
+  options.rules = {{"stale_after_s", 600}, {"max_speed_kmh.bus", 90}};
+  {
+    auto pg = PostgresSink::Open(options, &catalog);
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+  }
+  {
+    auto again = PostgresSink::Open(options, &catalog);
+    ASSERT_TRUE(again.ok()) << again.error().message();
+  }
+  options.rules = {{"stale_after_s", 300}, {"max_speed_kmh.bus", 90}};
+  auto other = PostgresSink::Open(options, &catalog);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message().find("stale_after_s=600, this run has stale_after_s=300"),
+            std::string::npos)
+      << other.error().message();
 }
 
 TEST_F(PostgresSinkTest, ADatabaseWithANewerSchemaIsRefused) {
