@@ -48,7 +48,8 @@ class WatermarkTracker {
   /// (the collector's clock has passed it and nothing received earlier is unread). Moves
   /// the idle clock as a record with that ingest time would, so silent partitions go idle;
   /// when no partition is active, W rises to ingest_time - max_lateness, which no record
-  /// that passes the stale rule (ingest - event <= 300 s <= max_lateness) can be late for.
+  /// that passes the stale rule (ingest - event <= stale limit < max_lateness, which the
+  /// job derives from the stale limit: job::JobConfig::max_lateness) can be late for.
   /// Replays never call it, so their watermark stays a function of the records alone.
   void AdvanceIngestTime(Timestamp ingest_time);
 
