@@ -364,23 +364,15 @@ int RunCollect(const CollectFlags& flags, bool process) {
   // another connection to the sink's database; PostgreSQL: a connection of its own).
   std::unique_ptr<serve::Server> server;
   if (!flags.serve.empty()) {
-    std::unique_ptr<serve::Store> store;
-    if (!flags.postgres.empty()) {
-      auto opened = serve::OpenPostgresStore(flags.postgres);
-      if (!opened.ok()) {
-        return ReportError(opened.error());
-      }
-      store = std::move(*opened);
-    } else {
-      auto connection = static_cast<sink::DuckDbSink&>(*sink).connection().Connect();
-      if (!connection.ok()) {
-        return ReportError(connection.error());
-      }
-      store = serve::DuckDbStore(std::move(*connection));
+    auto store = serve::OpenStore(flags.postgres, [&] {
+      return static_cast<sink::DuckDbSink&>(*sink).connection().Connect();
+    });
+    if (!store.ok()) {
+      return ReportError(store.error());
     }
     serve::ServerOptions serve_options;
     serve_options.listen = flags.serve;
-    server = std::make_unique<serve::Server>(std::move(store), serve_options);
+    server = std::make_unique<serve::Server>(std::move(*store), serve_options);
     if (const auto started = server->Start(); !started.ok()) {
       return ReportError(started.error());
     }

@@ -33,23 +33,14 @@ int RunServe(const ServeFlags& flags) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  std::unique_ptr<serve::Store> store;
-  if (!flags.postgres.empty()) {
-    auto opened = serve::OpenPostgresStore(flags.postgres);
-    if (!opened.ok()) {
-      return ReportError(opened.error());
-    }
-    store = std::move(*opened);
-  } else {
-    auto opened = sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true);
-    if (!opened.ok()) {
-      return ReportError(opened.error());
-    }
-    store = serve::DuckDbStore(std::move(*opened));
+  auto store = serve::OpenStore(
+      flags.postgres, [&] { return sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true); });
+  if (!store.ok()) {
+    return ReportError(store.error());
   }
   serve::ServerOptions options;
   options.listen = flags.listen;
-  serve::Server server(std::move(store), options);
+  serve::Server server(std::move(*store), options);
   if (const auto started = server.Start(); !started.ok()) {
     return ReportError(started.error());
   }

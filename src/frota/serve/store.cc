@@ -366,4 +366,14 @@ base::Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& dsn) {
   return std::unique_ptr<Store>(std::make_unique<Postgres>(dsn, std::move(connection)));
 }
 
+base::Result<std::unique_ptr<Store>> OpenStore(
+    const std::string& postgres,
+    const std::function<base::Result<std::unique_ptr<sink::DuckDbConnection>>()>& duckdb) {
+  if (!postgres.empty()) {
+    return OpenPostgresStore(postgres);
+  }
+  FROTA_ASSIGN_OR_RETURN(auto connection, duckdb());
+  return DuckDbStore(std::move(connection));
+}
+
 }  // namespace frota::serve

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -112,5 +113,11 @@ std::unique_ptr<Store> DuckDbStore(std::unique_ptr<sink::DuckDbConnection> conne
 
 /// A store over a PostgreSQL database; reconnects when the server went away.
 base::Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& dsn);
+
+/// What `--postgres DSN` or a DuckDB database gives: the PostgreSQL store when `postgres`
+/// is not empty, else a DuckDbStore over the connection `duckdb` opens.
+base::Result<std::unique_ptr<Store>> OpenStore(
+    const std::string& postgres,
+    const std::function<base::Result<std::unique_ptr<sink::DuckDbConnection>>()>& duckdb);
 
 }  // namespace frota::serve
