@@ -27,8 +27,12 @@ RUN apt-get update -qq \
 WORKDIR /src
 COPY . .
 # DuckDB's C library from the npm registry (.dockerignore leaves third_party/ out), then
-# the release binary alone.
-RUN scripts/fetch_duckdb.sh \
+# the release binary alone. Behind a proxy that re-signs TLS with its own authority, pass
+# that authority's bundle as the build secret `ca_bundle` (docs/deploy.md): npm trusts it
+# for this step only, and no layer keeps it.
+RUN --mount=type=secret,id=ca_bundle,required=false \
+    if [ -f /run/secrets/ca_bundle ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca_bundle; fi \
+ && scripts/fetch_duckdb.sh \
  && cmake --preset release >/dev/null \
  && cmake --build build/release --target frota -j "$(nproc)" \
  && mkdir -p /out \

@@ -118,24 +118,41 @@ endfunction()
 function(frota_embed_files)
   cmake_parse_arguments(ARG "" "TARGET;NAMESPACE" "FILES" ${ARGN})
   foreach(file ${ARG_FILES})
-    get_filename_component(abs ${file} ABSOLUTE)
-    get_filename_component(name ${file} NAME)
-    string(REGEX REPLACE "[^A-Za-z0-9]+" ";" words "${name}")
-    set(symbol "k")
-    foreach(word ${words})
-      string(SUBSTRING ${word} 0 1 first)
-      string(TOUPPER ${first} first)
-      string(SUBSTRING ${word} 1 -1 rest)
-      string(APPEND symbol "${first}${rest}")
-    endforeach()
-    string(REGEX REPLACE "[^A-Za-z0-9]" "_" stem "${file}")
-    set(out ${CMAKE_CURRENT_BINARY_DIR}/embedded/${stem}.cc)
-    add_custom_command(
-      OUTPUT ${out}
-      COMMAND ${CMAKE_COMMAND} -DINPUT=${abs} -DOUTPUT=${out} -DSYMBOL=${symbol}
-              -DNAMESPACE=${ARG_NAMESPACE} -P ${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake
-      DEPENDS ${abs} ${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake
-      COMMENT "Embedding ${file}")
-    target_sources(${ARG_TARGET} PRIVATE ${out})
+    frota_embed_concat(TARGET ${ARG_TARGET} NAMESPACE ${ARG_NAMESPACE} NAME ${file} PARTS ${file})
   endforeach()
+endfunction()
+
+# frota_embed_concat(TARGET frota_dashboard NAMESPACE frota::dashboard::assets
+#                    NAME assets/dashboard.js PARTS assets/dashboard/core.js ...)
+#   The PARTS, concatenated byte for byte in the order given, become one
+#   `extern const std::string_view k<CamelName of NAME>` (dashboard.js -> kDashboardJs):
+#   one embedded file kept in several source files, each a concern.
+function(frota_embed_concat)
+  cmake_parse_arguments(ARG "" "TARGET;NAMESPACE;NAME" "PARTS" ${ARGN})
+  get_filename_component(name ${ARG_NAME} NAME)
+  string(REGEX REPLACE "[^A-Za-z0-9]+" ";" words "${name}")
+  set(symbol "k")
+  foreach(word ${words})
+    string(SUBSTRING ${word} 0 1 first)
+    string(TOUPPER ${first} first)
+    string(SUBSTRING ${word} 1 -1 rest)
+    string(APPEND symbol "${first}${rest}")
+  endforeach()
+  set(inputs "")
+  foreach(part ${ARG_PARTS})
+    get_filename_component(abs ${part} ABSOLUTE)
+    list(APPEND inputs ${abs})
+  endforeach()
+  # `|` joins the parts on the command line (a `;` would split the argument).
+  string(REPLACE ";" "|" input_arg "${inputs}")
+  string(REGEX REPLACE "[^A-Za-z0-9]" "_" stem "${ARG_NAME}")
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/embedded/${stem}.cc)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} "-DINPUT=${input_arg}" -DOUTPUT=${out} -DSYMBOL=${symbol}
+            -DNAMESPACE=${ARG_NAMESPACE} -P ${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake
+    DEPENDS ${inputs} ${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake
+    COMMENT "Embedding ${ARG_NAME}"
+    VERBATIM)
+  target_sources(${ARG_TARGET} PRIVATE ${out})
 endfunction()

@@ -27,6 +27,7 @@ struct SimulateFlags {
   std::string truth;
   bool sppo = false;
   bool no_faults = false;
+  std::int32_t late_responses = -1;
   std::int32_t writers = 8;
   std::string hours;
   double gps_noise_m = -1;
@@ -75,6 +76,9 @@ int RunSimulate(const SimulateFlags& flags, bool vehicles_given) {
   }
   if (flags.no_faults) {
     options.faults = sim::FaultConfig::None();
+  }
+  if (flags.late_responses >= 0) {
+    options.faults.late_responses = flags.late_responses;
   }
   if (flags.gps_noise_m >= 0) {
     options.faults.gps_noise_m = flags.gps_noise_m;
@@ -139,6 +143,10 @@ void AddSimulateCommand(CLI::App& app, CommandMain& run) {
   sub->add_flag("--no-faults", flags->no_faults,
                 "A clean day: no feed faults (delivery delay, GPS noise, terminal drift and incidents "
                 "stay)");
+  sub->add_option("--late-responses", flags->late_responses,
+                  "Responses archived 15 minutes late (default 2, 0 with --no-faults); their records "
+                  "are older than the watermark")
+      ->check(CLI::Range(0, 1000));
   sub->add_option("--writers", flags->writers, "Archive writers in parallel (default 8)");
   sub->add_option("--gps-noise-m", flags->gps_noise_m, "GPS error, metres per axis (default 3)");
   sub->add_option("--hours", flags->hours,

@@ -5,12 +5,8 @@
 #include <algorithm>
 #include <functional>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numbers>
-#include <thread>
 #include <tuple>
 
 #include "frota/base/file.h"
@@ -20,12 +16,13 @@
 #include "frota/model/rejection.h"
 #include "frota/sink/duckdb_connection.h"
 #include "frota/sim/city.h"
+#include "frota/sim/day_poller.h"
 #include "frota/sim/expected_outcomes.h"
-#include "frota/sim/feed_encoder.h"
 #include "frota/sim/fleet.h"
 #include "frota/sim/random.h"
 #include "frota/sim/schedule.h"
 #include "frota/sim/truth.h"
+#include "frota/sim/writer_pool.h"
 #include "frota/source/bronze_archive.h"
 
 namespace frota::sim {
@@ -34,12 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kPollS = 15;
-constexpr double kReportAfterOffS = 600;  // polls go on this long after the last pull-in
-constexpr double kListedAfterOffS = 120;  // the server lists a bus this long after pull-in
-constexpr double kMaxLatencyS = 1800;
 constexpr double kCoverageGapS = 300;  // semantics §7: a coverage gap is 5 minutes or more
-constexpr std::size_t kQueueDepth = 4;
 constexpr const char* kFaultRecordsFile = "truth-faults.parquet";
 
 void Progress(const SimulateOptions& options, const std::string& line) {
@@ -47,164 +39,6 @@ void Progress(const SimulateOptions& options, const std::string& line) {
     options.progress(line);
   }
 }
-
-// One response waiting for its writer, which encodes it (encoding is the costly part of
-// a poll, so the writers' threads share it).
-struct WriteJob {
-  source::ResponseEnvelope envelope;
-  std::vector<SimRecord> records;
-  std::optional<std::int64_t> header_time_s;
-  std::int64_t server_ms = 0;  // SPPO datahoraservidor
-  /// A response archived late: written after the current one (its name sorts there),
-  /// then its envelope's ingest_time is set back to when it was really received.
-  std::optional<base::Timestamp> received;
-};
-
-// Rewrites the envelope of `body` with an earlier ingest time (the only field changed).
-base::Status Backdate(const fs::path& body, base::Timestamp received) {
-  const fs::path meta = body.string() + ".meta.json";
-  FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(meta));
-  nlohmann::ordered_json envelope;
-  try {
-    envelope = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return base::Internal("{}: {}", meta.string(), e.what());
-  }
-  envelope["ingest_time"] = base::FormatIso8601(received);
-  return base::WriteFileAtomic(meta, envelope.dump() + "\n");
-}
-
-// BronzeWriters on threads of their own, response k going to writer k mod N.
-class WriterPool {
- public:
-  static base::Result<std::unique_ptr<WriterPool>> Open(const fs::path& root,
-                                                        const source::FeedInfo& info,
-                                                        const std::optional<fs::path>& sppo_root,
-                                                        const source::FeedInfo& sppo_info,
-                                                        std::int32_t count, const Fleet& fleet,
-                                                        const DayPlan& plan) {
-    std::unique_ptr<WriterPool> pool(new WriterPool());
-    for (std::int32_t i = 0; i < std::max(count, 1); ++i) {
-      auto lane = std::make_unique<Lane>();
-      lane->encoder = std::make_unique<FeedEncoder>(fleet, plan);
-      FROTA_ASSIGN_OR_RETURN(lane->writer, source::BronzeWriter::Open(root, info));
-      if (sppo_root) {
-        FROTA_ASSIGN_OR_RETURN(lane->sppo_writer, source::BronzeWriter::Open(*sppo_root, sppo_info));
-      }
-      pool->lanes_.push_back(std::move(lane));
-    }
-    for (auto& lane : pool->lanes_) {
-      Lane* raw = lane.get();
-      raw->thread = std::thread([pool_ptr = pool.get(), raw] { pool_ptr->Run(*raw); });
-    }
-    return pool;
-  }
-
-  ~WriterPool() { (void)Finish(); }
-
-  base::Status Submit(std::size_t index, WriteJob job) {
-    Lane& lane = *lanes_[index % lanes_.size()];
-    std::unique_lock lock(lane.mutex);
-    lane.cv.wait(lock, [&] { return lane.jobs.size() < kQueueDepth || !lane.status.ok(); });
-    if (!lane.status.ok()) {
-      return lane.status;
-    }
-    lane.jobs.push_back(std::move(job));
-    lane.cv.notify_all();
-    return base::Status::Ok();
-  }
-
-  base::Status Finish() {
-    base::Status first;
-    for (auto& lane : lanes_) {
-      {
-        std::lock_guard lock(lane->mutex);
-        lane->done = true;
-      }
-      lane->cv.notify_all();
-      if (lane->thread.joinable()) {
-        lane->thread.join();
-      }
-      if (first.ok() && !lane->status.ok()) {
-        first = lane->status;
-      }
-    }
-    return first;
-  }
-
-  /// Body bytes written (GTFS-RT, SPPO); complete after Finish().
-  [[nodiscard]] std::pair<std::int64_t, std::int64_t> bytes() const {
-    std::pair<std::int64_t, std::int64_t> total{0, 0};
-    for (const auto& lane : lanes_) {
-      total.first += lane->bytes;
-      total.second += lane->sppo_bytes;
-    }
-    return total;
-  }
-
- private:
-  struct Lane {
-    std::unique_ptr<FeedEncoder> encoder;
-    std::int64_t bytes = 0;
-    std::int64_t sppo_bytes = 0;
-    std::unique_ptr<source::BronzeWriter> writer;
-    std::unique_ptr<source::BronzeWriter> sppo_writer;
-    std::thread thread;
-    std::mutex mutex;
-    std::condition_variable cv;
-    std::deque<WriteJob> jobs;
-    bool done = false;
-    base::Status status;
-  };
-
-  WriterPool() = default;
-
-  void Run(Lane& lane) {
-    for (;;) {
-      WriteJob job;
-      {
-        std::unique_lock lock(lane.mutex);
-        lane.cv.wait(lock, [&] { return !lane.jobs.empty() || lane.done; });
-        if (lane.jobs.empty()) {
-          return;
-        }
-        job = std::move(lane.jobs.front());
-        lane.jobs.pop_front();
-        lane.cv.notify_all();
-      }
-      base::Status status = Write(lane, job);
-      if (!status.ok()) {
-        std::lock_guard lock(lane.mutex);
-        lane.status = status;
-        lane.jobs.clear();
-        lane.cv.notify_all();
-        return;
-      }
-    }
-  }
-
-  static base::Status Write(Lane& lane, const WriteJob& job) {
-    const std::string body = lane.encoder->GtfsRt(job.records, job.header_time_s);
-    lane.bytes += static_cast<std::int64_t>(body.size());
-    FROTA_ASSIGN_OR_RETURN(const auto path, lane.writer->Write(job.envelope, body));
-    if (job.received) {
-      FROTA_RETURN_IF_ERROR(Backdate(path, *job.received));
-    }
-    if (lane.sppo_writer) {
-      auto envelope = job.envelope;
-      envelope.headers = {{"content-type", "application/json"}};
-      const std::string sppo_body = lane.encoder->RioSppo(job.records, job.server_ms);
-      lane.sppo_bytes += static_cast<std::int64_t>(sppo_body.size());
-      FROTA_ASSIGN_OR_RETURN(const auto sppo_path, lane.sppo_writer->Write(envelope, sppo_body));
-      if (job.received) {
-        FROTA_RETURN_IF_ERROR(Backdate(sppo_path, *job.received));
-      }
-    }
-    return base::Status::Ok();
-  }
-
-  std::vector<std::unique_ptr<Lane>> lanes_;
-};
 
 // A traffic model for a GTFS that is not the built-in city: one congested centre at
 // the stops' centroid.
@@ -256,118 +90,10 @@ base::Status WriteDerivedArea(const DayPlan& plan, const fs::path& file) {
   return base::WriteFileAtomic(file, document.dump() + "\n");
 }
 
-// When fix `j` of bus `v` reaches the server (seconds after service_day_start): after
-// its delivery delay, or when a stall it was taken in ends.
-double FixArrival(const SimVehicle& vehicle, std::int64_t v, std::int64_t j, const FaultConfig& faults,
-                  std::uint64_t seed) {
-  const auto fix = static_cast<double>(vehicle.first_fix + j * kFixPeriodS);
-  Rng rng = Rng::For(seed, "fix", (static_cast<std::uint64_t>(v) << 32) | static_cast<std::uint64_t>(j));
-  const double delay = faults.delivery_floor_s + rng.LogNormal(faults.delivery_median_s, faults.delivery_sigma);
-  for (const auto& [from, until] : vehicle.stalls) {
-    if (fix >= from && fix < until) {
-      return until + delay;
-    }
-    if (from > fix) {
-      break;
-    }
-  }
-  return fix + delay;
-}
-
-// The newest fix of the bus on the server at `now`: its index, or -1 before the first.
-std::int64_t NewestArrivedFix(const SimVehicle& vehicle, std::int64_t v, double now, const FaultConfig& faults,
-                              std::uint64_t seed) {
-  const double last_fix_time = std::min(now, vehicle.t_off);
-  if (last_fix_time < static_cast<double>(vehicle.first_fix)) {
-    return -1;
-  }
-  const auto newest = static_cast<std::int64_t>(
-      std::floor((last_fix_time - static_cast<double>(vehicle.first_fix)) / static_cast<double>(kFixPeriodS)));
-  for (std::int64_t j = newest; j >= 0 && j > newest - 400; --j) {
-    if (FixArrival(vehicle, v, j, faults, seed) <= now) {
-      return j;
-    }
-  }
-  return -1;
-}
-
-// The rule-1 reason the decoder will give a record, in the decoder's order.
-std::optional<model::RejectReason> DecoderReason(const SimRecord& record, bool header_has_time) {
-  using model::RejectReason;
-  if (!record.has_vehicle_id) {
-    return RejectReason::kMissingVehicleId;
-  }
-  if (!record.has_position) {
-    return RejectReason::kMissingCoordinates;
-  }
-  const double lat = record.lat;
-  const double lon = record.lon;
-  if (!(lat >= -90.0 && lat <= 90.0)) {
-    return RejectReason::kLatitudeOutOfRange;
-  }
-  if (!(lon >= -180.0 && lon <= 180.0)) {
-    return RejectReason::kLongitudeOutOfRange;
-  }
-  if (lat == 0.0 && lon == 0.0) {
-    return RejectReason::kNullIsland;
-  }
-  if (!record.has_timestamp && !header_has_time) {
-    return RejectReason::kMissingTimestamp;
-  }
-  if (record.has_timestamp && record.timestamp_in_ms) {
-    return RejectReason::kTimestampInMilliseconds;
-  }
-  return std::nullopt;
-}
-
 std::string OutcomeName(std::uint8_t outcome) {
   return outcome == 0 ? std::string("accepted")
                       : std::string(model::RejectReasonName(static_cast<model::RejectReason>(outcome - 1)));
 }
-
-// A point outside the area: outwards from its centre until outside, then a bit further.
-std::optional<LatLon> PointOutside(const geo::Area& area, Rng& rng) {
-  const auto& box = area.bounding_box();
-  const LatLon centre{(box.min_lat + box.max_lat) / 2, (box.min_lon + box.max_lon) / 2};
-  const LocalPlane plane(centre);
-  const double theta = rng.Uniform(0, 2 * std::numbers::pi);
-  const double beyond = rng.Uniform(500, 5000);
-  for (double r = 1000; r < 500'000; r += 1000) {
-    const LatLon edge = plane.ToLatLon(r * std::cos(theta), r * std::sin(theta));
-    if (area.Contains(edge.lat, edge.lon)) {
-      continue;
-    }
-    const LatLon p = plane.ToLatLon((r + beyond) * std::cos(theta), (r + beyond) * std::sin(theta));
-    const auto lat = static_cast<float>(p.lat);
-    const auto lon = static_cast<float>(p.lon);
-    if (!area.Contains(lat, lon)) {
-      return p;
-    }
-  }
-  return std::nullopt;
-}
-
-struct VehicleFeed {
-  bool in_previous_poll = false;
-  SimRecord last;                  // the entity of the previous response
-  std::int64_t last_fix = -1;      // the fix the server last showed
-  SimRecord last_fix_record;       // and how it shows it (data faults included)
-};
-
-struct StoredResponse {
-  std::vector<SimRecord> records;
-  std::optional<std::int64_t> header_time_s;
-  std::int64_t server_ms = 0;
-  base::Timestamp ingest;
-  std::vector<RecordFacts> facts;
-  std::vector<std::int32_t> vehicles;  // -1 for none
-};
-
-struct FaultRow {
-  std::int64_t offset;
-  Fault fault;
-  std::int32_t vehicle;
-};
 
 std::string DateText(std::int32_t days) { return base::FormatDate(base::LocalDateFromDays(days)); }
 
@@ -421,13 +147,6 @@ std::vector<TruthStaleRoute> ApplyStalePlan(DayPlan& plan, const FaultConfig& fa
   return out;
 }
 
-// line_silent: a route and a window of the day in which the server leaves its buses out.
-struct LineSilence {
-  std::int32_t route = 0;
-  double start = 0;
-  double end = 0;
-};
-
 // Each silence starts in 06:00-21:00 and falls on a route with a departure inside it
 // (else on any route), so that it hides real departures.
 std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig& faults, std::uint64_t seed) {
@@ -454,25 +173,6 @@ std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig&
     return std::tie(a.start, a.route) < std::tie(b.start, b.route);
   });
   return out;
-}
-
-// A bus standing at a terminal: its reported position wanders along a circle through
-// the true one, of a diameter drawn per stand between the drift limits, once round every
-// 60-120 minutes (urban canyons and multipath at bus stations), metres east and north. So
-// slow that a long stand still holds §4 stops of 5 minutes and more (under 40 m moved in
-// any 5 minutes), each ended when the drift has taken the bus 50 m from its anchor.
-std::pair<double, double> TerminalDrift(const VehicleSample& sample, std::int32_t v, double t,
-                                        const FaultConfig& faults, std::uint64_t seed) {
-  if (!sample.terminal_stand || faults.terminal_drift_max_m <= 0) {
-    return {0, 0};
-  }
-  const auto stand = static_cast<std::uint64_t>(std::llround(sample.stand_start));
-  Rng rng = Rng::For(seed, "terminal_drift", (static_cast<std::uint64_t>(v) << 32) ^ stand);
-  const double radius = rng.Uniform(faults.terminal_drift_min_m, faults.terminal_drift_max_m) / 2;
-  const double period = rng.Uniform(3600, 7200);
-  const double phase = rng.Uniform(0, 2 * std::numbers::pi);
-  const double angle = phase + 2 * std::numbers::pi * (t - sample.stand_start) / period;
-  return {radius * (std::cos(angle) - std::cos(phase)), radius * (std::sin(angle) - std::sin(phase))};
 }
 
 // The true headways: consecutive true departures of a route, direction and service date,
@@ -627,25 +327,22 @@ std::vector<TruthAlert> TrueAlerts(const std::vector<TruthHeadway>& headways,
   return out;
 }
 
-}  // namespace
-
-base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
-  SimulateSummary summary;
-  const FaultConfig& faults = options.faults;
-  std::error_code ec;
-  fs::create_directories(options.out, ec);
-  if (ec) {
-    return base::IoError("{}: cannot create: {}", options.out.string(), ec.message());
-  }
-  if (fs::exists(options.out / options.feed_id / "feed.json")) {
-    return base::InvalidInput("{}: already holds an archive of feed {}; choose an empty --out",
-                              options.out.string(), options.feed_id);
-  }
-  summary.archive = options.out;
-  summary.truth = options.truth.empty() ? options.out / "truth.json" : options.truth;
-
-  // The network and its service.
+// The network, its service on the date and what stale_plan changed of it.
+struct Day {
+  DayPlan plan;
   TrafficModel traffic;
+  // The planned departures of the GTFS frota is given, per route and direction, before
+  // --hours and stale_plan change what runs: the service periods of the truth's headways.
+  std::map<std::pair<std::string, int>, std::vector<std::int32_t>> written;
+  std::vector<TruthStaleRoute> stale_plan;
+};
+
+// Simulate's first phase: the built-in city (written as GTFS and GeoJSON) or the given
+// GTFS, planned for the date, with the area rule 4 will use named in `summary`.
+base::Result<Day> PlanTheDay(const SimulateOptions& options, SimulateSummary& summary) {
+  const FaultConfig& faults = options.faults;
+  Day day;
+  TrafficModel& traffic = day.traffic;
   if (options.gtfs) {
     summary.gtfs = *options.gtfs;
   } else {
@@ -661,10 +358,9 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   if (options.gtfs) {
     traffic = DefaultTraffic(feed);
   }
-  FROTA_ASSIGN_OR_RETURN(DayPlan plan, PlanDay(feed, options.date, traffic));
-  // The planned departures of the GTFS frota is given, per route and direction, before
-  // --hours and stale_plan change what runs: the service periods of the truth's headways.
-  std::map<std::pair<std::string, int>, std::vector<std::int32_t>> written;
+  FROTA_ASSIGN_OR_RETURN(day.plan, PlanDay(feed, options.date, traffic));
+  DayPlan& plan = day.plan;
+  auto& written = day.written;
   for (const PlannedTrip& trip : plan.trips) {
     written[{trip.route_id, trip.direction_id}].push_back(trip.departure_s);
   }
@@ -686,383 +382,19 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
       FROTA_RETURN_IF_ERROR(WriteDerivedArea(plan, summary.area));
     }
   }
-  const std::vector<TruthStaleRoute> stale_plan = ApplyStalePlan(plan, faults, options.seed);
+  day.stale_plan = ApplyStalePlan(plan, faults, options.seed);
+  return day;
+}
 
-  // The same loader `frota replay --area` uses, so rule 4 is answered by the same file.
-  FROTA_ASSIGN_OR_RETURN(const geo::Area area, geo::Area::LoadGeoJson(summary.area));
-  FROTA_ASSIGN_OR_RETURN(const auto zone, base::TimeZone::Load(plan.time_zone));
-
-  Progress(options, fmt::format("driving trips={} shapes={}", plan.trips.size(), plan.shapes.size()));
-  const Fleet fleet = BuildFleet(plan, traffic, faults, options.seed, zone);
-  summary.routes = static_cast<std::int64_t>(fleet.route_ids.size());
-  summary.vehicles = static_cast<std::int64_t>(fleet.vehicles.size());
-  summary.peak_vehicles = fleet.peak_vehicles;
-  summary.planned_trips = static_cast<std::int64_t>(plan.trips.size());
-  summary.run_trips = static_cast<std::int64_t>(fleet.departures.size());
-
-  // The archive.
-  source::FeedInfo info;
-  info.feed_id = options.feed_id;
-  info.format = codec::Format::kGtfsRt;
-  info.mode = model::Mode::kBus;
-  info.time_zone = plan.time_zone;
-  info.url = "sim://frota/vehicle-positions.pb";
-  source::FeedInfo sppo_info = info;
-  sppo_info.feed_id = "rio-sppo";
-  sppo_info.format = codec::Format::kRioSppo;
-  sppo_info.url = "sim://frota/gps/sppo";
-  std::optional<fs::path> sppo_root;
-  if (options.sppo) {
-    sppo_root = options.out / "sppo";
-    summary.sppo_archive = *sppo_root;
-  }
-  FROTA_ASSIGN_OR_RETURN(auto writers, WriterPool::Open(options.out, info, sppo_root, sppo_info,
-                                                        options.writers, fleet, plan));
-
-  const std::int64_t day_start_us = base::ToUnixMicros(plan.service_day_start);
-  double first_on = fleet.vehicles.front().t_on;
-  double last_off = fleet.vehicles.front().t_off;
-  for (const auto& vehicle : fleet.vehicles) {
-    first_on = std::min(first_on, vehicle.t_on);
-    last_off = std::max(last_off, vehicle.t_off);
-  }
-  const auto first_poll = static_cast<std::int64_t>(std::floor(first_on / kPollS));
-  const auto last_poll = static_cast<std::int64_t>(std::ceil((last_off + kReportAfterOffS) / kPollS));
-  const std::int64_t polls = last_poll - first_poll + 1;
-
-  // Feed-wide outages (no poll answered) and line silences, in seconds of the service day.
-  std::vector<std::pair<double, double>> outages;
-  for (std::size_t i = 0; i < faults.feed_outages.size(); ++i) {
-    const OutageSpec& spec = faults.feed_outages[i];
-    Rng outage_rng = Rng::For(options.seed, "feed_outage", i);
-    const double start = std::floor(outage_rng.Uniform(spec.earliest_start_s, spec.latest_start_s));
-    const double end = start + std::floor(outage_rng.Uniform(spec.min_duration_s, spec.max_duration_s));
-    if (end > first_on && start < last_off + kReportAfterOffS) {
-      outages.emplace_back(start, end);
-    }
-  }
-  const std::vector<LineSilence> silences = DrawLineSilences(fleet, faults, options.seed);
-  const auto in_outage = [&](double t) {
-    return std::any_of(outages.begin(), outages.end(), [t](const auto& o) { return t >= o.first && t < o.second; });
-  };
-  std::vector<std::vector<std::pair<double, double>>> silent_windows(fleet.route_ids.size());
-  for (const LineSilence& silence : silences) {
-    silent_windows[static_cast<std::size_t>(silence.route)].emplace_back(silence.start, silence.end);
-  }
-  const auto route_silent = [&](std::int32_t route, double t) {
-    const auto& list = silent_windows[static_cast<std::size_t>(route)];
-    return std::any_of(list.begin(), list.end(), [t](const auto& o) { return t >= o.first && t < o.second; });
-  };
-
-  // Late responses: spread over the day, each a copy of the response `age` polls before.
-  const std::int64_t age = std::max<std::int32_t>(faults.late_response_age_polls, 30);
-  std::map<std::int64_t, std::int64_t> late_at;  // poll -> poll whose response it repeats
-  if (faults.late_responses > 0 && polls > age + 200) {
-    const std::int64_t span = polls - age - 200;
-    for (std::int32_t i = 0; i < faults.late_responses; ++i) {
-      const std::int64_t k = first_poll + age + 100 + span * (2 * i + 1) / (2 * faults.late_responses);
-      late_at[k] = k - age;
-    }
-  }
-  std::map<std::int64_t, StoredResponse> kept;  // responses a late copy will repeat
-
-  std::vector<std::size_t> by_start(fleet.vehicles.size());
-  for (std::size_t i = 0; i < by_start.size(); ++i) {
-    by_start[i] = i;
-  }
-  std::stable_sort(by_start.begin(), by_start.end(), [&](std::size_t a, std::size_t b) {
-    return fleet.vehicles[a].t_on < fleet.vehicles[b].t_on;
-  });
-  std::vector<std::int32_t> active;  // indexes into fleet.vehicles, kept sorted
-  std::size_t next_start = 0;
-  std::vector<VehicleFeed> feeds(fleet.vehicles.size());
-
-  ExpectedOutcomes expected(&area);
-  std::vector<FaultRow> fault_rows;
-  std::array<std::int64_t, kFaultCount> injected{};
-  std::int64_t fresh_records = 0;
-  std::int64_t records_over_300 = 0;
-  std::int64_t headerless_fresh = 0;
-  std::int64_t line_polls = 0;
-  std::int64_t repeated_line_polls = 0;
-  std::vector<std::int64_t> latency_histogram(static_cast<std::size_t>(kMaxLatencyS) + 2, 0);
-  std::int64_t offset = 0;
-  std::vector<SimRecord> records;
-  std::vector<std::uint8_t> route_repeats(fleet.route_ids.size());
-  std::vector<std::uint8_t> route_active(fleet.route_ids.size());
-
-  const auto offer = [&](const std::vector<RecordFacts>& facts) {
-    for (const auto& f : facts) {
-      expected.Offer(f);
-    }
-    expected.EndOfResponse();
-  };
-
-  Progress(options, fmt::format("polling polls={} vehicles={} peak={}", polls, fleet.vehicles.size(),
-                                fleet.peak_vehicles));
-  for (std::int64_t k = first_poll; k <= last_poll; ++k) {
-    Rng rng = Rng::For(options.seed, "poll", static_cast<std::uint64_t>(k - first_poll));
-    const double poll_t = static_cast<double>(k) * kPollS;
-    const double request_ms = std::floor(rng.Uniform(80, 900));
-    const std::int64_t ingest_us = day_start_us + static_cast<std::int64_t>(poll_t * 1e6) +
-                                   static_cast<std::int64_t>(request_ms) * 1000;
-    const double ingest_t = static_cast<double>(ingest_us - day_start_us) / 1e6;
-    const bool headerless = rng.Bernoulli(faults.headerless_response);
-    const std::int64_t header_s =
-        static_cast<std::int64_t>(std::floor(static_cast<double>(ingest_us) / 1e6 - rng.Uniform(0.5, 3)));
-    for (auto& flag : route_repeats) {
-      flag = rng.Bernoulli(faults.repeat) ? 1 : 0;
-    }
-    std::fill(route_active.begin(), route_active.end(), 0);
-
-    // Buses come and go.
-    while (next_start < by_start.size() && fleet.vehicles[by_start[next_start]].t_on <= poll_t) {
-      const auto v = static_cast<std::int32_t>(by_start[next_start++]);
-      active.insert(std::lower_bound(active.begin(), active.end(), v), v);
-    }
-    std::erase_if(active, [&](std::int32_t v) {
-      return poll_t > fleet.vehicles[static_cast<std::size_t>(v)].t_off + kListedAfterOffS + kPollS;
-    });
-
-    records.clear();
-    if (in_outage(poll_t)) {
-      // The poll fails: nothing is archived, and the next response repeats nothing.
-      for (const std::int32_t v : active) {
-        feeds[static_cast<std::size_t>(v)].in_previous_poll = false;
-      }
-      continue;
-    }
-    for (const std::int32_t v : active) {
-      const SimVehicle& vehicle = fleet.vehicles[static_cast<std::size_t>(v)];
-      VehicleFeed& state = feeds[static_cast<std::size_t>(v)];
-      route_active[static_cast<std::size_t>(vehicle.route)] = 1;
-      // Draws happen in a fixed order for every active bus, whatever it reports.
-      const double fault_u = rng.Uniform();
-      const bool drop_timestamp = rng.Bernoulli(faults.missing_timestamp);
-      const double fault_a = rng.Uniform();
-      const double fault_b = rng.Uniform();
-      Rng fault_rng(rng.Next());
-      if (route_silent(vehicle.route, poll_t)) {
-        continue;  // line_silent: the server leaves the line's buses out
-      }
-
-      // The line's entities repeat the previous response.
-      if (route_repeats[static_cast<std::size_t>(vehicle.route)] != 0 && state.in_previous_poll &&
-          state.last.has_timestamp) {
-        SimRecord copy = state.last;
-        copy.fault = Fault::kRepeat;
-        records.push_back(copy);
-        continue;
-      }
-      const std::int64_t fix = NewestArrivedFix(vehicle, v, ingest_t, faults, options.seed);
-      if (fix < 0 || ingest_t > vehicle.t_off + kListedAfterOffS) {
-        continue;
-      }
-      const std::int64_t fix_s = vehicle.first_fix + fix * kFixPeriodS;
-      const double fix_age = ingest_t - static_cast<double>(fix_s);
-      SimRecord record;
-      if (fix == state.last_fix) {
-        // No newer fix has arrived: the server shows the same one again.
-        record = state.last_fix_record;
-        record.fault.reset();
-      } else {
-        ++fresh_records;
-        ++latency_histogram[static_cast<std::size_t>(std::clamp(fix_age, 0.0, kMaxLatencyS + 1))];
-        const auto t = static_cast<double>(fix_s);
-        const VehicleSample sample = SampleVehicle(vehicle, plan, t);
-        const auto [east, north] = GpsError(vehicle, t, faults.gps_noise_m);
-        const auto [drift_east, drift_north] = TerminalDrift(sample, v, t, faults, options.seed);
-        const LatLon measured = LocalPlane(sample.position).ToLatLon(east + drift_east, north + drift_north);
-        record.vehicle = v;
-        record.timestamp_s = day_start_us / 1'000'000 + fix_s;
-        record.fix_s = record.timestamp_s;
-        record.lat = static_cast<float>(measured.lat);
-        record.lon = static_cast<float>(measured.lon);
-        record.speed_mps = static_cast<float>(sample.speed_mps);
-        record.bearing_deg = static_cast<float>(sample.bearing_deg);
-        record.slot = sample.slot;
-
-        // A data fault of the fix: it stays with the fix while the server shows it.
-        double cumulative = 0;
-        for (const Fault candidate : kDrawnRecordFaults) {
-          cumulative += faults.RecordRate(candidate);
-          if (fault_u < cumulative) {
-            record.fault = candidate;
-            break;
-          }
-        }
-        if (record.fault) {
-          switch (*record.fault) {
-            case Fault::kFutureClock:
-              record.timestamp_s += static_cast<std::int64_t>(40 + fault_a * 560);
-              break;
-            case Fault::kGpsJump: {
-              // 3-12 km away in some direction, but inside the city (outside would be
-              // out_of_area, an earlier rule): shorter jumps when the city is small.
-              std::optional<LatLon> landed;
-              const double drawn = 3000 + fault_b * 9000;
-              for (const double distance : {drawn, std::max(3000.0, drawn / 2), 3000.0, 2500.0}) {
-                for (int attempt = 0; attempt < 16 && !landed; ++attempt) {
-                  const double theta = 2 * std::numbers::pi * (fault_a + attempt / 16.0);
-                  const LatLon p =
-                      LocalPlane(measured).ToLatLon(distance * std::cos(theta), distance * std::sin(theta));
-                  if (area.Contains(static_cast<float>(p.lat), static_cast<float>(p.lon))) {
-                    landed = p;
-                  }
-                }
-              }
-              if (landed) {
-                record.lat = static_cast<float>(landed->lat);
-                record.lon = static_cast<float>(landed->lon);
-              } else {
-                record.fault.reset();
-              }
-              break;
-            }
-            case Fault::kOutsideCity:
-              if (const auto p = PointOutside(area, fault_rng)) {
-                record.lat = static_cast<float>(p->lat);
-                record.lon = static_cast<float>(p->lon);
-              } else {
-                record.fault.reset();
-              }
-              break;
-            case Fault::kMissingVehicleId:
-              record.has_vehicle_id = false;
-              break;
-            case Fault::kMissingCoordinates:
-              record.has_position = false;
-              break;
-            case Fault::kLatitudeOutOfRange:
-              record.lat *= 10;
-              break;
-            case Fault::kLongitudeOutOfRange:
-              record.lon *= 10;
-              break;
-            case Fault::kNullIsland:
-              record.lat = 0;
-              record.lon = 0;
-              break;
-            case Fault::kTimestampInMilliseconds:
-              record.timestamp_in_ms = true;
-              break;
-            default:
-              break;
-          }
-        }
-        state.last_fix = fix;
-        state.last_fix_record = record;
-      }
-      // A response without header time loses some entities' timestamps (a rendering
-      // glitch of that response, not of the fix).
-      if (!record.fault && headerless) {
-        ++headerless_fresh;
-        if (drop_timestamp) {
-          record.has_timestamp = false;
-          record.fault = Fault::kMissingTimestamp;
-        }
-      }
-      if (!record.fault && fix_age > 300) {
-        record.fault = Fault::kDelayedReport;
-      }
-      records.push_back(record);
-    }
-    for (const SimRecord& record : records) {
-      records_over_300 += static_cast<double>(ingest_us) / 1e6 - static_cast<double>(record.fix_s) > 300 ? 1 : 0;
-    }
-    for (std::size_t r = 0; r < route_active.size(); ++r) {
-      if (route_active[r] != 0) {
-        ++line_polls;
-        repeated_line_polls += route_repeats[r];
-      }
-    }
-    for (const std::int32_t v : active) {
-      feeds[static_cast<std::size_t>(v)].in_previous_poll = false;
-    }
-    for (const SimRecord& record : records) {
-      VehicleFeed& state = feeds[static_cast<std::size_t>(record.vehicle)];
-      state.in_previous_poll = true;
-      state.last = record;
-      state.last.fault.reset();
-    }
-
-    // The response, its records' facts, and the faults they carry.
-    const std::optional<std::int64_t> header_time = headerless ? std::nullopt : std::optional(header_s);
-    StoredResponse response;
-    response.header_time_s = header_time;
-    response.server_ms = ingest_us / 1000;
-    response.ingest = base::FromUnixMicros(ingest_us);
-    for (const SimRecord& record : records) {
-      RecordFacts facts;
-      facts.decoder_reason = DecoderReason(record, header_time.has_value());
-      facts.vehicle = record.has_vehicle_id ? record.vehicle : -1;
-      facts.event_us = (record.has_timestamp ? record.timestamp_s : header_s) * 1'000'000;
-      facts.ingest_us = ingest_us;
-      facts.lat = record.lat;
-      facts.lon = record.lon;
-      response.facts.push_back(facts);
-      response.vehicles.push_back(record.vehicle);
-      if (record.fault) {
-        fault_rows.push_back({offset, *record.fault, record.vehicle});
-        ++injected[static_cast<std::size_t>(*record.fault)];
-      }
-      ++offset;
-    }
-    offer(response.facts);
-    injected[static_cast<std::size_t>(Fault::kHeaderlessResponse)] += headerless ? 1 : 0;
-    summary.records += static_cast<std::int64_t>(records.size());
-    ++summary.responses;
-    if (std::any_of(late_at.begin(), late_at.end(), [&](const auto& entry) { return entry.second == k; })) {
-      response.records = records;
-      kept.emplace(k, response);
-    }
-
-    WriteJob job;
-    job.envelope.ingest_time = response.ingest;
-    job.envelope.http_status = 200;
-    job.envelope.headers = {{"content-type", "application/x-protobuf"}};
-    job.envelope.duration_ms = request_ms;
-    job.records = records;
-    job.header_time_s = header_time;
-    job.server_ms = response.server_ms;
-    const auto lane = static_cast<std::size_t>(k - first_poll);
-    FROTA_RETURN_IF_ERROR(writers->Submit(lane, std::move(job)));
-
-    // A late response: an old body, named after this one, its envelope set back.
-    if (const auto it = late_at.find(k); it != late_at.end()) {
-      const auto old = kept.find(it->second);
-      if (old != kept.end()) {
-        const StoredResponse& copy = old->second;
-        WriteJob late;
-        late.envelope.ingest_time = response.ingest + std::chrono::milliseconds(1);
-        late.envelope.http_status = 200;
-        late.envelope.headers = {{"content-type", "application/x-protobuf"}};
-        late.envelope.duration_ms = request_ms;
-        late.records = copy.records;
-        late.header_time_s = copy.header_time_s;
-        late.server_ms = copy.server_ms;
-        late.received = copy.ingest;
-        FROTA_RETURN_IF_ERROR(writers->Submit(lane, std::move(late)));
-        for (std::size_t i = 0; i < copy.facts.size(); ++i) {
-          fault_rows.push_back({offset + static_cast<std::int64_t>(i), Fault::kLateResponse, copy.vehicles[i]});
-        }
-        offset += static_cast<std::int64_t>(copy.facts.size());
-        summary.records += static_cast<std::int64_t>(copy.facts.size());
-        ++summary.responses;
-        ++injected[static_cast<std::size_t>(Fault::kLateResponse)];
-        offer(copy.facts);
-        kept.erase(old);
-      }
-    }
-    if ((k - first_poll) % 960 == 0) {
-      Progress(options, fmt::format("poll {}/{} records={}", k - first_poll, polls, summary.records));
-    }
-  }
-  expected.Finish();
-  FROTA_RETURN_IF_ERROR(writers->Finish());
-  std::tie(summary.bytes, summary.sppo_bytes) = writers->bytes();
-
-  // The truth.
+// The truth's header: the day, its files, its counts, delivery latencies and what the
+// rules must accept and reject (copied into `summary`).
+Truth TruthHeader(const PollPlan& polled, const PollCounts& counts, const ExpectedOutcomes& expected,
+                  SimulateSummary& summary) {
+  const SimulateOptions& options = *polled.options;
+  const DayPlan& plan = *polled.plan;
+  const Fleet& fleet = *polled.fleet;
+  const std::vector<std::int64_t>& latency_histogram = counts.latency_histogram;
+  const std::int64_t records_over_300 = counts.records_over_300;
   Truth truth;
   truth.seed = options.seed;
   truth.date = base::FormatDate(options.date);
@@ -1116,15 +448,31 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   }
   summary.expected_accepted = truth.expected_accepted;
   summary.expected_rejected = truth.expected_rejected;
+  return truth;
+}
 
-  // Faults: counts, rates, and what the rules make of the records they touched.
+// The truth's faults: per fault, how often it was injected out of how many chances, at
+// what configured rate, and what the rules make of the records it touched.
+void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollCounts& counts,
+               const ExpectedOutcomes& expected, const SimulateSummary& summary) {
+  const FaultConfig& faults = polled.options->faults;
+  const Fleet& fleet = *polled.fleet;
+  const std::vector<FaultRow>& fault_rows = counts.fault_rows;
+  const auto& injected = counts.injected;
+  const std::int64_t fresh_records = counts.fresh_records;
+  const std::int64_t headerless_fresh = counts.headerless_fresh;
+  const std::int64_t line_polls = counts.line_polls;
+  const std::int64_t repeated_line_polls = counts.repeated_line_polls;
+  const std::int64_t polls = polled.last_poll - polled.first_poll + 1;
+  const auto& outages = polled.outages;
+  const auto& silences = polled.silences;
+  const auto& stale_plan = day.stale_plan;
   std::array<std::map<std::string, std::int64_t>, kFaultCount> outcomes;
   std::array<std::int64_t, kFaultCount> record_counts{};
   for (const FaultRow& row : fault_rows) {
     ++outcomes[static_cast<std::size_t>(row.fault)][OutcomeName(expected.outcomes()[static_cast<std::size_t>(row.offset)])];
     ++record_counts[static_cast<std::size_t>(row.fault)];
   }
-  const std::string start_date = base::FormatGtfsDate(plan.service_date);
   std::int64_t duplicate_injected = 0;
   std::int64_t late_injected = 0;
   std::int64_t never_tagged_injected = 0;
@@ -1172,7 +520,20 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
             fleet.long_layovers, faults.reassigned_while_parked);
   std::sort(truth.faults.begin(), truth.faults.end(),
             [](const TruthFault& a, const TruthFault& b) { return a.fault < b.fault; });
+}
 
+// The truth's events: stops, departures, trips never run, shared slots, reassignments,
+// speed cells, outages, silences, stale routes and headways (the last three also in
+// `summary`).
+void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, SimulateSummary& summary) {
+  const DayPlan& plan = *polled.plan;
+  const Fleet& fleet = *polled.fleet;
+  const std::int64_t day_start_us = polled.day_start_us;
+  const auto& outages = polled.outages;
+  const auto& silences = polled.silences;
+  const auto& stale_plan = day.stale_plan;
+  const auto& written = day.written;
+  const std::string start_date = base::FormatGtfsDate(plan.service_date);
   const auto at = [&](double t) { return day_start_us + static_cast<std::int64_t>(std::llround(t * 1e3)) * 1000; };
   const auto id_of = [&](std::int32_t v) { return fleet.vehicles[static_cast<std::size_t>(v)].id; };
   for (const TrueStop& stop : fleet.stops) {
@@ -1260,42 +621,129 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
     truth.alerts = TrueAlerts(truth.headways, written, outages_us,
                               [&at](double s) { return static_cast<std::int64_t>(at(s)); });
   }
-  FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
+}
 
-  // Every record a fault touched, with what the rules must make of it: Parquet, for a
-  // join with the `rejected` table on (feed_id, source_offset).
-  {
-    FROTA_ASSIGN_OR_RETURN(auto db, sink::DuckDbConnection::Open(""));
-    FROTA_RETURN_IF_ERROR(db->Execute(
-        "CREATE TABLE fault_records (feed_id VARCHAR, source_offset BIGINT, fault VARCHAR, "
-        "vehicle_id VARCHAR, expected VARCHAR)"));
-    using sink::ColumnType;
-    FROTA_ASSIGN_OR_RETURN(auto appender,
-                           sink::ChunkAppender::Create(*db, "fault_records",
-                                                       {ColumnType::kVarchar, ColumnType::kBigint,
-                                                        ColumnType::kVarchar, ColumnType::kVarchar,
-                                                        ColumnType::kVarchar}));
-    std::array<std::string, model::kRejectReasonCount + 1> outcome_names;
-    for (std::size_t i = 0; i < outcome_names.size(); ++i) {
-      outcome_names[i] = OutcomeName(static_cast<std::uint8_t>(i));
-    }
-    for (const FaultRow& row : fault_rows) {
-      appender->SetString(0, options.feed_id);
-      appender->SetInt64(1, row.offset);
-      appender->SetString(2, FaultName(row.fault));
-      appender->SetString(3, fleet.vehicles[static_cast<std::size_t>(row.vehicle)].id);
-      appender->SetString(4, outcome_names[expected.outcomes()[static_cast<std::size_t>(row.offset)]]);
-      FROTA_RETURN_IF_ERROR(appender->EndRow());
-    }
-    FROTA_RETURN_IF_ERROR(appender->Close());
-    const fs::path parquet = fs::absolute(summary.truth).parent_path() / kFaultRecordsFile;
-    std::string quoted = parquet.string();
-    for (std::size_t pos = 0; (pos = quoted.find('\'', pos)) != std::string::npos; pos += 2) {
-      quoted.insert(pos, "'");
-    }
-    FROTA_RETURN_IF_ERROR(db->Execute(fmt::format(
-        "COPY (SELECT * FROM fault_records ORDER BY source_offset) TO '{}' (FORMAT parquet)", quoted)));
+// Every record a fault touched, with what the rules must make of it: Parquet, for a
+// join with the `rejected` table on (feed_id, source_offset).
+base::Status WriteFaultRecords(const SimulateOptions& options, const Fleet& fleet, const PollCounts& counts,
+                               const ExpectedOutcomes& expected, const SimulateSummary& summary) {
+  const std::vector<FaultRow>& fault_rows = counts.fault_rows;
+  FROTA_ASSIGN_OR_RETURN(auto db, sink::DuckDbConnection::Open(""));
+  FROTA_RETURN_IF_ERROR(db->Execute(
+      "CREATE TABLE fault_records (feed_id VARCHAR, source_offset BIGINT, fault VARCHAR, "
+      "vehicle_id VARCHAR, expected VARCHAR)"));
+  using sink::ColumnType;
+  FROTA_ASSIGN_OR_RETURN(auto appender,
+                         sink::ChunkAppender::Create(*db, "fault_records",
+                                                     {ColumnType::kVarchar, ColumnType::kBigint,
+                                                      ColumnType::kVarchar, ColumnType::kVarchar,
+                                                      ColumnType::kVarchar}));
+  std::array<std::string, model::kRejectReasonCount + 1> outcome_names;
+  for (std::size_t i = 0; i < outcome_names.size(); ++i) {
+    outcome_names[i] = OutcomeName(static_cast<std::uint8_t>(i));
   }
+  for (const FaultRow& row : fault_rows) {
+    appender->SetString(0, options.feed_id);
+    appender->SetInt64(1, row.offset);
+    appender->SetString(2, FaultName(row.fault));
+    appender->SetString(3, fleet.vehicles[static_cast<std::size_t>(row.vehicle)].id);
+    appender->SetString(4, outcome_names[expected.outcomes()[static_cast<std::size_t>(row.offset)]]);
+    FROTA_RETURN_IF_ERROR(appender->EndRow());
+  }
+  FROTA_RETURN_IF_ERROR(appender->Close());
+  const fs::path parquet = fs::absolute(summary.truth).parent_path() / kFaultRecordsFile;
+  std::string quoted = parquet.string();
+  for (std::size_t pos = 0; (pos = quoted.find('\'', pos)) != std::string::npos; pos += 2) {
+    quoted.insert(pos, "'");
+  }
+  FROTA_RETURN_IF_ERROR(db->Execute(fmt::format(
+      "COPY (SELECT * FROM fault_records ORDER BY source_offset) TO '{}' (FORMAT parquet)", quoted)));
+  return base::Status::Ok();
+}
+
+}  // namespace
+
+base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
+  SimulateSummary summary;
+  const FaultConfig& faults = options.faults;
+  std::error_code ec;
+  fs::create_directories(options.out, ec);
+  if (ec) {
+    return base::IoError("{}: cannot create: {}", options.out.string(), ec.message());
+  }
+  if (fs::exists(options.out / options.feed_id / "feed.json")) {
+    return base::InvalidInput("{}: already holds an archive of feed {}; choose an empty --out",
+                              options.out.string(), options.feed_id);
+  }
+  summary.archive = options.out;
+  summary.truth = options.truth.empty() ? options.out / "truth.json" : options.truth;
+  FROTA_ASSIGN_OR_RETURN(const Day day, PlanTheDay(options, summary));
+  const DayPlan& plan = day.plan;
+
+  // The same loader `frota replay --area` uses, so rule 4 is answered by the same file.
+  FROTA_ASSIGN_OR_RETURN(const geo::Area area, geo::Area::LoadGeoJson(summary.area));
+  FROTA_ASSIGN_OR_RETURN(const auto zone, base::TimeZone::Load(plan.time_zone));
+
+  Progress(options, fmt::format("driving trips={} shapes={}", plan.trips.size(), plan.shapes.size()));
+  const Fleet fleet = BuildFleet(plan, day.traffic, faults, options.seed, zone);
+  summary.routes = static_cast<std::int64_t>(fleet.route_ids.size());
+  summary.vehicles = static_cast<std::int64_t>(fleet.vehicles.size());
+  summary.peak_vehicles = fleet.peak_vehicles;
+  summary.planned_trips = static_cast<std::int64_t>(plan.trips.size());
+  summary.run_trips = static_cast<std::int64_t>(fleet.departures.size());
+
+  // The archive.
+  source::FeedInfo info;
+  info.feed_id = options.feed_id;
+  info.format = codec::Format::kGtfsRt;
+  info.mode = model::Mode::kBus;
+  info.time_zone = plan.time_zone;
+  info.url = "sim://frota/vehicle-positions.pb";
+  source::FeedInfo sppo_info = info;
+  sppo_info.feed_id = "rio-sppo";
+  sppo_info.format = codec::Format::kRioSppo;
+  sppo_info.url = "sim://frota/gps/sppo";
+  std::optional<fs::path> sppo_root;
+  if (options.sppo) {
+    sppo_root = options.out / "sppo";
+    summary.sppo_archive = *sppo_root;
+  }
+  FROTA_ASSIGN_OR_RETURN(auto writers, WriterPool::Open(options.out, info, sppo_root, sppo_info,
+                                                        options.writers, fleet, plan));
+
+  const std::int64_t day_start_us = base::ToUnixMicros(plan.service_day_start);
+  double first_on = fleet.vehicles.front().t_on;
+  double last_off = fleet.vehicles.front().t_off;
+  for (const auto& vehicle : fleet.vehicles) {
+    first_on = std::min(first_on, vehicle.t_on);
+    last_off = std::max(last_off, vehicle.t_off);
+  }
+  const auto first_poll = static_cast<std::int64_t>(std::floor(first_on / kPollS));
+  const auto last_poll = static_cast<std::int64_t>(std::ceil((last_off + kReportAfterOffS) / kPollS));
+
+  // Feed-wide outages (no poll answered) and line silences, in seconds of the service day.
+  PollPlan polled{&options, &plan, &fleet, &area, day_start_us, first_poll, last_poll, {}, {}};
+  for (std::size_t i = 0; i < faults.feed_outages.size(); ++i) {
+    const OutageSpec& spec = faults.feed_outages[i];
+    Rng outage_rng = Rng::For(options.seed, "feed_outage", i);
+    const double start = std::floor(outage_rng.Uniform(spec.earliest_start_s, spec.latest_start_s));
+    const double end = start + std::floor(outage_rng.Uniform(spec.min_duration_s, spec.max_duration_s));
+    if (end > first_on && start < last_off + kReportAfterOffS) {
+      polled.outages.emplace_back(start, end);
+    }
+  }
+  polled.silences = DrawLineSilences(fleet, faults, options.seed);
+
+  ExpectedOutcomes expected(&area);
+  FROTA_ASSIGN_OR_RETURN(const PollCounts counts, PollDay(polled, *writers, expected, summary));
+  std::tie(summary.bytes, summary.sppo_bytes) = writers->bytes();
+
+  // The truth.
+  Truth truth = TruthHeader(polled, counts, expected, summary);
+  AddFaults(truth, polled, day, counts, expected, summary);
+  AddTrueEvents(truth, polled, day, summary);
+  FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
+  FROTA_RETURN_IF_ERROR(WriteFaultRecords(options, fleet, counts, expected, summary));
   return summary;
 }
 
