@@ -143,7 +143,7 @@ int RunReplayCommand(ReplayFlags& flags) {
     alerts = std::move(*producer);
     // Keyed by alert_id and published (and flushed) before the epoch is committed: an
     // epoch redone after a crash publishes the same messages again, never fewer.
-    flags.config.publish_alerts = [&alerts](const std::vector<model::AlertRow>& rows) {
+    flags.config.publish_alerts = [&alerts](const std::vector<model::AlertRow>& rows) -> base::Status {
       for (const auto& a : rows) {
         FROTA_RETURN_IF_ERROR(alerts->PublishRaw(a.alert_id, AlertJson(a)));
       }

@@ -315,6 +315,25 @@ std::vector<TruthAlert> TrueAlerts(const std::vector<TruthHeadway>& headways,
       out.push_back({"gap_in_progress", h.route_id, h.direction_id, earlier, later, p1});
     }
   }
+  // After a line's last departure, while its plan still runs (a day cut by --hours): a
+  // gap_in_progress that nothing closes, when the feed still watched at that moment
+  // (buses of the last trips still report for half an hour after the last departure).
+  std::map<std::pair<std::string, int>, std::int64_t> last;
+  std::int64_t last_any = 0;
+  for (const auto& h : headways) {
+    auto& l = last[{h.route_id, h.direction_id}];
+    l = std::max(l, h.time_us);
+    last_any = std::max(last_any, h.time_us);
+  }
+  for (const auto& [line, d] : last) {
+    const double p = planned_at(line, d);
+    const std::int64_t point = d + std::llround(2 * p * 1e6);
+    const auto plan = planned.find(line);
+    if (p > 0 && plan != planned.end() && point < plan->second.back() &&
+        point < last_any + std::int64_t{1800} * 1'000'000 && !blind_between(d, point)) {
+      out.push_back({"gap_in_progress", line.first, line.second, d, 0, p});
+    }
+  }
   for (const auto& [start, end] : outages_us) {
     if (end - start >= static_cast<std::int64_t>(kCoverageGapS * 1e6)) {
       out.push_back({"feed_blind", "", -1, start, end, 0});
