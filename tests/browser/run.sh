@@ -6,6 +6,7 @@
 #
 #   tests/browser/run.sh               # BRT archive, a small simulated day, a hostile feed
 #   tests/browser/run.sh --rio-scale   # a Rio-scale simulated day: size and time budgets
+#   tests/browser/run.sh serve.test.mjs  # the live page of frota serve
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 chromium=${FROTA_CHROMIUM:-/usr/bin/chromium}
@@ -22,4 +23,10 @@ if [[ ! -f "$here/node_modules/playwright-core/package.json" ]]; then
   fi
   flock -u 9
 fi
-exec node "$here/dashboard.test.mjs" "$@"
+# `run.sh serve.test.mjs`: the live page of frota serve instead of the dashboard.
+script=dashboard.test.mjs
+if [[ "${1:-}" == *.test.mjs ]]; then
+  script=$1
+  shift
+fi
+exec node "$here/$script" "$@"

@@ -14,6 +14,8 @@
 #include "frota/collect/collector.h"
 #include "frota/runner/live_publisher.h"
 #include "frota/runner/live_runner.h"
+#include "frota/serve/server.h"
+#include "frota/serve/store.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/postgres_sink.h"
@@ -51,6 +53,7 @@ struct CollectFlags {
   std::string time_zone;
   std::int32_t partitions = 0;
   double epoch_s = 0;
+  std::string serve;  // frota run --serve HOST:PORT
   KafkaRunFlags kafka_run;  // frota run --kafka --group: consume a topic (run_kafka.h)
 };
 
@@ -262,6 +265,11 @@ std::optional<std::chrono::milliseconds> RunFor(const CollectFlags& flags) {
 int RunCollect(const CollectFlags& flags, bool process) {
   // `frota run --kafka B --topic T --group G` without feeds: a consumer group member.
   if (process && !flags.kafka.empty() && flags.config.empty() && flags.feeds.empty()) {
+    if (!flags.serve.empty()) {
+      return ReportError(base::InvalidInput(
+          "--serve is for frota run with feeds; serve a consumer group's PostgreSQL with "
+          "frota serve --postgres"));
+    }
     return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
                              flags.time_zone, flags.epoch_s},
                             flags.kafka_run);
@@ -352,6 +360,23 @@ int RunCollect(const CollectFlags& flags, bool process) {
     }
     sink = std::move(*opened);
   }
+  // `--serve`: frota serve in this process, reading what the engine commits (DuckDB:
+  // another connection to the sink's database; PostgreSQL: a connection of its own).
+  std::unique_ptr<serve::Server> server;
+  if (!flags.serve.empty()) {
+    auto store = serve::OpenStore(flags.postgres, [&] {
+      return static_cast<sink::DuckDbSink&>(*sink).connection().Connect();
+    });
+    if (!store.ok()) {
+      return ReportError(store.error());
+    }
+    serve::ServerOptions serve_options;
+    serve_options.listen = flags.serve;
+    server = std::make_unique<serve::Server>(std::move(*store), serve_options);
+    if (const auto started = server->Start(); !started.ok()) {
+      return ReportError(started.error());
+    }
+  }
   if (const auto started = start_publishing(); !started.ok()) {
     return ReportError(started.error());
   }
@@ -401,6 +426,9 @@ int RunCollect(const CollectFlags& flags, bool process) {
   collector_done.store(true);
   waker.Notify();
   engine.join();
+  if (server) {
+    server->Stop();
+  }
   const auto published = stop_publishing();
   if (!status.ok()) {
     return ReportError(status.error());
@@ -467,6 +495,8 @@ void AddRunCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--time-zone", flags->time_zone, "IANA zone of local hours");
   sub->add_option("--partitions", flags->partitions, "State partitions")->check(CLI::Range(1, 4096));
   sub->add_option("--epoch-seconds", flags->epoch_s, "Commit at least every S seconds");
+  sub->add_option("--serve", flags->serve,
+                  "Also serve the live page and API (frota serve) on HOST:PORT, in this process");
   AddKafkaRunFlags(sub, flags->kafka_run);
   sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, true); }; });
 }

@@ -13,6 +13,7 @@ void AddExportCommand(CLI::App& app, CommandMain& run);
 void AddDashboardCommand(CLI::App& app, CommandMain& run);
 void AddReconcileCommand(CLI::App& app, CommandMain& run);
 void AddHeadwaysCommand(CLI::App& app, CommandMain& run);
+void AddServeCommand(CLI::App& app, CommandMain& run);
 void AddSimulateCommand(CLI::App& app, CommandMain& run);
 void AddEvaluateCommand(CLI::App& app, CommandMain& run);
 void AddCollectCommand(CLI::App& app, CommandMain& run);
@@ -22,7 +23,7 @@ void AddVersionCommand(CLI::App& app, CommandMain& run);
 
 inline constexpr CommandRegistrar kCommands[] = {
     AddDemoCommand, AddInspectCommand, AddGtfsInfoCommand, AddReplayCommand, AddExportCommand, AddDashboardCommand,
-    AddReconcileCommand, AddHeadwaysCommand, AddSimulateCommand, AddEvaluateCommand,
+    AddReconcileCommand, AddHeadwaysCommand, AddServeCommand, AddSimulateCommand, AddEvaluateCommand,
     AddCollectCommand, AddRunCommand, AddStatusCommand, AddVersionCommand,
 };
 

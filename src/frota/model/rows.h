@@ -15,6 +15,7 @@
 #include "frota/model/position.h"
 #include "frota/model/position_record.h"
 #include "frota/model/string_dictionary.h"
+#include "frota/model/tables.h"
 #include "frota/model/rejection.h"
 #include "frota/model/rejection_record.h"
 
@@ -59,19 +60,7 @@ struct FleetHourRow {
   std::int64_t positions = 0;
 };
 
-/// stops: a vehicle standing within 50 m of an anchor for at least 300 s.
-struct StopRow {
-  std::string feed_id;
-  std::string vehicle_id;
-  base::Timestamp start_time;
-  Mode mode = Mode::kOther;
-  std::string route_id;
-  base::Timestamp end_time;
-  double anchor_lat = 0;
-  double anchor_lon = 0;
-  std::int64_t positions = 0;
-  std::optional<bool> near_terminal;  // null when the route is not in the static GTFS
-};
+// StopRow (stops) is in tables.h, with its catalog entry.
 
 /// trips: the positions of one vehicle carrying one (trip_id, trip_start_date).
 struct TripRow {

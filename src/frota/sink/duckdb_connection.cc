@@ -94,11 +94,22 @@ base::Result<std::unique_ptr<DuckDbConnection>> DuckDbConnection::Open(
   return connection;
 }
 
+base::Result<std::unique_ptr<DuckDbConnection>> DuckDbConnection::Connect() {
+  std::unique_ptr<DuckDbConnection> connection(new DuckDbConnection());
+  connection->path_ = path_;
+  connection->database_ = database_;
+  connection->owns_database_ = false;
+  if (duckdb_connect(database_, &connection->connection_) == DuckDBError) {
+    return base::Internal("{}: cannot open another connection to the DuckDB database", path_);
+  }
+  return connection;
+}
+
 DuckDbConnection::~DuckDbConnection() {
   if (connection_ != nullptr) {
     duckdb_disconnect(&connection_);
   }
-  if (database_ != nullptr) {
+  if (database_ != nullptr && owns_database_) {
     duckdb_close(&database_);
   }
 }

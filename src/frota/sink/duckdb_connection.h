@@ -70,6 +70,11 @@ class DuckDbConnection {
   DuckDbConnection(const DuckDbConnection&) = delete;
   DuckDbConnection& operator=(const DuckDbConnection&) = delete;
 
+  /// Another connection to this connection's database, for a reader beside the writer
+  /// in one process (DuckDB lets one process open a file once). It does not own the
+  /// database: `this` must outlive it.
+  base::Result<std::unique_ptr<DuckDbConnection>> Connect();
+
   /// Runs one or more statements, discarding results.
   base::Status Execute(std::string_view sql);
   /// Runs a query and returns its materialised result.
@@ -84,6 +89,7 @@ class DuckDbConnection {
   DuckDbConnection() = default;
   duckdb_database database_ = nullptr;
   duckdb_connection connection_ = nullptr;
+  bool owns_database_ = true;
   std::string path_;
 };
 

@@ -18,6 +18,7 @@
 #include "frota/base/file.h"
 #include "frota/base/hash.h"
 #include "frota/engine/watermark.h"
+#include "frota/sink/catalog_sql.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
@@ -849,23 +850,9 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
     }
   }
   if (!rows.stops.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("stops",
-                                      {CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar,
-                                       CT::kVarchar, CT::kTimestamp, CT::kDouble, CT::kDouble,
-                                       CT::kBigint, CT::kBoolean}));
-    for (const auto& r : rows.stops) {
-      a->SetString(0, r.feed_id);
-      a->SetString(1, r.vehicle_id);
-      a->SetTimestampMicros(2, base::ToUnixMicros(r.start_time));
-      a->SetString(3, Name(r.mode));
-      a->SetString(4, r.route_id);
-      a->SetTimestampMicros(5, base::ToUnixMicros(r.end_time));
-      a->SetDouble(6, r.anchor_lat);
-      a->SetDouble(7, r.anchor_lon);
-      a->SetInt64(8, r.positions);
-      r.near_terminal ? a->SetBool(9, *r.near_terminal) : a->SetNull(9);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-    }
+    const auto& spec = model::Table<model::StopRow>::kSpec;
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender(spec.name, AppenderTypes(spec)));
+    FROTA_RETURN_IF_ERROR(AppendRows(*a, rows.stops));
   }
   if (!rows.trips.empty()) {
     FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("trips",

@@ -9,6 +9,7 @@
 
 #include "frota/engine/checkpoint.h"
 #include "frota/model/rejection_record.h"
+#include "frota/sink/catalog_sql.h"
 #include "frota/sink/export.h"
 
 namespace frota::sink::sql {
@@ -665,6 +666,39 @@ TEST_F(DuckDbSinkTest, OnlyMovedSourcesAreWrittenAndARolledBackMoveIsWrittenAgai
   const auto recovered = (*sink)->Recover();
   ASSERT_TRUE(recovered.ok());
   EXPECT_EQ(recovered->progress.size(), 1103U);
+}
+
+// The schema that migrations build is the one the catalog describes (model/tables.h):
+// each catalog table of a new database has exactly the columns, types and nullability
+// of the catalog's DuckDB DDL, in order.
+TEST_F(DuckDbSinkTest, MigratedSchemaMatchesTheCatalogsDdl) {
+  const fs::path path = dir_ / "t.duckdb";
+  {
+    auto sink = DuckDbSink::Open(path, &catalog_, "run1");
+    ASSERT_TRUE(sink.ok());
+  }
+  auto migrated = DuckDbConnection::Open(path, /*read_only=*/true);
+  ASSERT_TRUE(migrated.ok());
+  auto fresh = DuckDbConnection::Open("");
+  ASSERT_TRUE(fresh.ok());
+  const auto columns = [](DuckDbConnection& db, std::string_view table) {
+    auto r = db.Query(fmt::format(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_schema = 'main' AND table_name = '{}' ORDER BY ordinal_position",
+        table));
+    EXPECT_TRUE(r.ok());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; r.ok() && i < r->rows(); ++i) {
+      out.push_back(r->String(i, 0) + " " + r->String(i, 1) + " " + r->String(i, 2));
+    }
+    return out;
+  };
+  for (const model::TableSpec* table : model::CatalogTables()) {
+    ASSERT_TRUE((*fresh)->Execute(CreateTableSql(*table, SqlDialect::kDuckDb)).ok());
+    const auto expected = columns(**fresh, table->name);
+    EXPECT_FALSE(expected.empty()) << table->name;
+    EXPECT_EQ(columns(**migrated, table->name), expected) << table->name;
+  }
 }
 
 }  // namespace

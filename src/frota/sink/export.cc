@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "frota/sink/catalog_sql.h"
 #include "frota/sink/csv_writer.h"
 
 namespace frota::sink {
 
 const std::vector<ExportTable>& ExportTables() {
+  // The catalog's tables (model/tables.h): their queries derived from it.
+  static const std::string kStops = ExportQuery(model::Table<model::StopRow>::kSpec);
   static const std::vector<ExportTable> kTables = {
       {"positions",
        "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, trip_start_time, "
@@ -25,10 +28,7 @@ const std::vector<ExportTable>& ExportTables() {
       {"fleet_hours",
        "SELECT mode, local_date, hour, vehicles, positions FROM fleet_hour_totals "
        "ORDER BY mode, local_date, hour"},
-      {"stops",
-       "SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time, duration_s, "
-       "anchor_lat, anchor_lon, positions, near_terminal FROM stop_rows "
-       "ORDER BY feed_id, vehicle_id, start_time"},
+      {model::Table<model::StopRow>::kSpec.name, kStops},
       {"trips",
        "SELECT feed_id, vehicle_id, trip_id, trip_start_date, first_time, route_id, "
        "direction_id, trip_start_time, first_lat, first_lon, last_time, last_lat, last_lon, "

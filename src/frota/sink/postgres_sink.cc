@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "frota/sink/catalog_sql.h"
 #include "frota/sink/pg_copy.h"
 #include "frota/version.h"
 
@@ -124,6 +125,17 @@ struct Upsert {
   bool add;  // aggregates: partial sums add up; others: the row is rewritten as is
 };
 
+// A catalog table's upsert: its key, and every other stored column rewritten.
+Upsert CatalogUpsert(const model::TableSpec& table) {
+  Upsert u{table.name, {}, {}, false};
+  for (const model::Column& column : table.columns) {
+    if (!column.derived) {
+      (column.key ? u.keys : u.values).push_back(column.name);
+    }
+  }
+  return u;
+}
+
 const std::vector<Upsert>& Upserts() {
   static const std::vector<Upsert> kUpserts = {
       {"positions",
@@ -141,10 +153,7 @@ const std::vector<Upsert>& Upserts() {
        {"segments", "distance_mm", "duration_us"},
        true},
       {"fleet_hours", {"partition_id", "mode", "local_date", "hour"}, {"vehicles", "positions"}, true},
-      {"stops",
-       {"feed_id", "vehicle_id", "start_time"},
-       {"mode", "route_id", "end_time", "anchor_lat", "anchor_lon", "positions", "near_terminal"},
-       false},
+      CatalogUpsert(model::Table<model::StopRow>::kSpec),
       {"trips",
        {"feed_id", "vehicle_id", "trip_id", "trip_start_date", "first_time"},
        {"route_id", "direction_id", "trip_start_time", "first_lat", "first_lon", "last_time",
@@ -810,21 +819,9 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
         db_->CopyIn("COPY tmp_fleet_hours FROM STDIN (FORMAT binary)", w.Finish()));
   }
   if (!rows.stops.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.stops) {
-      w.Row(10);
-      w.Text(r.feed_id);
-      w.Text(r.vehicle_id);
-      w.TimestampMicros(base::ToUnixMicros(r.start_time));
-      w.Text(Name(r.mode));
-      w.Text(r.route_id);
-      w.TimestampMicros(base::ToUnixMicros(r.end_time));
-      w.Float64(r.anchor_lat);
-      w.Float64(r.anchor_lon);
-      w.Int64(r.positions);
-      r.near_terminal ? w.Bool(*r.near_terminal) : w.Null();
-    }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_stops FROM STDIN (FORMAT binary)", w.Finish()));
+    FROTA_RETURN_IF_ERROR(db_->CopyIn(
+        fmt::format("COPY tmp_{} FROM STDIN (FORMAT binary)", model::Table<model::StopRow>::kSpec.name),
+        CopyPayload(rows.stops)));
   }
   if (!rows.trips.empty()) {
     PgCopyWriter w;

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "frota/sink/catalog_sql.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/export.h"
 #include "frota/sink/postgres_to_duckdb.h"
@@ -357,6 +358,50 @@ TEST_F(PostgresSinkTest, AForeignDatabaseIsRefusedAndAPasswordNeverShows) {
       << unreachable.error().message();
   EXPECT_EQ(PgConnection::Describe("postgresql://u:s3cr3t@h:5/db").find("s3cr3t"),
             std::string::npos);
+}
+
+// The schema that migrations build is the one the catalog describes (model/tables.h):
+// each catalog table has the columns, types, nullability and primary key of the
+// catalog's PostgreSQL DDL, run here in a schema of its own.
+TEST_F(PostgresSinkTest, MigratedSchemaMatchesTheCatalogsDdl) {
+  model::SourceCatalog catalog;
+  {
+    auto pg = PostgresSink::Open(Options("run"), &catalog);
+    ASSERT_TRUE(pg.ok());
+  }
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE((*admin)->Execute("CREATE SCHEMA catalog_ddl").ok());
+  const auto columns = [&](std::string_view schema, std::string_view table) {
+    std::vector<std::string> out;
+    auto r = (*admin)->Query(fmt::format(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_schema = '{0}' AND table_name = '{1}' ORDER BY ordinal_position", schema,
+        table));
+    EXPECT_TRUE(r.ok());
+    for (int i = 0; r.ok() && i < r->rows(); ++i) {
+      out.push_back(fmt::format("{} {} {}", r->Value(i, 0), r->Value(i, 1), r->Value(i, 2)));
+    }
+    auto key = (*admin)->Query(fmt::format(
+        "SELECT string_agg(a.attname, ', ' ORDER BY k.ord) FROM pg_index i "
+        "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
+        "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+        "WHERE i.indisprimary AND i.indrelid = '{0}.{1}'::regclass",
+        schema, table));
+    EXPECT_TRUE(key.ok());
+    out.push_back(fmt::format("key {}", key.ok() && key->rows() > 0 ? key->Value(0, 0) : ""));
+    return out;
+  };
+  for (const model::TableSpec* table : model::CatalogTables()) {
+    ASSERT_TRUE((*admin)
+                    ->Execute("SET search_path = catalog_ddl; " +
+                              CreateTableSql(*table, SqlDialect::kPostgres) +
+                              " SET search_path = public;")
+                    .ok());
+    const auto expected = columns("catalog_ddl", table->name);
+    EXPECT_GT(expected.size(), 1U) << table->name;
+    EXPECT_EQ(columns("public", table->name), expected) << table->name;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# clang-tidy with the project's profile (.clang-tidy) over the C++ files of src/ changed
+# relative to a base, using build/ci's compile commands (configure the ci preset first).
+# Every finding is an error; it lists them and exits 1 if any. It changes nothing.
+#
+#   scripts/tidy-check.sh              # files changed since the base (below)
+#   scripts/tidy-check.sh --all        # every .cc under src/
+#   scripts/tidy-check.sh FILE...      # only these files
+#
+# The base: $FROTA_TIDY_BASE if set; else the merge-base of HEAD with origin/main (or
+# main), unless HEAD is that commit; else HEAD^, the last commit's changes (a clean
+# checkout of main). With no git history to compare, every file. A changed header is
+# checked through the .cc of the same name beside it (thing.h -> thing.cc), if any.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+clang_tidy=${CLANG_TIDY:-clang-tidy}
+build=${FROTA_TIDY_BUILD:-build/ci}
+command -v "$clang_tidy" >/dev/null || { echo "tidy-check: $clang_tidy not found" >&2; exit 2; }
+[[ -f $build/compile_commands.json ]] ||
+  { echo "tidy-check: no $build/compile_commands.json (cmake --preset ci first)" >&2; exit 2; }
+
+all_files() { git ls-files -- 'src/*.cc' 2>/dev/null || find src -name '*.cc' | sort; }
+
+base_commit() {
+  if [[ -n ${FROTA_TIDY_BASE:-} ]]; then
+    git rev-parse --verify -q "$FROTA_TIDY_BASE^{commit}"
+    return
+  fi
+  local head main base
+  head=$(git rev-parse --verify -q HEAD) || return 1
+  for main in origin/main main; do
+    if base=$(git merge-base HEAD "$main" 2>/dev/null) && [[ $base != "$head" ]]; then
+      echo "$base"
+      return
+    fi
+  done
+  git rev-parse --verify -q HEAD^
+}
+
+if [[ ${1:-} == --all ]]; then
+  mapfile -t files < <(all_files)
+  what="every file"
+elif (($#)); then
+  files=("$@")
+  what="the files given"
+elif base=$(base_commit); then
+  mapfile -t changed < <(git diff --name-only --diff-filter=d "$base" -- 'src/*.cc' 'src/*.h')
+  files=()
+  for f in "${changed[@]}"; do
+    case $f in
+      *.cc) files+=("$f") ;;
+      *.h) [[ -f ${f%.h}.cc ]] && files+=("${f%.h}.cc") ;;
+    esac
+  done
+  mapfile -t files < <(printf '%s\n' "${files[@]}" | sort -u | sed '/^$/d')
+  what="changed since $(git rev-parse --short "$base")"
+else
+  mapfile -t files < <(all_files)
+  what="every file (no base to compare with)"
+fi
+
+if ((${#files[@]} == 0)); then
+  echo "tidy-check: no C++ file $what"
+  exit 0
+fi
+echo "tidy-check: ${#files[@]} files, $what"
+failed=0
+for file in "${files[@]}"; do
+  # Only what .clang-tidy enables, every finding an error; headers of src/frota included.
+  status=0
+  out=$("$clang_tidy" -p "$build" --quiet --warnings-as-errors='*' "$file" 2>/dev/null) || status=$?
+  findings=$(grep -E '(warning|error):' <<<"$out" || true)
+  if [[ -n $findings || $status -ne 0 ]]; then
+    echo "${findings:-$file: clang-tidy exited $status}"
+    failed=$((failed + 1))
+  fi
+done
+if ((failed)); then
+  echo "tidy-check: findings in $failed of ${#files[@]} files ($($clang_tidy --version | grep -m1 version))" >&2
+  exit 1
+fi
+echo "tidy-check: ${#files[@]} files clean"
