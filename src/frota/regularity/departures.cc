@@ -84,8 +84,8 @@ struct DepartureDetector::Pattern {
 };
 
 DepartureDetector::DepartureDetector(const gtfs::StaticFeed& feed,
-                                     const gtfs::RouteResolver& routes,
-                                     const base::TimeZone& zone, DepartureOptions options)
+                                     const gtfs::RouteResolver& routes, const base::TimeZone& zone,
+                                     DepartureOptions options)
     : routes_(routes), zone_(zone), options_(options) {
   // One pattern per (route, shape), or per (route, direction, first stop) without a shape.
   std::map<std::tuple<const gtfs::Route*, int, std::string>, const Pattern*> seen;
@@ -107,10 +107,9 @@ DepartureDetector::DepartureDetector(const gtfs::StaticFeed& feed,
         continue;
       }
     }
-    const auto key = shape != nullptr
-                         ? std::make_tuple(route, -2, shape->id)
-                         : std::make_tuple(route, static_cast<int>(trip.direction_id),
-                                           "stops:" + first_stop->id);
+    const auto key = shape != nullptr ? std::make_tuple(route, -2, shape->id)
+                                      : std::make_tuple(route, static_cast<int>(trip.direction_id),
+                                                        "stops:" + first_stop->id);
     if (const auto it = seen.find(key); it != seen.end()) {
       by_trip_.emplace(trip.id, it->second);
       continue;
@@ -127,8 +126,8 @@ DepartureDetector::DepartureDetector(const gtfs::StaticFeed& feed,
       for (std::size_t i = 1; i < shape->points.size() && pattern->along_m.back() < keep_m; ++i) {
         pattern->along_m.push_back(pattern->along_m.back() +
                                    geo::HaversineM(shape->points[i - 1].lat,
-                                                   shape->points[i - 1].lon,
-                                                   shape->points[i].lat, shape->points[i].lon));
+                                                   shape->points[i - 1].lon, shape->points[i].lat,
+                                                   shape->points[i].lon));
         pattern->points.push_back(shape->points[i]);
       }
     } else {
@@ -160,8 +159,7 @@ const std::vector<const DepartureDetector::Pattern*>* DepartureDetector::Pattern
   return it == by_route_.end() ? nullptr : &it->second;
 }
 
-const DepartureDetector::Pattern* DepartureDetector::PatternOfTrip(
-    std::string_view trip_id) const {
+const DepartureDetector::Pattern* DepartureDetector::PatternOfTrip(std::string_view trip_id) const {
   if (trip_id.empty()) {
     return nullptr;
   }
@@ -169,15 +167,13 @@ const DepartureDetector::Pattern* DepartureDetector::PatternOfTrip(
   return it == by_trip_.end() ? nullptr : it->second;
 }
 
-bool DepartureDetector::CanDetect(std::string_view feed_route_id,
-                                  std::string_view trip_id) const {
+bool DepartureDetector::CanDetect(std::string_view feed_route_id, std::string_view trip_id) const {
   return PatternsOfRoute(feed_route_id) != nullptr ||
          (options_.use_trip_ids && PatternOfTrip(trip_id) != nullptr);
 }
 
 void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view vehicle_id,
-                                   std::span<const Fix> fixes,
-                                   std::vector<Departure>& out) const {
+                                   std::span<const Fix> fixes, std::vector<Departure>& out) const {
   // The vehicle's trip tags: each distinct (trip, start date), its first position, and
   // whether it has chosen a departure yet.
   struct Tag {
@@ -204,8 +200,8 @@ void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view ve
       const auto key = std::make_pair(fixes[k].trip_id, fixes[k].trip_start_date);
       auto it = open.find(key);
       if (it == open.end() || fixes[k].time - it->second.last > options_.tag_split) {
-        tags.push_back({fixes[k].trip_id, fixes[k].trip_start_date,
-                        PatternOfTrip(fixes[k].trip_id), k, false});
+        tags.push_back({fixes[k].trip_id, fixes[k].trip_start_date, PatternOfTrip(fixes[k].trip_id),
+                        k, false});
         it = open.insert_or_assign(key, Open{static_cast<int>(tags.size() - 1), fixes[k].time})
                  .first;
       }
@@ -347,8 +343,8 @@ void DepartureDetector::AddVehicle(std::string_view feed_id, std::string_view ve
           if (fixes[m].time - fix.time > options_.choice_window || along >= options_.choice_m) {
             break;
           }
-          const Projection p = e.pattern->Project(fixes[m].lat, fixes[m].lon,
-                                                  std::max(0.0, along - 100));
+          const Projection p =
+              e.pattern->Project(fixes[m].lat, fixes[m].lon, std::max(0.0, along - 100));
           if (p.off_m > options_.corridor_m) {
             break;
           }

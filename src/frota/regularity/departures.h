@@ -1,4 +1,5 @@
-// Departures from a route's origin terminal (semantics §7): one geometric detector, with trip ids choosing the pattern where the feed has them.
+// Departures from a route's origin terminal (semantics §7): one geometric detector, with trip ids
+// choosing the pattern where the feed has them.
 #pragma once
 
 #include <chrono>
@@ -23,19 +24,19 @@ namespace frota::regularity {
 struct Departure {
   std::string feed_id;
   std::string vehicle_id;
-  std::string feed_route_id;  // as the feed names the route ("53B")
-  std::string route_id;       // the GTFS route ("B0053AABBA")
-  int direction_id = -1;      // the pattern's trips'
-  std::string trip_id;        // the feed's trip tag that chose the pattern; empty if none
-  std::string trip_start_date;  // that tag's start date (YYYYMMDD); empty if none
-  std::string shape_id;       // the pattern (a shape id, or "stops:" + its first stop id)
-  base::LocalDate service_date;  // the tag's start date, else the local date (the service
-                                 // plan may move it to the day before for a night service)
+  std::string feed_route_id;       // as the feed names the route ("53B")
+  std::string route_id;            // the GTFS route ("B0053AABBA")
+  int direction_id = -1;           // the pattern's trips'
+  std::string trip_id;             // the feed's trip tag that chose the pattern; empty if none
+  std::string trip_start_date;     // that tag's start date (YYYYMMDD); empty if none
+  std::string shape_id;            // the pattern (a shape id, or "stops:" + its first stop id)
+  base::LocalDate service_date;    // the tag's start date, else the local date (the service
+                                   // plan may move it to the day before for a night service)
   base::Timestamp departure_time;  // the last position within terminal_radius_m of the
                                    // pattern's first point before the progress passed
-  bool inferred = false;     // the pattern came from geometry, no trip tag chose it
-  bool tagged_late = false;  // the tag's first position lay beyond terminal_radius_m
-  double distance_m = 0;     // the departure position's distance from the first point
+  bool inferred = false;           // the pattern came from geometry, no trip tag chose it
+  bool tagged_late = false;        // the tag's first position lay beyond terminal_radius_m
+  double distance_m = 0;           // the departure position's distance from the first point
 };
 
 /// The numbers of the departure rule (semantics §7, docs/departures.md).
@@ -81,14 +82,13 @@ struct Fix {
 /// its first stop. A vehicle departs along pattern P at the last position within
 /// terminal_radius_m of P's first point before a position on P (within corridor_m of
 /// it) lies progress_m or more along P, that last position being less than progress_m
-/// along P (progress passes the mark going out, not coming in). The candidate patterns at a position are the
-/// shapes of the route the feed names (gtfs::RouteResolver) and the pattern of the trip
-/// it is tagged with (a trip without a shape takes part only through its tag).
-/// When several patterns leave one terminal together, the trip tag in force chooses
-/// (the tag of the first position past progress_m, else a tag of the same vehicle that
-/// starts in the tag_window after the departure), else the pattern the next positions
-/// follow best. Each run of a tag (trip, start date) of a vehicle, split as the trips job
-/// splits trips, chooses at most one departure.
+/// along P (progress passes the mark going out, not coming in). The candidate patterns at a
+/// position are the shapes of the route the feed names (gtfs::RouteResolver) and the pattern of the
+/// trip it is tagged with (a trip without a shape takes part only through its tag). When several
+/// patterns leave one terminal together, the trip tag in force chooses (the tag of the first
+/// position past progress_m, else a tag of the same vehicle that starts in the tag_window after the
+/// departure), else the pattern the next positions follow best. Each run of a tag (trip, start
+/// date) of a vehicle, split as the trips job splits trips, chooses at most one departure.
 ///
 /// Lifecycle: built once per GTFS feed; AddVehicle() per vehicle; const members are safe
 /// to call from any number of threads.
@@ -105,8 +105,8 @@ class DepartureDetector {
   [[nodiscard]] bool CanDetect(std::string_view feed_route_id, std::string_view trip_id = {}) const;
 
   /// Appends the departures of one vehicle, given all its positions in time order.
-  void AddVehicle(std::string_view feed_id, std::string_view vehicle_id,
-                  std::span<const Fix> fixes, std::vector<Departure>& out) const;
+  void AddVehicle(std::string_view feed_id, std::string_view vehicle_id, std::span<const Fix> fixes,
+                  std::vector<Departure>& out) const;
 
   struct Pattern;
 

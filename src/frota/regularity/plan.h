@@ -1,4 +1,5 @@
-// The service plan and the feed's coverage as departures and headways read them (semantics §7): coverage gaps, service periods, planned headways, a departure's place.
+// The service plan and the feed's coverage as departures and headways read them (semantics §7):
+// coverage gaps, service periods, planned headways, a departure's place.
 #pragma once
 
 #include <algorithm>
@@ -195,8 +196,8 @@ class PlanCache {
   const gtfs::ServicePlan& For(base::LocalDate date) {
     auto it = plans_.find(date);
     if (it == plans_.end()) {
-      it = plans_.emplace(date, gtfs::ServicePlan::For(feed_, date,
-                                                        gtfs::DayTypeOf(date, holidays_)))
+      it = plans_
+               .emplace(date, gtfs::ServicePlan::For(feed_, date, gtfs::DayTypeOf(date, holidays_)))
                .first;
     }
     return it->second;
@@ -235,16 +236,15 @@ struct Placed {
   const Departure* departure = nullptr;
   base::LocalDate service_date;
   gtfs::DayType day_type = gtfs::DayType::kWeekday;
-  const LinePlan* plan = nullptr;  // nullptr: nothing planned for the line that date
+  const LinePlan* plan = nullptr;     // nullptr: nothing planned for the line that date
   std::optional<std::size_t> period;  // nullopt: unplanned
 };
-
 
 /// A headway between consecutive in-period departures of a line (batch and stream).
 struct MeasuredHeadway {
   std::optional<double> headway_s;          // nullopt for the line's first departure
   std::optional<double> planned_headway_s;  // the plan's at the later departure
-  std::string_view exclusion;  // empty (measured), "service_break" or "coverage_gap"
+  std::string_view exclusion;               // empty (measured), "service_break" or "coverage_gap"
 };
 /// `previous` is the line's previous in-period departure (nullptr: none), `p` the next;
 /// `coverage` the line's feed's.

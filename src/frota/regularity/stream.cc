@@ -163,10 +163,10 @@ model::HeadwayRow HeadwayRowOf(const Placed& p, const MeasuredHeadway& m,
 }
 
 struct Stream::Vehicle {
-  std::vector<Fix> fixes;  // time order; texts in texts_
-  bool dirty = false;      // fixes added since the detector last ran
+  std::vector<Fix> fixes;                        // time order; texts in texts_
+  bool dirty = false;                            // fixes added since the detector last ran
   std::optional<base::Timestamp> emitted_until;  // the last departure emitted
-  std::vector<Departure> pending;  // found, not yet final
+  std::vector<Departure> pending;                // found, not yet final
 };
 
 struct Stream::FeedState {
@@ -186,8 +186,7 @@ struct Stream::Line {
 };
 
 Stream::Stream(const gtfs::StaticFeed& feed, const gtfs::RouteResolver& routes,
-               const base::TimeZone& zone, gtfs::HolidayCalendar holidays,
-               StreamOptions options)
+               const base::TimeZone& zone, gtfs::HolidayCalendar holidays, StreamOptions options)
     : feed_(feed),
       zone_(zone),
       holidays_(std::move(holidays)),
@@ -256,9 +255,7 @@ void Stream::AddPositions(const model::EpochRows& rows) {
   }
 }
 
-const Coverage& Stream::CoverageOf(const std::string& feed_id) {
-  return feeds_[feed_id].coverage;
-}
+const Coverage& Stream::CoverageOf(const std::string& feed_id) { return feeds_[feed_id].coverage; }
 
 void Stream::AddMinutes(std::int64_t minute_horizon, model::EpochRows& out) {
   const int g = options_.coverage_gap_minutes;
@@ -308,8 +305,7 @@ void Stream::AddMinutes(std::int64_t minute_horizon, model::EpochRows& out) {
   }
 }
 
-void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before,
-                                model::EpochRows& out) {
+void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out) {
   if (!line.point || *line.point >= final_before) {
     return;
   }
@@ -324,8 +320,8 @@ void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before,
     return;
   }
   model::AlertRow row;
-  row.alert_id = AlertId("gap_in_progress", d.feed_id, d.route_id, d.direction_id,
-                         d.departure_time);
+  row.alert_id =
+      AlertId("gap_in_progress", d.feed_id, d.route_id, d.direction_id, d.departure_time);
   row.kind = "gap_in_progress";
   row.feed_id = d.feed_id;
   row.route_id = d.route_id;
@@ -399,8 +395,8 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   line.placed.departure = &*line.last;
   // The next gap_in_progress: 2 x the planned headway after this departure, when that
   // moment is still in this service period.
-  const auto planned = p.plan->HeadwayIn(p.plan->periods[*p.period],
-                                         SecondsInto(*p.plan, d.departure_time));
+  const auto planned =
+      p.plan->HeadwayIn(p.plan->periods[*p.period], SecondsInto(*p.plan, d.departure_time));
   if (planned && *planned > 0) {
     const base::Timestamp point = AddSeconds(d.departure_time, options_.gap_headways * *planned);
     if (p.plan->PeriodOf(SecondsInto(*p.plan, point)) == p.period) {
@@ -533,8 +529,7 @@ base::Status Stream::Restore(std::string_view bytes) {
   base::ByteReader r(bytes);
   FROTA_ASSIGN_OR_RETURN(const auto version, r.U32());
   if (version != kSnapshotVersion) {
-    return base::InvalidInput("regularity state version {} is not {}", version,
-                              kSnapshotVersion);
+    return base::InvalidInput("regularity state version {} is not {}", version, kSnapshotVersion);
   }
   FROTA_ASSIGN_OR_RETURN(last_minute_seen_, r.I64());
   FROTA_ASSIGN_OR_RETURN(const auto vehicles, r.Varint());

@@ -1,9 +1,10 @@
-// Departures, headways and alerts as a streaming job over accepted positions and the watermark (semantics §7, docs/departures.md "Streaming").
+// Departures, headways and alerts as a streaming job over accepted positions and the watermark
+// (semantics §7, docs/departures.md "Streaming").
 #pragma once
 
 #include <chrono>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,8 +76,8 @@ class Stream {
   [[nodiscard]] std::chrono::seconds Horizon() const;
 
   /// One accepted position (its texts as the feed gave them).
-  void Add(std::string_view feed_id, std::string_view vehicle_id, base::Timestamp time,
-           double lat, double lon, std::string_view route_id, std::string_view trip_id,
+  void Add(std::string_view feed_id, std::string_view vehicle_id, base::Timestamp time, double lat,
+           double lon, std::string_view route_id, std::string_view trip_id,
            std::string_view trip_start_date);
   /// The accepted positions of a batch of pipeline rows (their ids are `rows.strings`').
   void AddPositions(const model::EpochRows& rows);

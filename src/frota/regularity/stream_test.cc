@@ -46,9 +46,9 @@ class StreamTest : public ::testing::Test {
     std::ofstream(d / "routes.txt") << "route_id,route_short_name,route_type\nR53,B53,3\n";
     const auto west = At(0);
     const auto east = At(5000);
-    std::ofstream(d / "stops.txt") << fmt::format(
-        "stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n", west.first,
-        west.second, east.first, east.second);
+    std::ofstream(d / "stops.txt")
+        << fmt::format("stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n",
+                       west.first, west.second, east.first, east.second);
     std::ofstream(d / "calendar.txt")
         << "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,"
            "end_date\nU,1,1,1,1,1,1,1,20220101,20221231\n";
@@ -60,9 +60,10 @@ class StreamTest : public ::testing::Test {
     for (int i = 0; i <= 18; ++i) {
       const int m = 6 * 60 + 10 * i;
       trips << fmt::format("R53,U,I{},0,SI\n", i);
-      times << fmt::format("I{0},{1:02d}:{2:02d}:00,{1:02d}:{2:02d}:00,W,1\n"
-                           "I{0},{3:02d}:{4:02d}:00,{3:02d}:{4:02d}:00,E,2\n",
-                           i, m / 60, m % 60, (m + 20) / 60, (m + 20) % 60);
+      times << fmt::format(
+          "I{0},{1:02d}:{2:02d}:00,{1:02d}:{2:02d}:00,W,1\n"
+          "I{0},{3:02d}:{4:02d}:00,{3:02d}:{4:02d}:00,E,2\n",
+          i, m / 60, m % 60, (m + 20) / 60, (m + 20) % 60);
     }
     trips.close();
     times.close();
@@ -93,9 +94,8 @@ class StreamTest : public ::testing::Test {
       points_.push_back({"other", t, p.first, p.second, "99"});
     }
     // The feed is blind from 07:10 to 07:20 local.
-    std::erase_if(points_, [&](const Point& p) {
-      return p.time >= Local(7, 10) && p.time < Local(7, 20);
-    });
+    std::erase_if(points_,
+                  [&](const Point& p) { return p.time >= Local(7, 10) && p.time < Local(7, 20); });
     std::sort(points_.begin(), points_.end(),
               [](const Point& a, const Point& b) { return a.time < b.time; });
   }
