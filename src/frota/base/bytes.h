@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <utility>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "frota/base/status.h"
 

@@ -17,7 +17,9 @@ TEST(ByteWriter, WritesIntoAGivenBufferAndKeepsItsCapacity) {
   w.U8(7);
   w.String("abc");
   const std::string out = w.Take();
-  EXPECT_EQ(out, std::string("\x07\x03" "abc", 5));
+  EXPECT_EQ(out, std::string("\x07\x03"
+                             "abc",
+                             5));
   EXPECT_EQ(out.data(), storage);  // the same allocation: nothing allocated per message
 }
 

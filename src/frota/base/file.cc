@@ -157,9 +157,7 @@ std::int64_t CurrentRssBytes() { return ReadStatusKb("VmRSS:"); }
 
 unsigned CoreCount() { return std::max(1U, std::thread::hardware_concurrency()); }
 
-std::size_t ThreadsFor(std::size_t units) {
-  return std::min<std::size_t>(units, CoreCount());
-}
+std::size_t ThreadsFor(std::size_t units) { return std::min<std::size_t>(units, CoreCount()); }
 
 void NameThisThread(const char* name) {
   char truncated[16] = {};

@@ -62,7 +62,7 @@ std::uint32_t Crc32cPortable(std::string_view bytes, std::uint32_t crc) {
 // 9 % of a replay cutting many epochs (perf). Built for SSE 4.2 here only; Crc32c() calls it
 // when the processor has it.
 __attribute__((target("sse4.2"))) std::uint32_t Crc32cHardware(std::string_view bytes,
-                                                                std::uint32_t crc) {
+                                                               std::uint32_t crc) {
   std::uint64_t c = ~crc;
   const char* p = bytes.data();
   std::size_t n = bytes.size();

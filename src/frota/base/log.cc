@@ -23,9 +23,8 @@ LogOptions& Current() {
 std::optional<spdlog::level::level_enum> ParseLogLevel(std::string_view name) {
   using L = spdlog::level::level_enum;
   static constexpr std::pair<std::string_view, L> kLevels[] = {
-      {"trace", L::trace}, {"debug", L::debug},       {"info", L::info},
-      {"warn", L::warn},   {"warning", L::warn},      {"error", L::err},
-      {"critical", L::critical}, {"off", L::off}};
+      {"trace", L::trace},  {"debug", L::debug}, {"info", L::info},         {"warn", L::warn},
+      {"warning", L::warn}, {"error", L::err},   {"critical", L::critical}, {"off", L::off}};
   for (const auto& [n, level] : kLevels) {
     if (n == name) {
       return level;
@@ -38,9 +37,7 @@ LogLevels LogLevelsOf(const LogOptions& options) {
   using L = spdlog::level::level_enum;
   const bool has_file = !options.file.empty();
   LogLevels levels{};
-  levels.terminal = options.quiet                   ? L::warn
-                    : options.verbose && !has_file ? L::debug
-                                                    : L::info;
+  levels.terminal = options.quiet ? L::warn : options.verbose && !has_file ? L::debug : L::info;
   if (!has_file) {
     levels.file = levels.terminal;
   } else if (!options.file_level.empty()) {
@@ -68,8 +65,8 @@ Status InitLogging(const LogOptions& options) {
     constexpr std::size_t kFiles = 3;
     std::shared_ptr<spdlog::sinks::rotating_file_sink_mt> file;
     try {
-      file = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(options.file, kFileBytes,
-                                                                    kFiles);
+      file =
+          std::make_shared<spdlog::sinks::rotating_file_sink_mt>(options.file, kFileBytes, kFiles);
     } catch (const spdlog::spdlog_ex& e) {
       return IoError("log file {}: {}", options.file, e.what());
     }

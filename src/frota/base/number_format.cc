@@ -21,8 +21,7 @@ void AppendWithFmt(std::string& out, double value, int precision) {
 }  // namespace
 
 void AppendFixed(std::string& out, double value, int precision) {
-  if (precision < 0 || precision >= static_cast<int>(kPowersOf10.size()) ||
-      !std::isfinite(value)) {
+  if (precision < 0 || precision >= static_cast<int>(kPowersOf10.size()) || !std::isfinite(value)) {
     AppendWithFmt(out, value, precision);
     return;
   }
@@ -41,7 +40,8 @@ void AppendFixed(std::string& out, double value, int precision) {
   }
   // scaled = value * 10^precision * 2^-exponent, below 2^53 * 10^9 < 2^83.
   __extension__ using U128 = unsigned __int128;  // GCC and Clang; __extension__: not ISO
-  const U128 scaled = static_cast<U128>(significand) * kPowersOf10[static_cast<std::size_t>(precision)];
+  const U128 scaled =
+      static_cast<U128>(significand) * kPowersOf10[static_cast<std::size_t>(precision)];
   U128 units = 0;  // round(value * 10^precision), half to even
   if (exponent >= 0) {
     units = scaled << exponent;

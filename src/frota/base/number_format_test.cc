@@ -29,11 +29,10 @@ TEST(FormatFixed, RoundsHalfToEvenLikePrintf) {
 }
 
 TEST(FormatFixed, FallsBackOutsideItsRange) {
-  for (const double v : {std::numeric_limits<double>::infinity(),
-                         -std::numeric_limits<double>::infinity(),
-                         std::numeric_limits<double>::quiet_NaN(), 1e300, -1e30, 0x1p93,
-                         0x1p93 - 0x1p41, std::numeric_limits<double>::denorm_min(),
-                         std::numeric_limits<double>::min()}) {
+  for (const double v :
+       {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+        std::numeric_limits<double>::quiet_NaN(), 1e300, -1e30, 0x1p93, 0x1p93 - 0x1p41,
+        std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min()}) {
     for (int precision : {0, 1, 3, 6, 9}) {
       EXPECT_EQ(FormatFixed(v, precision), Fmt(v, precision)) << v << " " << precision;
     }
@@ -54,12 +53,12 @@ TEST(FormatFixed, MatchesFmtOnMillionsOfValues) {
   };
   for (int i = 0; i < 300'000; ++i) {
     const int precision = precision_of(rng);
-    check(coordinate(rng), precision);                                      // lat/lon
-    check(static_cast<double>(micros(rng)) / 1e6, precision);              // lags in seconds
+    check(coordinate(rng), precision);                         // lat/lon
+    check(static_cast<double>(micros(rng)) / 1e6, precision);  // lags in seconds
     // Exact ties at this precision: odd multiples of half a unit that are dyadic.
     const double unit = 1.0 / static_cast<double>(std::uint64_t{1} << (i % 12));
-    check(static_cast<double>(static_cast<std::int64_t>(rng() % 2'000'000) - 1'000'000) *
-              unit + unit / 2,
+    check(static_cast<double>(static_cast<std::int64_t>(rng() % 2'000'000) - 1'000'000) * unit +
+              unit / 2,
           precision);
     // Any bits at all, over every magnitude the fast path takes.
     std::uint64_t bits = rng();

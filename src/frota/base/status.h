@@ -62,7 +62,7 @@ Error Internal(fmt::format_string<Args...> format, Args&&... args) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return std::holds_alternative<T>(state_); }
@@ -117,12 +117,12 @@ class [[nodiscard]] Status {
 }  // namespace frota::base
 
 /// Returns the error of a Status/Result expression from the enclosing function.
-#define FROTA_RETURN_IF_ERROR(expr)              \
-  do {                                           \
-    auto&& frota_status_ = (expr);               \
-    if (!frota_status_.ok()) {                   \
-      return frota_status_.error();              \
-    }                                            \
+#define FROTA_RETURN_IF_ERROR(expr) \
+  do {                              \
+    auto&& frota_status_ = (expr);  \
+    if (!frota_status_.ok()) {      \
+      return frota_status_.error(); \
+    }                               \
   } while (false)
 
 #define FROTA_CONCAT_INNER_(a, b) a##b

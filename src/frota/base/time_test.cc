@@ -25,9 +25,10 @@ TEST(Iso8601, FormatsAsFmtWouldOnEveryYear) {
     const std::chrono::year_month_day ymd(day);
     const std::int64_t micros = (t - day).count();
     const std::int64_t s = micros / 1'000'000;
-    std::string out = fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}",
-                                  static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                                  static_cast<unsigned>(ymd.day()), s / 3600, (s / 60) % 60, s % 60);
+    std::string out =
+        fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}", static_cast<int>(ymd.year()),
+                    static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), s / 3600,
+                    (s / 60) % 60, s % 60);
     if (micros % 1'000'000 != 0) {
       out += fmt::format(".{:06d}", micros % 1'000'000);
     }
@@ -35,9 +36,16 @@ TEST(Iso8601, FormatsAsFmtWouldOnEveryYear) {
   };
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<std::int64_t> micros(-5'000'000'000'000'000, 5'000'000'000'000'000);
-  std::vector<std::int64_t> cases = {0, 1, -1, 999'999, 1'000'000, 1'717'600'000'000'000,
-                                     1'717'600'000'123'456, -62'167'219'200'000'000,
-                                     -62'167'219'200'000'001, 253'402'300'799'999'999,
+  std::vector<std::int64_t> cases = {0,
+                                     1,
+                                     -1,
+                                     999'999,
+                                     1'000'000,
+                                     1'717'600'000'000'000,
+                                     1'717'600'000'123'456,
+                                     -62'167'219'200'000'000,
+                                     -62'167'219'200'000'001,
+                                     253'402'300'799'999'999,
                                      253'402'300'800'000'000};
   for (int i = 0; i < 100'000; ++i) {
     const auto t = micros(rng);

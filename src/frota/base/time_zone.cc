@@ -119,8 +119,8 @@ Timestamp TimeZone::FromLocal(std::chrono::local_time<Micros> local) const {
 }
 
 Timestamp TimeZone::EndOfLocalHour(LocalHour hour) const {
-  const auto end_local = std::chrono::local_seconds(hour.date.time_since_epoch()) +
-                         std::chrono::hours(hour.hour + 1);
+  const auto end_local =
+      std::chrono::local_seconds(hour.date.time_since_epoch()) + std::chrono::hours(hour.hour + 1);
   const std::int64_t local_seconds = end_local.time_since_epoch().count();
   const std::int32_t before = OffsetSecondsAt(local_seconds - 2 * 86400);
   const std::int32_t after = OffsetSecondsAt(local_seconds + 86400);

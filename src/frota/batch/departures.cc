@@ -68,10 +68,11 @@ base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
   std::vector<Departure> out;
   FROTA_ASSIGN_OR_RETURN(
       auto reader,
-      ChunkReader::Run(db, "SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, "
-                           "epoch_us(event_time), lat, lon FROM positions "
-                           "WHERE route_id <> '' OR trip_id <> '' "
-                           "ORDER BY feed_id, vehicle_id, event_time"));
+      ChunkReader::Run(db,
+                       "SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, "
+                       "epoch_us(event_time), lat, lon FROM positions "
+                       "WHERE route_id <> '' OR trip_id <> '' "
+                       "ORDER BY feed_id, vehicle_id, event_time"));
   std::string feed_id;
   std::string vehicle_id;
   std::vector<Fix> fixes;

@@ -33,12 +33,13 @@ class DeparturesTest : public ::testing::Test {
     const auto& d = dir_.path();
     std::ofstream(d / "agency.txt") << "agency_name,agency_url,agency_timezone\n"
                                        "A,http://a,America/Sao_Paulo\n";
-    std::ofstream(d / "routes.txt") << "route_id,route_short_name,route_type\nR53,B53,3\nR60,60,3\n";
+    std::ofstream(d / "routes.txt")
+        << "route_id,route_short_name,route_type\nR53,B53,3\nR60,60,3\n";
     const auto west = At(0);
     const auto east = At(5000);
-    std::ofstream(d / "stops.txt") << fmt::format(
-        "stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n", west.first,
-        west.second, east.first, east.second);
+    std::ofstream(d / "stops.txt")
+        << fmt::format("stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n",
+                       west.first, west.second, east.first, east.second);
     std::ofstream(d / "trips.txt") << "route_id,service_id,trip_id,direction_id,shape_id\n"
                                       "R53,U,B53I,0,SI\nR53,U,B53V,1,SV\nR53,U,B53X,0,\n"
                                       "R60,U,R60I,0,SL\n";
@@ -68,8 +69,8 @@ class DeparturesTest : public ::testing::Test {
 
   // Fixes every 30 s from `t`: `standing` fixes at `from_m` (a few metres of jitter),
   // then driving at 8 m/s towards `to_m`, `north_m` off the street, tagged `trip`.
-  void Drive(std::vector<Fix>& fixes, base::Timestamp& t, double from_m, double to_m,
-             int standing, double north_m = 0, std::string_view trip = {}) {
+  void Drive(std::vector<Fix>& fixes, base::Timestamp& t, double from_m, double to_m, int standing,
+             double north_m = 0, std::string_view trip = {}) {
     for (int i = 0; i < standing; ++i) {
       Add(fixes, t, from_m + (i % 3) * 4.0, north_m + (i % 2) * 3.0, trip);
     }

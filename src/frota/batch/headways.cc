@@ -40,8 +40,8 @@ using regularity::LinePlan;
 using regularity::MinuteOf;
 using regularity::MinuteStart;
 using regularity::Period;
-using regularity::PlanCache;
 using regularity::Placed;
+using regularity::PlanCache;
 using regularity::SecondsInto;
 
 void SetOptionalDirection(sink::ChunkAppender& a, std::size_t column, int direction_id) {
@@ -84,8 +84,8 @@ std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
     std::pair<const Departure*, bool>* best = nullptr;
     for (auto& candidate : it->second) {
       const auto delta = candidate.first->departure_time - d.departure_time;
-      if (candidate.second || candidate.first->route_id != d.route_id ||
-          delta > kMatchWindow || delta < -kMatchWindow) {
+      if (candidate.second || candidate.first->route_id != d.route_id || delta > kMatchWindow ||
+          delta < -kMatchWindow) {
         continue;
       }
       if (best == nullptr || (best->first->direction_id != d.direction_id &&
@@ -112,17 +112,16 @@ std::string LocalIso(const base::TimeZone& zone, base::Timestamp t) {
   text.pop_back();  // 'Z'
   const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(offset).count();
   const auto magnitude = minutes < 0 ? -minutes : minutes;
-  return text + fmt::format("{}{:02d}:{:02d}", minutes < 0 ? '-' : '+', magnitude / 60,
-                            magnitude % 60);
+  return text +
+         fmt::format("{}{:02d}:{:02d}", minutes < 0 ? '-' : '+', magnitude / 60, magnitude % 60);
 }
 
 }  // namespace
 
 const std::vector<std::string>& HeadwayTables() {
   static const std::vector<std::string> kTables = {
-      "departures",      "planned_departures", "observed_dates", "headways",
-      "service_minutes", "feed_coverage",      "coverage_gaps",  "line_silences",
-      "headway_routes",  "headway_summary"};
+      "departures",    "planned_departures", "observed_dates", "headways",       "service_minutes",
+      "feed_coverage", "coverage_gaps",      "line_silences",  "headway_routes", "headway_summary"};
   return kTables;
 }
 
@@ -132,8 +131,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
   const auto started = Clock::now();
   std::string zone_name = options.time_zone;
   if (zone_name.empty()) {
-    zone_name = feed.time_zone().empty() ? std::string(kDefaultZone)
-                                         : std::string(feed.time_zone());
+    zone_name =
+        feed.time_zone().empty() ? std::string(kDefaultZone) : std::string(feed.time_zone());
   }
   FROTA_ASSIGN_OR_RETURN(const auto zone, base::TimeZone::Load(zone_name));
   gtfs::HolidayCalendar holidays = gtfs::HolidayCalendar::ForTimeZone(zone_name);
@@ -210,9 +209,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       list.erase(std::unique(list.begin(), list.end()), list.end());
     }
     for (const auto& [route, feeds] : feed_positions) {
-      route_feed[route] = std::max_element(feeds.begin(), feeds.end(), [](const auto& a, const auto& b) {
-                            return a.second < b.second;
-                          })->first;
+      route_feed[route] =
+          std::max_element(feeds.begin(), feeds.end(), [](const auto& a, const auto& b) {
+            return a.second < b.second;
+          })->first;
     }
   }
   // The GTFS routes the feed serves: its route names resolved, and the departures'.
@@ -276,9 +276,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
   bool streamed = false;
   std::vector<model::AlertRow> batch_alerts;
   if (alerts_table) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto counts, db.Query("SELECT (SELECT count(*) FROM departures) + "
-                              "(SELECT count(*) FROM alerts)"));
+    FROTA_ASSIGN_OR_RETURN(auto counts, db.Query("SELECT (SELECT count(*) FROM departures) + "
+                                                 "(SELECT count(*) FROM alerts)"));
     streamed = counts.Int64(0, 0) > 0;
     if (streamed) {
       for (const std::string table : {"departures", "headways", "alerts"}) {
@@ -323,15 +322,15 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     }
     FROTA_RETURN_IF_ERROR(db.Execute(sql::kHeadwaysSql.substr(0, marker)));
     {
-      FROTA_ASSIGN_OR_RETURN(
-          auto a, sink::ChunkAppender::Create(
-                      db, "departures",
-                      {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
-                       ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kVarchar,
-                       ColumnType::kVarchar, ColumnType::kDate, ColumnType::kTimestamp,
-                       ColumnType::kBoolean, ColumnType::kDouble, ColumnType::kBoolean,
-                       ColumnType::kBoolean, ColumnType::kVarchar, ColumnType::kDate,
-                       ColumnType::kTinyint}));
+      FROTA_ASSIGN_OR_RETURN(auto a,
+                             sink::ChunkAppender::Create(
+                                 db, "departures",
+                                 {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
+                                  ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kVarchar,
+                                  ColumnType::kVarchar, ColumnType::kDate, ColumnType::kTimestamp,
+                                  ColumnType::kBoolean, ColumnType::kDouble, ColumnType::kBoolean,
+                                  ColumnType::kBoolean, ColumnType::kVarchar, ColumnType::kDate,
+                                  ColumnType::kTinyint}));
       for (const Placed& p : placed) {
         const Departure& d = *p.departure;
         const model::DepartureRow row = regularity::DepartureRowOf(p, zone);
@@ -358,10 +357,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       FROTA_RETURN_IF_ERROR(a->Close());
     }
     {
-      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
-                                         db, "observed_dates",
-                                         {ColumnType::kDate, ColumnType::kVarchar,
-                                          ColumnType::kVarchar}));
+      FROTA_ASSIGN_OR_RETURN(auto a,
+                             sink::ChunkAppender::Create(
+                                 db, "observed_dates",
+                                 {ColumnType::kDate, ColumnType::kVarchar, ColumnType::kVarchar}));
       for (const auto date : observed_dates) {
         const auto holiday = holidays.Find(date);
         a->SetDateDays(0, base::DaysSinceEpoch(date));
@@ -428,7 +427,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
           std::map<base::LocalHour, Count> counts;
           std::optional<base::TimeZone::HourSpan> span;
           for (const Period& p : plan->periods) {
-            const base::Timestamp from = plan->day_start + std::chrono::seconds(plan->times[p.begin]);
+            const base::Timestamp from =
+                plan->day_start + std::chrono::seconds(plan->times[p.begin]);
             const base::Timestamp to =
                 plan->day_start + std::chrono::seconds(plan->times[p.end - 1]) +
                 std::chrono::seconds(std::max<std::int64_t>(60, std::llround(p.last_headway_s)));
@@ -484,13 +484,13 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
           lines[{p.departure->route_id, p.departure->direction_id, p.service_date}].push_back(&p);
         }
       }
-      FROTA_ASSIGN_OR_RETURN(
-          auto a, sink::ChunkAppender::Create(
-                      db, "headways",
-                      {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
-                       ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kDate,
-                       ColumnType::kTinyint, ColumnType::kVarchar, ColumnType::kBoolean,
-                       ColumnType::kDouble, ColumnType::kDouble, ColumnType::kVarchar}));
+      FROTA_ASSIGN_OR_RETURN(auto a,
+                             sink::ChunkAppender::Create(
+                                 db, "headways",
+                                 {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
+                                  ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kDate,
+                                  ColumnType::kTinyint, ColumnType::kVarchar, ColumnType::kBoolean,
+                                  ColumnType::kDouble, ColumnType::kDouble, ColumnType::kVarchar}));
       for (auto& [key, list] : lines) {
         std::sort(list.begin(), list.end(), [](const Placed* x, const Placed* y) {
           return std::tie(x->departure->departure_time, x->departure->vehicle_id) <
@@ -520,10 +520,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       FROTA_RETURN_IF_ERROR(a->Close());
     }
     {
-      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
-                                         db, "feed_coverage",
-                                         {ColumnType::kVarchar, ColumnType::kDate,
-                                          ColumnType::kTinyint, ColumnType::kSmallint}));
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(db, "feed_coverage",
+                                              {ColumnType::kVarchar, ColumnType::kDate,
+                                               ColumnType::kTinyint, ColumnType::kSmallint}));
       for (const auto& [key, minutes] : covered_per_hour) {
         a->SetString(0, std::get<0>(key));
         a->SetDateDays(1, base::DaysSinceEpoch(std::get<1>(key)));
@@ -534,10 +534,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       FROTA_RETURN_IF_ERROR(a->Close());
     }
     {
-      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
-                                         db, "coverage_gaps",
-                                         {ColumnType::kVarchar, ColumnType::kTimestamp,
-                                          ColumnType::kTimestamp, ColumnType::kInteger}));
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(db, "coverage_gaps",
+                                              {ColumnType::kVarchar, ColumnType::kTimestamp,
+                                               ColumnType::kTimestamp, ColumnType::kInteger}));
       for (const auto& [feed_id, c] : coverage) {
         for (const auto& [from, to] : c.gaps()) {
           a->SetString(0, feed_id);
@@ -582,9 +582,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       FROTA_RETURN_IF_ERROR(a->Close());
     }
     {
-      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
-                                         db, "headway_routes",
-                                         {ColumnType::kVarchar, ColumnType::kVarchar}));
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(db, "headway_routes",
+                                              {ColumnType::kVarchar, ColumnType::kVarchar}));
       for (const auto& route_id : served) {
         const gtfs::Route* route = feed.FindRoute(route_id);
         a->SetString(0, route_id);
@@ -624,9 +624,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
-    FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
-        "CREATE OR REPLACE TEMP TABLE headway_options AS SELECT {} AS min_headways",
-        options.min_headways)));
+    FROTA_RETURN_IF_ERROR(db.Execute(
+        fmt::format("CREATE OR REPLACE TEMP TABLE headway_options AS SELECT {} AS min_headways",
+                    options.min_headways)));
     return db.Execute(sql::kHeadwaysSql.substr(marker));
   };
   if (const auto status = write(); !status.ok()) {
@@ -787,8 +787,8 @@ std::string HeadwayJson(const HeadwayReport& report) {
     nlohmann::ordered_json j;
     j["route_id"] = r.route_id;
     j["route_short_name"] = r.route_short_name;
-    j["direction_id"] = r.direction_id >= 0 ? nlohmann::ordered_json(r.direction_id)
-                                            : nlohmann::ordered_json();
+    j["direction_id"] =
+        r.direction_id >= 0 ? nlohmann::ordered_json(r.direction_id) : nlohmann::ordered_json();
     j["inferred"] = r.inferred;
     j.update(StatsJson(r.all));
     nlohmann::ordered_json hours = nlohmann::ordered_json::array();
@@ -858,15 +858,16 @@ std::string HeadwayText(const HeadwayReport& report) {
         "{:>6} {:>5}\n",
         r.route_short_name.empty() ? r.route_id : r.route_short_name,
         r.direction_id >= 0 ? std::to_string(r.direction_id) : std::string("-"),
-        r.inferred ? "yes" : "no", s.departures_found, s.departures_planned,
-        Cell(s.found_ratio, 2), Cell(s.median_headway_s, 0), Cell(s.planned_headway_s, 0),
-        Cell(s.bunching_share, 2), Cell(s.gap_share, 2), Cell(s.cv, 2),
-        s.los.empty() ? std::string("-") : s.los, Cell(s.excess_wait_s, 0), s.headways_measured,
+        r.inferred ? "yes" : "no", s.departures_found, s.departures_planned, Cell(s.found_ratio, 2),
+        Cell(s.median_headway_s, 0), Cell(s.planned_headway_s, 0), Cell(s.bunching_share, 2),
+        Cell(s.gap_share, 2), Cell(s.cv, 2), s.los.empty() ? std::string("-") : s.los,
+        Cell(s.excess_wait_s, 0), s.headways_measured,
         s.excluded_service_break + s.excluded_coverage_gap, Cell(s.coverage_share, 2));
   }
-  out += fmt::format("\n{} departures ({} inferred); tables departures, headways and "
-                     "headway_summary written\n",
-                     report.departures, report.inferred_departures);
+  out += fmt::format(
+      "\n{} departures ({} inferred); tables departures, headways and "
+      "headway_summary written\n",
+      report.departures, report.inferred_departures);
   for (const auto& [feed_id, c] : report.feed_coverage) {
     std::int64_t blind = 0;
     for (const auto& [from, to] : c.gaps) {

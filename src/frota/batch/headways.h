@@ -1,4 +1,5 @@
-// `frota headways`: departures, headways and regularity per route, direction, day type and hour against the GTFS plan (semantics §7).
+// `frota headways`: departures, headways and regularity per route, direction, day type and hour
+// against the GTFS plan (semantics §7).
 #pragma once
 
 #include <chrono>
@@ -65,9 +66,9 @@ struct HeadwayStats {
 
 /// `--compare-inferred`: the same positions with trip ids ignored.
 struct InferredCheck {
-  std::int64_t departures = 0;  // found with trip ids ignored
-  std::int64_t matched = 0;     // departures found with trip ids that have one of those
-                                // (same vehicle, within 5 minutes)
+  std::int64_t departures = 0;       // found with trip ids ignored
+  std::int64_t matched = 0;          // departures found with trip ids that have one of those
+                                     // (same vehicle, within 5 minutes)
   std::int64_t other_direction = 0;  // of the unmatched: matched but in the other direction
 };
 
@@ -76,8 +77,8 @@ struct RouteHeadways {
   std::string route_id;
   std::string route_short_name;
   int direction_id = -1;
-  bool inferred = false;  // its departures were inferred from geometry
-  HeadwayStats all;       // day type "all", whole day
+  bool inferred = false;                  // its departures were inferred from geometry
+  HeadwayStats all;                       // day type "all", whole day
   std::vector<HeadwayStats> by_hour;      // day type "all", per local hour
   std::vector<HeadwayStats> by_day_type;  // whole day, per day type
   std::optional<InferredCheck> inferred_check;
@@ -95,8 +96,8 @@ struct StreamCheck {
   std::string table;  // departures, headways, alerts
   std::int64_t stream_rows = 0;
   std::int64_t batch_rows = 0;
-  std::int64_t missing = 0;  // batch rows the stream lacks
-  std::int64_t extra = 0;    // stream rows the batch lacks
+  std::int64_t missing = 0;           // batch rows the stream lacks
+  std::int64_t extra = 0;             // stream rows the batch lacks
   std::vector<std::string> examples;  // "missing: (...)", "extra: (...)"
 };
 

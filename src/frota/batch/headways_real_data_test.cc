@@ -83,8 +83,7 @@ TEST(HeadwaysRealData, TheRioBrtArchiveGivesPossibleStatistics) {
       EXPECT_LE(*r.all.cv, 3) << line;
     }
     // The lines whose feed carries trip ids: both paths find the same departures.
-    if (r.route_short_name == "13" || r.route_short_name == "18" ||
-        r.route_short_name == "19") {
+    if (r.route_short_name == "13" || r.route_short_name == "18" || r.route_short_name == "19") {
       ++checked_lines;
       ASSERT_TRUE(r.inferred_check.has_value()) << line;
       const auto with_ids = r.all.departures_found + r.all.departures_unplanned;

@@ -116,8 +116,9 @@ class HeadwaysTest : public ::testing::Test {
   std::vector<std::pair<std::optional<double>, std::string>> Pairs() {
     auto db = sink::OpenFrotaDuckDb(dir_.path() / "stream.duckdb", true);
     EXPECT_TRUE(db.ok());
-    auto rows = (*db)->Query("SELECT headway_s, coalesce(exclusion, '') FROM headways "
-                             "WHERE route_id = 'R53' ORDER BY departure_time");
+    auto rows = (*db)->Query(
+        "SELECT headway_s, coalesce(exclusion, '') FROM headways "
+        "WHERE route_id = 'R53' ORDER BY departure_time");
     EXPECT_TRUE(rows.ok());
     std::vector<std::pair<std::optional<double>, std::string>> out;
     for (std::size_t i = 0; i < rows->rows(); ++i) {
@@ -332,12 +333,12 @@ TEST_F(HeadwaysTest, AnOutageNeverYieldsAMeasuredHeadwayAcrossIt) {
   Compute(AnyCount());
   auto db = sink::OpenFrotaDuckDb(dir_.path() / "stream.duckdb", true);
   ASSERT_TRUE(db.ok());
-  auto rows = (*db)->Query(fmt::format(
-      "SELECT count(*) FILTER (WHERE exclusion IS NULL), "
-      "count(*) FILTER (WHERE exclusion = 'coverage_gap') FROM headways "
-      "WHERE headway_s IS NOT NULL AND departure_time > TIMESTAMP '{}' "
-      "AND departure_time - to_seconds(headway_s::BIGINT) < TIMESTAMP '{}'",
-      Utc(outage_from), Utc(outage_to)));
+  auto rows = (*db)->Query(
+      fmt::format("SELECT count(*) FILTER (WHERE exclusion IS NULL), "
+                  "count(*) FILTER (WHERE exclusion = 'coverage_gap') FROM headways "
+                  "WHERE headway_s IS NOT NULL AND departure_time > TIMESTAMP '{}' "
+                  "AND departure_time - to_seconds(headway_s::BIGINT) < TIMESTAMP '{}'",
+                  Utc(outage_from), Utc(outage_to)));
   ASSERT_TRUE(rows.ok()) << rows.error().message();
   EXPECT_EQ(rows->Int64(0, 0), 0);
   EXPECT_EQ(rows->Int64(0, 1), 1);
@@ -354,13 +355,32 @@ TEST_F(HeadwaysTest, TheJsonHasEveryFieldTheCliDocumentNames) {
   const auto json = nlohmann::json::parse(HeadwayJson(Compute(options)));
   ASSERT_EQ(json["routes"].size(), 1U);
   const auto& route = json["routes"][0];
-  for (const char* field :
-       {"route_id", "route_short_name", "direction_id", "inferred", "departures_found",
-        "departures_planned", "median_headway_s", "p10_headway_s", "p90_headway_s",
-        "planned_headway_s", "bunching_share", "gap_share", "cv", "los", "excess_wait_s",
-        "by_hour", "by_day_type", "headways_measured", "headways_excluded", "coverage_share",
-        "share_under_60s", "departures_unobserved", "departures_unplanned",
-        "departures_tagged_late", "silent_minutes", "inferred_check"}) {
+  for (const char* field : {"route_id",
+                            "route_short_name",
+                            "direction_id",
+                            "inferred",
+                            "departures_found",
+                            "departures_planned",
+                            "median_headway_s",
+                            "p10_headway_s",
+                            "p90_headway_s",
+                            "planned_headway_s",
+                            "bunching_share",
+                            "gap_share",
+                            "cv",
+                            "los",
+                            "excess_wait_s",
+                            "by_hour",
+                            "by_day_type",
+                            "headways_measured",
+                            "headways_excluded",
+                            "coverage_share",
+                            "share_under_60s",
+                            "departures_unobserved",
+                            "departures_unplanned",
+                            "departures_tagged_late",
+                            "silent_minutes",
+                            "inferred_check"}) {
     EXPECT_TRUE(route.contains(field)) << field;
   }
   EXPECT_EQ(route["by_hour"][0]["hour"], 6);
@@ -381,9 +401,10 @@ TEST_F(HeadwaysTest, ARerunReplacesTheTablesInsteadOfAddingToThem) {
   Compute();
   auto db = sink::OpenFrotaDuckDb(dir_.path() / "stream.duckdb", true);
   ASSERT_TRUE(db.ok());
-  auto rows = (*db)->Query("SELECT (SELECT count(*) FROM departures), "
-                           "(SELECT count(*) FROM headway_summary WHERE day_type = 'all' "
-                           "AND hour = -1)");
+  auto rows = (*db)->Query(
+      "SELECT (SELECT count(*) FROM departures), "
+      "(SELECT count(*) FROM headway_summary WHERE day_type = 'all' "
+      "AND hour = -1)");
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->Int64(0, 0), 6);
   EXPECT_EQ(rows->Int64(0, 1), 1);

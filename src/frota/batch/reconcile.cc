@@ -114,12 +114,12 @@ base::Result<std::unique_ptr<BatchRecomputation>> BatchRecomputation::Create(
       batch->positions_,
       sink::ChunkAppender::Create(
           db, "input_positions",
-          {ColumnType::kBigint, ColumnType::kInteger, ColumnType::kInteger, ColumnType::kBigint,
+          {ColumnType::kBigint,  ColumnType::kInteger, ColumnType::kInteger, ColumnType::kBigint,
            ColumnType::kInteger, ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
            ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
-           ColumnType::kTinyint, ColumnType::kDouble, ColumnType::kDouble, ColumnType::kFloat,
-           ColumnType::kFloat, ColumnType::kFloat, ColumnType::kBoolean, ColumnType::kBigint,
-           ColumnType::kBigint, ColumnType::kBoolean, ColumnType::kBoolean}));
+           ColumnType::kTinyint, ColumnType::kDouble,  ColumnType::kDouble,  ColumnType::kFloat,
+           ColumnType::kFloat,   ColumnType::kFloat,   ColumnType::kBoolean, ColumnType::kBigint,
+           ColumnType::kBigint,  ColumnType::kBoolean, ColumnType::kBoolean}));
   FROTA_ASSIGN_OR_RETURN(
       batch->rejections_,
       sink::ChunkAppender::Create(
@@ -203,8 +203,9 @@ base::Status BatchRecomputation::Flush() {
 base::Status BatchRecomputation::LoadSourcesAndTerminals() {
   auto& db = *db_;
   {
-    FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(
-                                       db, "sources", {ColumnType::kInteger, ColumnType::kVarchar}));
+    FROTA_ASSIGN_OR_RETURN(
+        auto a,
+        sink::ChunkAppender::Create(db, "sources", {ColumnType::kInteger, ColumnType::kVarchar}));
     for (std::size_t id = 0; id < catalog_.size(); ++id) {
       a->SetInt32(0, static_cast<std::int32_t>(id));
       a->SetString(1, catalog_.Name(static_cast<model::SourceId>(id)));
@@ -215,10 +216,10 @@ base::Status BatchRecomputation::LoadSourcesAndTerminals() {
   if (!context_.routes || !context_.terminals) {
     return base::Status::Ok();  // no GTFS: near_terminal is NULL everywhere
   }
-  FROTA_ASSIGN_OR_RETURN(
-      auto a, sink::ChunkAppender::Create(db, "route_terminals",
-                                          {ColumnType::kVarchar, ColumnType::kBoolean,
-                                           ColumnType::kDouble, ColumnType::kDouble}));
+  FROTA_ASSIGN_OR_RETURN(auto a,
+                         sink::ChunkAppender::Create(db, "route_terminals",
+                                                     {ColumnType::kVarchar, ColumnType::kBoolean,
+                                                      ColumnType::kDouble, ColumnType::kDouble}));
   // Every non-empty route id seen, plus "" (a stop's anchor may have none).
   route_ids_.insert("");
   for (const auto& route_id : route_ids_) {
@@ -299,8 +300,7 @@ base::Status BatchRecomputation::RunSqlFile(std::string_view name, std::string_v
     duckdb_prepared_statement prepared = nullptr;
     duckdb_result result;
     std::string error;
-    if (duckdb_prepare_extracted_statement(db_->raw(), statements, i, &prepared) ==
-        DuckDBError) {
+    if (duckdb_prepare_extracted_statement(db_->raw(), statements, i, &prepared) == DuckDBError) {
       error = duckdb_prepare_error(prepared);
     } else if (duckdb_execute_prepared(prepared, &result) == DuckDBError) {
       error = duckdb_result_error(&result);
@@ -473,8 +473,7 @@ base::Result<ReconcileReport> Reconcile(const ReconcileConfig& config) {
       source::ReplaySource::Open(std::move(partitions), &catalog,
                                  runner::ReplaySourceOptions(config.replay, *context), {}));
   source::PrefetchingSource source(std::move(replay), config.replay.batch_records);
-  FROTA_ASSIGN_OR_RETURN(auto batch,
-                         BatchRecomputation::Create(*context, catalog, config.options));
+  FROTA_ASSIGN_OR_RETURN(auto batch, BatchRecomputation::Create(*context, catalog, config.options));
   std::vector<source::SourceRecord> records;
   while (true) {
     FROTA_ASSIGN_OR_RETURN(const bool more, source.Next(records));
@@ -523,8 +522,8 @@ std::string ReconcileJson(const ReconcileReport& report) {
 }
 
 std::string ReconcileText(const ReconcileReport& report) {
-  std::string out = fmt::format("{:<16} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "table",
-                                "stream_rows", "batch_rows", "missing", "extra", "different");
+  std::string out = fmt::format("{:<16} {:>12} {:>12} {:>9} {:>9} {:>9}\n", "table", "stream_rows",
+                                "batch_rows", "missing", "extra", "different");
   for (const auto& t : report.tables) {
     out += fmt::format("{:<16} {:>12} {:>12} {:>9} {:>9} {:>9}\n", t.table, t.stream_rows,
                        t.batch_rows, t.missing, t.extra, t.different);

@@ -1,4 +1,5 @@
-// `frota reconcile`: every job recomputed in batch SQL from the inputs, then diffed row by row with the stream's tables.
+// `frota reconcile`: every job recomputed in batch SQL from the inputs, then diffed row by row with
+// the stream's tables.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,8 @@ namespace frota::batch {
 
 /// One row that differs between a stream table and its recomputation.
 struct RowDifference {
-  std::string kind;        // "missing" (the stream lacks it), "extra" (only the stream has it), "different"
+  std::string
+      kind;  // "missing" (the stream lacks it), "extra" (only the stream has it), "different"
   std::string key;         // the row's key columns, as text
   std::string stream_row;  // the stream's other columns; empty when missing
   std::string batch_row;   // the recomputation's; empty when extra
@@ -76,8 +78,7 @@ class BatchRecomputation {
   };
 
   static base::Result<std::unique_ptr<BatchRecomputation>> Create(
-      const runner::ReplayContext& context, const model::SourceCatalog& catalog,
-      Options options);
+      const runner::ReplayContext& context, const model::SourceCatalog& catalog, Options options);
   ~BatchRecomputation();
   BatchRecomputation(const BatchRecomputation&) = delete;
   BatchRecomputation& operator=(const BatchRecomputation&) = delete;

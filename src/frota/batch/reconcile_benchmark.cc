@@ -123,8 +123,8 @@ Day BuildDay() {
   const auto gtfs_dir = testing::SharedFile("rio-brt-2022/gtfs");
   const auto area = testing::SharedFile("rio-boundary/rio-de-janeiro-3304557.geojson");
   if (!gtfs_dir || !area) {
-    day.skip_reason = "the Rio BRT GTFS or boundary is not under " +
-                      testing::SharedDataDir().string();
+    day.skip_reason =
+        "the Rio BRT GTFS or boundary is not under " + testing::SharedDataDir().string();
     return day;
   }
   const std::int64_t wanted = PositionsWanted();
@@ -205,11 +205,11 @@ Day BuildDay() {
               lat += 0.05;  // a 5.5 km jump
             }
             const int capture = t + s + 20 + static_cast<int>(10 * unit(rng));
-            std::string text = fmt::format(
-                "{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n", Clock(0), (t + s) / 3600,
-                vehicle, Clock(t + s), Clock(capture), lat, lon, route->short_name,
-                "bench", s < drive ? 30 : 0, leg.direction, route->short_name,
-                with_trips ? leg.trip_id : std::string());
+            std::string text =
+                fmt::format("{},{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{}\n", Clock(0),
+                            (t + s) / 3600, vehicle, Clock(t + s), Clock(capture), lat, lon,
+                            route->short_name, "bench", s < drive ? 30 : 0, leg.direction,
+                            route->short_name, with_trips ? leg.trip_id : std::string());
             if (unit(rng) < 0.003) {
               rows.push_back({capture + 1, text});  // the same fix received twice
             }

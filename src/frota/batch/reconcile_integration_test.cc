@@ -152,8 +152,10 @@ INSTANTIATE_TEST_SUITE_P(
                  "opensky/global_states_all_extended_1649392659.json",
                  "opensky/usa_bbox_states_1738361582.json", "opensky/denver_bbox_series"},
                 nullptr},
-        Capture{"caltrain", {"gtfs-rt/caltrain/ct-vehicle-positions.pb"}, "gtfs-rt/caltrain/ct.zip"},
-        Capture{"bullrunner", {"gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb"},
+        Capture{
+            "caltrain", {"gtfs-rt/caltrain/ct-vehicle-positions.pb"}, "gtfs-rt/caltrain/ct.zip"},
+        Capture{"bullrunner",
+                {"gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb"},
                 "gtfs-rt/bullrunner/bullrunner-gtfs.zip"}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 

@@ -336,9 +336,9 @@ TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
     std::int64_t different;
   };
   const Expected expected[] = {
-      {"positions", 1, 1, 1}, {"rejected", 2, 2, 2}, {"speed_cells", 1, 1, 1},
+      {"positions", 1, 1, 1},   {"rejected", 2, 2, 2},    {"speed_cells", 1, 1, 1},
       {"speed_lines", 0, 0, 1}, {"fleet_hours", 0, 0, 1}, {"stops", 1, 1, 1},
-      {"trips", 1, 1, 1},     {"quality", 0, 0, 1},
+      {"trips", 1, 1, 1},       {"quality", 0, 0, 1},
   };
   for (const auto& e : expected) {
     const auto& t = Table(*report, e.table);
@@ -411,8 +411,8 @@ TEST(ReconcileSql, HaversineGivesTheStreamsBits) {
   ASSERT_TRUE(batch.ok());
   auto& db = (*batch)->connection();
   ASSERT_TRUE(db.Execute(sql::kFunctionsSql).ok());
-  ASSERT_TRUE(db.Execute("CREATE TABLE pairs (lat1 DOUBLE, lon1 DOUBLE, lat2 DOUBLE, lon2 DOUBLE)")
-                  .ok());
+  ASSERT_TRUE(
+      db.Execute("CREATE TABLE pairs (lat1 DOUBLE, lon1 DOUBLE, lat2 DOUBLE, lon2 DOUBLE)").ok());
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> lat(-89.9, 89.9);
   std::uniform_real_distribution<double> lon(-179.9, 179.9);
@@ -437,8 +437,8 @@ TEST(ReconcileSql, HaversineGivesTheStreamsBits) {
     }
     ASSERT_TRUE((*a)->Close().ok());
   }
-  auto result = db.Query(
-      "SELECT lat1, lon1, lat2, lon2, haversine_m(lat1, lon1, lat2, lon2) FROM pairs");
+  auto result =
+      db.Query("SELECT lat1, lon1, lat2, lon2, haversine_m(lat1, lon1, lat2, lon2) FROM pairs");
   ASSERT_TRUE(result.ok());
   ASSERT_EQ(result->rows(), pairs.size());
   std::size_t differing = 0;
@@ -460,14 +460,14 @@ TEST(ReconcileSql, IcuLocalHoursAgreeWithTheStreamsTimeZone) {
     ASSERT_TRUE(zone.ok());
     auto db = sink::DuckDbConnection::Open("");
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Execute(std::string("SET TimeZone = 'UTC'; CREATE TABLE t AS SELECT s, "
-                                           "timezone('") +
-                               name +
-                               "', to_timestamp(s)) AS local_time FROM "
-                               "range(946684800, 2082758400, 1799) r(s)")
+    ASSERT_TRUE((*db)
+                    ->Execute(std::string("SET TimeZone = 'UTC'; CREATE TABLE t AS SELECT s, "
+                                          "timezone('") +
+                              name +
+                              "', to_timestamp(s)) AS local_time FROM "
+                              "range(946684800, 2082758400, 1799) r(s)")
                     .ok());
-    auto rows = (*db)->Query(
-        "SELECT s, local_time::DATE, hour(local_time) FROM t ORDER BY s");
+    auto rows = (*db)->Query("SELECT s, local_time::DATE, hour(local_time) FROM t ORDER BY s");
     ASSERT_TRUE(rows.ok());
     // (2082758400 - 946684800) / 1799, rounded up: every half hour less a second, 36 years.
     ASSERT_EQ(rows->rows(), 631503U);

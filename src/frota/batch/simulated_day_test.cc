@@ -109,7 +109,8 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
   for (const auto& line : h.lines) {
     within_10 += *line.relative_error <= 0.10 ? 1 : 0;
   }
-  EXPECT_GE(within_10, 0.9 * static_cast<double>(h.lines.size())) << sim::EvaluationText(*evaluation);
+  EXPECT_GE(within_10, 0.9 * static_cast<double>(h.lines.size()))
+      << sim::EvaluationText(*evaluation);
   ASSERT_TRUE(h.median_relative_error.has_value());
   EXPECT_LE(*h.median_relative_error, 0.05);
   ASSERT_TRUE(h.found_median_s.has_value());
@@ -117,7 +118,8 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
   EXPECT_LE(std::abs(*h.found_median_s - h.true_median_s), 0.05 * h.true_median_s);
 
   const auto json = nlohmann::json::parse(sim::EvaluationJson(*evaluation));
-  EXPECT_EQ(json["headways"]["lines"].get<std::int64_t>(), static_cast<std::int64_t>(h.lines.size()));
+  EXPECT_EQ(json["headways"]["lines"].get<std::int64_t>(),
+            static_cast<std::int64_t>(h.lines.size()));
   EXPECT_EQ(json["headways"]["by_line"].size(), h.lines.size());
   for (const char* field : {"route_id", "direction_id", "true_median_s", "found_median_s",
                             "relative_error", "within"}) {

@@ -55,7 +55,7 @@ struct CollectFlags {
   std::string time_zone;
   std::int32_t partitions = 0;
   double epoch_s = 0;
-  std::string serve;  // frota run --serve HOST:PORT
+  std::string serve;        // frota run --serve HOST:PORT
   KafkaRunFlags kafka_run;  // frota run --kafka --group: consume a topic (run_kafka.h)
 };
 
@@ -156,8 +156,8 @@ base::Result<std::unique_ptr<Publishing>> StartPublishing(const CollectFlags& fl
   pc.now = [c] { return c->clock().Now(); };
   pc.ingest_floor = [c] { return c->IngestFloor(); };
   auto& metrics = collector.metrics();
-  auto* connected = &metrics.GetGauge("frota_publish_connected",
-                                      "1 while the Kafka publisher has a session");
+  auto* connected =
+      &metrics.GetGauge("frota_publish_connected", "1 while the Kafka publisher has a session");
   auto* records = &metrics.GetCounter("frota_publish_records_total",
                                       "Records published to Kafka (committed) by this run");
   auto* polls =
@@ -167,9 +167,9 @@ base::Result<std::unique_ptr<Publishing>> StartPublishing(const CollectFlags& fl
   auto* failures = &metrics.GetCounter(
       "frota_publish_failures_total",
       "Failed publisher attempts: a session that could not start or ended by an error");
-  auto* unpublished = &metrics.GetGauge(
-      "frota_publish_unpublished_responses",
-      "Responses archived by this run that no committed transaction covers yet");
+  auto* unpublished =
+      &metrics.GetGauge("frota_publish_unpublished_responses",
+                        "Responses archived by this run that no committed transaction covers yet");
   auto* lag = &metrics.GetGauge("frota_publish_lag_seconds",
                                 "Now minus the ingest time of the oldest unpublished response");
   // Counters move by what changed since the last round (on the publisher's thread only).
@@ -234,7 +234,8 @@ base::Result<collect::CollectorConfig> BuildConfig(const CollectFlags& flags) {
   if (!flags.db.empty()) config.db = flags.db;
   if (flags.partitions > 0) config.partitions = flags.partitions;
   if (flags.epoch_s > 0) {
-    config.epoch_interval = std::chrono::milliseconds(static_cast<std::int64_t>(flags.epoch_s * 1000));
+    config.epoch_interval =
+        std::chrono::milliseconds(static_cast<std::int64_t>(flags.epoch_s * 1000));
   }
   if (!flags.kafka.empty()) config.kafka_brokers = flags.kafka;
   if (!flags.topic.empty()) config.kafka_topic = flags.topic;
@@ -293,7 +294,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
     return ReportError(base::InvalidInput("--kafka BROKERS and --topic T go together"));
   }
   if (!publish && flags.end_marker) {
-    return ReportError(base::InvalidInput("--end-marker is for publishing: give --kafka and --topic"));
+    return ReportError(
+        base::InvalidInput("--end-marker is for publishing: give --kafka and --topic"));
   }
   if (!process && !flags.postgres.empty()) {
     return ReportError(base::InvalidInput("--postgres is for frota run; collect writes bronze"));
@@ -400,10 +402,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
   WakeOnResponse wake(waker);
   (*collector)->AddListener(&wake);
   auto& metrics = (*collector)->metrics();
-  auto& lag = metrics.GetGauge("frota_engine_watermark_lag_seconds",
-                               "Wall-clock time minus the watermark");
-  auto& commit_seconds = metrics.GetGauge("frota_engine_epoch_commit_seconds",
-                                          "Duration of the last epoch commit");
+  auto& lag =
+      metrics.GetGauge("frota_engine_watermark_lag_seconds", "Wall-clock time minus the watermark");
+  auto& commit_seconds =
+      metrics.GetGauge("frota_engine_epoch_commit_seconds", "Duration of the last epoch commit");
   auto& epochs = metrics.GetCounter("frota_engine_epochs_total", "Epochs committed");
   auto& records = metrics.GetCounter("frota_engine_records_total", "Records offered to the jobs");
   std::atomic<bool> collector_done{false};
@@ -469,7 +471,8 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
   sub->add_option("--silver", flags.silver, "Silver Parquet folder");
   sub->add_option("--gold", flags.gold, "Gold Parquet folder");
   sub->add_flag("--no-medallion", flags.no_medallion, "Write bronze only (no silver or gold)");
-  sub->add_option("--metrics", flags.metrics, "Serve /metrics and /healthz on HOST:PORT (loopback)");
+  sub->add_option("--metrics", flags.metrics,
+                  "Serve /metrics and /healthz on HOST:PORT (loopback)");
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,
@@ -503,14 +506,17 @@ void AddCollectCommand(CLI::App& app, CommandMain& run) {
 void AddRunCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<CollectFlags>();
   auto* sub = app.add_subcommand(
-      "run", "Collect live feeds and run every job on them, exactly once into DuckDB or "
-             "PostgreSQL");
+      "run",
+      "Collect live feeds and run every job on them, exactly once into DuckDB or "
+      "PostgreSQL");
   AddCommonFlags(sub, *flags);
-  sub->add_option("--db", flags->db, "DuckDB database file (default from the config: frota.duckdb)");
+  sub->add_option("--db", flags->db,
+                  "DuckDB database file (default from the config: frota.duckdb)");
   sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   sub->add_option("--gtfs", flags->gtfs, "Static GTFS (zip or folder): terminals, zone");
   sub->add_option("--time-zone", flags->time_zone, "IANA zone of local hours");
-  sub->add_option("--partitions", flags->partitions, "State partitions")->check(CLI::Range(1, 4096));
+  sub->add_option("--partitions", flags->partitions, "State partitions")
+      ->check(CLI::Range(1, 4096));
   sub->add_option("--epoch-seconds", flags->epoch_s, "Commit at least every S seconds");
   sub->add_option("--serve", flags->serve,
                   "Also serve the live page and API (frota serve) on HOST:PORT, in this process");

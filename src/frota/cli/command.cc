@@ -45,7 +45,7 @@ base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& 
   }
   if (file->scratch_.empty()) {
     return base::IoError("no new folder under {} for the copy of {}", base.string(),
-                    sink::PgConnection::Describe(postgres));
+                         sink::PgConnection::Describe(postgres));
   }
   file->path_ = file->scratch_ / "results.duckdb";
   // Closed at once: the reader opens (or attaches) the file itself.

@@ -22,9 +22,10 @@ void AddStatusCommand(CLI::App& app, CommandMain& run);
 void AddVersionCommand(CLI::App& app, CommandMain& run);
 
 inline constexpr CommandRegistrar kCommands[] = {
-    AddDemoCommand, AddInspectCommand, AddGtfsInfoCommand, AddReplayCommand, AddExportCommand, AddDashboardCommand,
-    AddReconcileCommand, AddHeadwaysCommand, AddServeCommand, AddSimulateCommand, AddEvaluateCommand,
-    AddCollectCommand, AddRunCommand, AddStatusCommand, AddVersionCommand,
+    AddDemoCommand,   AddInspectCommand,   AddGtfsInfoCommand,  AddReplayCommand,
+    AddExportCommand, AddDashboardCommand, AddReconcileCommand, AddHeadwaysCommand,
+    AddServeCommand,  AddSimulateCommand,  AddEvaluateCommand,  AddCollectCommand,
+    AddRunCommand,    AddStatusCommand,    AddVersionCommand,
 };
 
 }  // namespace frota::cli

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-
 #include <optional>
 
 #include "frota/base/file.h"
@@ -155,8 +154,8 @@ int RunDashboard(const DashboardFlags& flags) {
     timespec timeout{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
     const int signal = sigtimedwait(&stop_signals, nullptr, &timeout);
     if (signal == SIGINT || signal == SIGTERM) {
-      spdlog::info("dashboard stopping signal={} rounds={}", signal == SIGINT ? "SIGINT" : "SIGTERM",
-                   rounds);
+      spdlog::info("dashboard stopping signal={} rounds={}",
+                   signal == SIGINT ? "SIGINT" : "SIGTERM", rounds);
       return kExitOk;
     }
   }
@@ -172,14 +171,16 @@ void AddDashboardCommand(CLI::App& app, CommandMain& run) {
   auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   db->excludes(pg);
   sub->add_option("--gtfs", flags->gtfs, "Static GTFS (zip or folder): route names and shapes");
-  sub->add_option("--area", flags->area, "GeoJSON area drawn as the outline (PATH or PATH#PROPERTY=VALUE)");
+  sub->add_option("--area", flags->area,
+                  "GeoJSON area drawn as the outline (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--out", flags->out, "The HTML file to write")->required();
   sub->add_option("--time-zone", flags->time_zone,
                   "IANA zone of local hours (default: the GTFS agency's, else America/Sao_Paulo)");
   sub->add_option("--lang", flags->lang, "Language the page opens in: pt-BR or en")
       ->capture_default_str();
-  sub->add_option("--report", flags->reports,
-                  "A JSON stage report to show on the Quality page (e.g. replay --report); repeatable");
+  sub->add_option(
+      "--report", flags->reports,
+      "A JSON stage report to show on the Quality page (e.g. replay --report); repeatable");
   sub->add_flag("--sizes", flags->sizes, "Print the size of each section of the embedded data");
   sub->add_option("--every", flags->every_s,
                   "Write the page again every S seconds (atomically) until SIGINT or SIGTERM")

@@ -58,9 +58,7 @@ void AddEvaluateCommand(CLI::App& app, CommandMain& run) {
   db->excludes(postgres);
   sub->add_option("--truth", flags->truth, "truth.json written by frota simulate")->required();
   sub->add_flag("--json", flags->json, "Print one JSON document on stdout");
-  sub->callback([&run, flags] {
-    run = [flags]() -> int { return RunEvaluate(*flags); };
-  });
+  sub->callback([&run, flags] { run = [flags]() -> int { return RunEvaluate(*flags); }; });
 }
 
 }  // namespace frota::cli

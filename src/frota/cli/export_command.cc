@@ -28,7 +28,8 @@ int RunExport(const ExportFlags& flags) {
     return ReportError(db.error());
   }
   const auto summary = sink::ExportDuckDb(
-      **db, flags.out, flags.format == "csv" ? sink::ExportFormat::kCsv : sink::ExportFormat::kParquet);
+      **db, flags.out,
+      flags.format == "csv" ? sink::ExportFormat::kCsv : sink::ExportFormat::kParquet);
   if (!summary.ok()) {
     return ReportError(summary.error());
   }

@@ -93,8 +93,10 @@ int RunInspect(const InspectFlags& flags) {
   j["accepted"] = accepted;
   j["rejected"] = rejected;
   j["vehicles"] = vehicles.size();
-  j["event_time_min"] = min_time ? nlohmann::json(base::FormatIso8601(*min_time)) : nlohmann::json();
-  j["event_time_max"] = max_time ? nlohmann::json(base::FormatIso8601(*max_time)) : nlohmann::json();
+  j["event_time_min"] =
+      min_time ? nlohmann::json(base::FormatIso8601(*min_time)) : nlohmann::json();
+  j["event_time_max"] =
+      max_time ? nlohmann::json(base::FormatIso8601(*max_time)) : nlohmann::json();
   nlohmann::ordered_json rules = nlohmann::ordered_json::object();
   for (const auto& [key, value] : job::RuleValues(config)) {
     rules[key] = value;
@@ -118,8 +120,8 @@ int RunInspect(const InspectFlags& flags) {
 
 void AddInspectCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<InspectFlags>();
-  auto* sub = app.add_subcommand(
-      "inspect", "Decode inputs, apply the record-level rules and summarise them");
+  auto* sub = app.add_subcommand("inspect",
+                                 "Decode inputs, apply the record-level rules and summarise them");
   sub->add_option("inputs", flags->inputs, "FORMAT:PATH or PATH (format detected)")->required();
   sub->add_option("--area", flags->area, "GeoJSON area: also apply rule 4 (out_of_area)");
   sub->add_option("--feed-id", flags->feed_id, "Feed id for every input");

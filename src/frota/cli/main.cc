@@ -19,8 +19,8 @@ int main(int argc, char** argv) {
   app.add_option("--log-level-file", log_options.file_level,
                  "The log file's level: trace, debug, info, warn, error (default: info, debug "
                  "with --verbose)")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical",
-                             "off"}));
+      ->check(
+          CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical", "off"}));
 
   // Each registrar adds its subcommand; the one the user chose sets `run` while parsing.
   frota::cli::CommandMain run;

@@ -3,7 +3,6 @@
 #include "frota/batch/reconcile.h"
 #include "frota/cli/commands.h"
 
-
 namespace frota::cli {
 
 namespace {

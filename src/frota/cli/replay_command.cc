@@ -85,8 +85,8 @@ int PublishToKafka(const ReplayFlags& flags, const runner::ReplayContext& contex
   publish.replay = flags.config;
   publish.producer.brokers = flags.to_kafka;
   publish.producer.topic = flags.topic;
-  publish.producer.format = flags.payload == "json" ? transport::PayloadFormat::kJson
-                                                    : transport::PayloadFormat::kBinary;
+  publish.producer.format =
+      flags.payload == "json" ? transport::PayloadFormat::kJson : transport::PayloadFormat::kBinary;
   publish.producer.connect_wait =
       std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
   auto properties = transport::ParseKafkaProperties(flags.kafka_properties);
@@ -100,10 +100,11 @@ int PublishToKafka(const ReplayFlags& flags, const runner::ReplayContext& contex
   if (!report.ok()) {
     return ReportError(report.error());
   }
-  spdlog::info("published records={} positions={} rejections={} partitions={} seconds={:.2f} "
-               "messages_per_s={:.0f} topic={}",
-               report->records, report->positions, report->rejections, report->partitions,
-               report->duration_s, report->messages_per_s, flags.topic);
+  spdlog::info(
+      "published records={} positions={} rejections={} partitions={} seconds={:.2f} "
+      "messages_per_s={:.0f} topic={}",
+      report->records, report->positions, report->rejections, report->partitions,
+      report->duration_s, report->messages_per_s, flags.topic);
   return WriteReport(flags.report, runner::PublishReportJson(*report));
 }
 
@@ -111,7 +112,8 @@ int RunReplayCommand(ReplayFlags& flags) {
   if (!flags.mode.empty()) {
     const auto mode = model::ParseMode(flags.mode);
     if (!mode) {
-      return ReportError(base::InvalidInput("--mode {}: not one of bus, brt, rail, ferry, aircraft, other", flags.mode));
+      return ReportError(base::InvalidInput(
+          "--mode {}: not one of bus, brt, rail, ferry, aircraft, other", flags.mode));
     }
     flags.config.mode = mode;
   }
@@ -143,7 +145,8 @@ int RunReplayCommand(ReplayFlags& flags) {
     alerts = std::move(*producer);
     // Keyed by alert_id and published (and flushed) before the epoch is committed: an
     // epoch redone after a crash publishes the same messages again, never fewer.
-    flags.config.publish_alerts = [&alerts](const std::vector<model::AlertRow>& rows) -> base::Status {
+    flags.config.publish_alerts =
+        [&alerts](const std::vector<model::AlertRow>& rows) -> base::Status {
       for (const auto& a : rows) {
         FROTA_RETURN_IF_ERROR(alerts->PublishRaw(a.alert_id, AlertJson(a)));
       }
@@ -234,12 +237,11 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
                   "RAM); a commit that runs out of it says so")
       ->capture_default_str()
       ->excludes(pg);
-  auto* kafka = sub->add_option(
-      "--to-kafka", flags->to_kafka,
-      "Publish every record to these Kafka brokers instead of running the jobs");
+  auto* kafka =
+      sub->add_option("--to-kafka", flags->to_kafka,
+                      "Publish every record to these Kafka brokers instead of running the jobs");
   kafka->excludes(db)->excludes(pg);
-  sub->add_option("--topic", flags->topic, "Kafka topic for --to-kafka (must exist)")
-      ->needs(kafka);
+  sub->add_option("--topic", flags->topic, "Kafka topic for --to-kafka (must exist)")->needs(kafka);
   sub->add_option("--payload", flags->payload, "Message encoding for --to-kafka: binary or json")
       ->check(CLI::IsMember({"binary", "json"}))
       ->capture_default_str();

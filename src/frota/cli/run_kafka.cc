@@ -104,7 +104,8 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   config.consumer.brokers = source.brokers;
   config.consumer.topic = source.topic;
   config.consumer.group = flags.group;
-  config.consumer.connect_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
+  config.consumer.connect_wait =
+      std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
   config.consumer.session_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(flags.session_timeout_s * 1000));
   auto properties = transport::ParseKafkaProperties(flags.kafka_properties);
@@ -138,15 +139,17 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
     return ReportError(report.error());
   }
   if (!flags.report.empty()) {
-    const auto written = base::WriteFileAtomic(flags.report, runner::KafkaReportJson(*report) + "\n");
+    const auto written =
+        base::WriteFileAtomic(flags.report, runner::KafkaReportJson(*report) + "\n");
     if (!written.ok()) {
       return ReportError(written.error());
     }
   }
-  spdlog::info("run done topic={} group={} messages={} epochs={} fenced={} resets={} "
-               "seconds={:.2f} reached_end={}",
-               report->topic, report->group, report->messages, report->epochs, report->fenced,
-               report->resets, report->duration_s, report->reached_end);
+  spdlog::info(
+      "run done topic={} group={} messages={} epochs={} fenced={} resets={} "
+      "seconds={:.2f} reached_end={}",
+      report->topic, report->group, report->messages, report->epochs, report->fenced,
+      report->resets, report->duration_s, report->reached_end);
   return kExitOk;
 }
 

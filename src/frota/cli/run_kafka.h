@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -33,7 +32,7 @@ struct KafkaRunSource {
   std::string gtfs;
   std::string area;
   std::string time_zone;
-  double epoch_seconds = 0;  // 0: 2 s
+  double epoch_seconds = 0;        // 0: 2 s
   std::vector<std::string> rules;  // --rule KEY=VALUE
 };
 

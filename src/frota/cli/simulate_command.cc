@@ -1,4 +1,5 @@
-// `frota simulate [--gtfs PATH] --date YYYY-MM-DD [--vehicles N] [--seed S] --out DIR [--truth FILE]`.
+// `frota simulate [--gtfs PATH] --date YYYY-MM-DD [--vehicles N] [--seed S] --out DIR [--truth
+// FILE]`.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -46,7 +47,8 @@ int RunSimulate(const SimulateFlags& flags, bool vehicles_given) {
         "--vehicles sizes the built-in city; with --gtfs the timetable decides the fleet"));
   }
   if (flags.gtfs.empty() && !flags.area.empty()) {
-    return ReportError(base::InvalidInput("--area goes with --gtfs; the built-in city writes its own"));
+    return ReportError(
+        base::InvalidInput("--area goes with --gtfs; the built-in city writes its own"));
   }
   sim::SimulateOptions options;
   options.out = flags.out;
@@ -67,10 +69,10 @@ int RunSimulate(const SimulateFlags& flags, bool vehicles_given) {
     int to = 0;
     char dash = 0;
     char rest = 0;
-    if (std::sscanf(flags.hours.c_str(), "%d%c%d%c", &from, &dash, &to, &rest) != 3 || dash != '-' ||
-        from < 0 || to <= from || to > 30) {
-      return ReportError(base::InvalidInput("--hours {}: expected FROM-TO in local hours, e.g. 6-9",
-                                            flags.hours));
+    if (std::sscanf(flags.hours.c_str(), "%d%c%d%c", &from, &dash, &to, &rest) != 3 ||
+        dash != '-' || from < 0 || to <= from || to > 30) {
+      return ReportError(
+          base::InvalidInput("--hours {}: expected FROM-TO in local hours, e.g. 6-9", flags.hours));
     }
     options.departures_between_s = std::pair(from * 3600, to * 3600);
   }
@@ -89,7 +91,8 @@ int RunSimulate(const SimulateFlags& flags, bool vehicles_given) {
   if (!summary.ok()) {
     return ReportError(summary.error());
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto& s = *summary;
   fmt::print("archive     {}\n", s.archive.string());
   fmt::print("gtfs        {}\n", s.gtfs.string());
@@ -111,13 +114,14 @@ int RunSimulate(const SimulateFlags& flags, bool vehicles_given) {
   }
   fmt::print("\noutages     {}", s.outages_us.size());
   for (const auto& [from, to] : s.outages_us) {
-    fmt::print(", {} min from {}", (to - from) / 60'000'000, base::FormatIso8601(base::FromUnixMicros(from)));
+    fmt::print(", {} min from {}", (to - from) / 60'000'000,
+               base::FormatIso8601(base::FromUnixMicros(from)));
   }
   fmt::print("\nsilences    {} windows of a silent line; stale plan on {}\n", s.line_silences,
              s.stale_routes.empty() ? std::string("no route")
                                     : fmt::format("routes {}", fmt::join(s.stale_routes, ", ")));
-  fmt::print("replay      frota replay archive:{} --gtfs {} --area {} --db FILE\n", s.archive.string(),
-             s.gtfs.string(), s.area.string());
+  fmt::print("replay      frota replay archive:{} --gtfs {} --area {} --db FILE\n",
+             s.archive.string(), s.gtfs.string(), s.area.string());
   return kExitOk;
 }
 
@@ -129,23 +133,29 @@ void AddSimulateCommand(CLI::App& app, CommandMain& run) {
       "simulate",
       "Write a bronze archive of a simulated day of buses (GTFS-RT every 15 s, with the Rio "
       "feeds' faults) and its ground truth");
-  sub->add_option("--gtfs", flags->gtfs, "Drive this GTFS (zip or folder); default: the built-in city");
-  sub->add_option("--area", flags->area, "With --gtfs: the GeoJSON boundary; default: 3 km around the shapes");
-  sub->add_option("--date", flags->date, "Service date to simulate, YYYY-MM-DD (local to the agency)")
+  sub->add_option("--gtfs", flags->gtfs,
+                  "Drive this GTFS (zip or folder); default: the built-in city");
+  sub->add_option("--area", flags->area,
+                  "With --gtfs: the GeoJSON boundary; default: 3 km around the shapes");
+  sub->add_option("--date", flags->date,
+                  "Service date to simulate, YYYY-MM-DD (local to the agency)")
       ->required();
   auto* vehicles = sub->add_option("--vehicles", flags->vehicles,
                                    "Built-in city: buses at the weekday peak (Rio: 3600)");
   sub->add_option("--seed", flags->seed, "Seed of every random choice (same seed, same bytes)");
-  sub->add_option("--out", flags->out, "Output folder: the archive, gtfs/, area.geojson, truth.json")
+  sub->add_option("--out", flags->out,
+                  "Output folder: the archive, gtfs/, area.geojson, truth.json")
       ->required();
   sub->add_option("--truth", flags->truth, "Truth file (default OUT/truth.json)");
   sub->add_flag("--sppo", flags->sppo, "Also write the records as Rio SPPO JSON into OUT/sppo");
-  sub->add_flag("--no-faults", flags->no_faults,
-                "A clean day: no feed faults (delivery delay, GPS noise, terminal drift and incidents "
-                "stay)");
-  sub->add_option("--late-responses", flags->late_responses,
-                  "Responses archived 15 minutes late (default 2, 0 with --no-faults); their records "
-                  "are older than the watermark")
+  sub->add_flag(
+      "--no-faults", flags->no_faults,
+      "A clean day: no feed faults (delivery delay, GPS noise, terminal drift and incidents "
+      "stay)");
+  sub->add_option(
+         "--late-responses", flags->late_responses,
+         "Responses archived 15 minutes late (default 2, 0 with --no-faults); their records "
+         "are older than the watermark")
       ->check(CLI::Range(0, 1000));
   sub->add_option("--writers", flags->writers, "Archive writers in parallel (default 8)");
   sub->add_option("--gps-noise-m", flags->gps_noise_m, "GPS error, metres per axis (default 3)");

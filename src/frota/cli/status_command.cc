@@ -1,12 +1,11 @@
 // `frota status`: recent runs of collect and run, and the health of their feeds.
 #include <fmt/core.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <functional>
-#include <tuple>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
 
 #include "frota/cli/commands.h"
 #include "frota/collect/config.h"
@@ -81,9 +80,12 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
     return std::tie(b[3], a[0]) < std::tie(a[3], b[0]);  // newest last commit first
   });
   for (const auto& r : run_rows) {
-    run_list.push_back({{"run_id", Text(r[0])}, {"epochs", Text(r[1])},
-                        {"first_commit", Text(r[2])}, {"last_commit", Text(r[3])},
-                        {"watermark", Text(r[4])}, {"positions", Text(r[5])},
+    run_list.push_back({{"run_id", Text(r[0])},
+                        {"epochs", Text(r[1])},
+                        {"first_commit", Text(r[2])},
+                        {"last_commit", Text(r[3])},
+                        {"watermark", Text(r[4])},
+                        {"positions", Text(r[5])},
                         {"rejected", Text(r[6])}});
   }
   j["runs"] = run_list;
@@ -97,9 +99,12 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
     const auto feed_rows = bytewise(std::move(feed_rows_unsorted),
                                     [](const auto& a, const auto& b) { return a[0] < b[0]; });
     for (const auto& r : feed_rows) {
-      feeds.push_back({{"feed", Text(r[0])}, {"requests", Text(r[1])},
-                       {"archived", Text(r[2])}, {"failures", Text(r[3])},
-                       {"repeats", Text(r[4])}, {"last_success", Text(r[5])},
+      feeds.push_back({{"feed", Text(r[0])},
+                       {"requests", Text(r[1])},
+                       {"archived", Text(r[2])},
+                       {"failures", Text(r[3])},
+                       {"repeats", Text(r[4])},
+                       {"last_success", Text(r[5])},
                        {"last_failure", Text(r[6])}});
     }
   }
@@ -110,9 +115,8 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
 std::string DatabaseStatusText(const nlohmann::ordered_json& j) {
   std::string out = fmt::format(
       "database {}: {} source partitions, {} offsets read (records, polls, Kafka offsets)\n",
-                                j["database"].get<std::string>(),
-                                j["source_partitions"].get<std::string>(),
-                                j["offsets_read"].get<std::string>());
+      j["database"].get<std::string>(), j["source_partitions"].get<std::string>(),
+      j["offsets_read"].get<std::string>());
   out += fmt::format("{:<36} {:>7} {:<19} {:<19} {:<19} {:>12} {:>12}\n", "run", "epochs",
                      "first commit", "last commit", "watermark", "positions", "rejected");
   for (const auto& r : j["runs"]) {
@@ -129,11 +133,11 @@ std::string DatabaseStatusText(const nlohmann::ordered_json& j) {
   out += fmt::format("{:<20} {:>9} {:>9} {:>9} {:>9} {:<19} {:<19}\n", "feed", "requests",
                      "archived", "failures", "repeats", "last success", "last failure");
   for (const auto& f : j["feeds"]) {
-    out += fmt::format("{:<20} {:>9} {:>9} {:>9} {:>9} {:<19} {:<19}\n",
-                       f["feed"].get<std::string>(), f["requests"].get<std::string>(),
-                       f["archived"].get<std::string>(), f["failures"].get<std::string>(),
-                       f["repeats"].get<std::string>(), f["last_success"].get<std::string>(),
-                       f["last_failure"].get<std::string>());
+    out +=
+        fmt::format("{:<20} {:>9} {:>9} {:>9} {:>9} {:<19} {:<19}\n", f["feed"].get<std::string>(),
+                    f["requests"].get<std::string>(), f["archived"].get<std::string>(),
+                    f["failures"].get<std::string>(), f["repeats"].get<std::string>(),
+                    f["last_success"].get<std::string>(), f["last_failure"].get<std::string>());
   }
   return out;
 }
@@ -184,8 +188,7 @@ int RunDatabaseStatus(const StatusFlags& flags) {
       for (std::size_t i = 0; i < r.rows(); ++i) {
         auto& row = rows.emplace_back();
         for (std::size_t c = 0; c < r.columns(); ++c) {
-          row.push_back(r.IsNull(i, c) ? std::nullopt
-                                       : std::optional<std::string>(r.String(i, c)));
+          row.push_back(r.IsNull(i, c) ? std::nullopt : std::optional<std::string>(r.String(i, c)));
         }
       }
       return rows;
@@ -230,7 +233,8 @@ int RunStatus(const StatusFlags& flags) {
 void AddStatusCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<StatusFlags>();
   auto* sub = app.add_subcommand("status", "Summarise recent collect/run runs and feed health");
-  sub->add_option("--config", flags->config, "The collector's configuration (for its reports folder)");
+  sub->add_option("--config", flags->config,
+                  "The collector's configuration (for its reports folder)");
   sub->add_option("--reports", flags->reports, "Reports folder (default: reports)");
   sub->add_option("--db", flags->db,
                   "A results database instead: its runs (epoch ledger), sources and feeds");

@@ -131,7 +131,7 @@ class CsvArchiveReader final : public ArchiveCsvReader {
 
   std::vector<char> buffer_;
   std::size_t max_buffer_;  // what buffer_ grows to as the file is read
-  std::size_t begin_ = 0;  // unread text is buffer_[begin_, end_)
+  std::size_t begin_ = 0;   // unread text is buffer_[begin_, end_)
   std::size_t end_ = 0;
   bool input_done_ = false;
   bool finished_ = false;
@@ -366,7 +366,9 @@ base::Status CsvArchiveReader::ReadHeader() {
 struct DecodedOut {
   static constexpr bool kInterned = false;
   DecodedBatch& batch;
-  void Add(const model::PositionView& position) { model::AppendPosition(position, batch.positions); }
+  void Add(const model::PositionView& position) {
+    model::AppendPosition(position, batch.positions);
+  }
   void Add(model::Rejection&& rejection) { batch.rejections.push_back(std::move(rejection)); }
 };
 
@@ -534,7 +536,8 @@ void CsvArchiveReader::DecodeRow(Out& out) {
     // The `data` column is the service date: "2022-06-30 00:00:00" → "20220630".
     const std::string_view date = Trim(*date_text);
     service_date_text_ = {date[0], date[1], date[2], date[3], date[5], date[6], date[8], date[9]};
-    position.trip_start_date = std::string_view(service_date_text_.data(), service_date_text_.size());
+    position.trip_start_date =
+        std::string_view(service_date_text_.data(), service_date_text_.size());
   }
   if (const auto direction = Cell(columns_.direction)) {
     const std::string_view code = Trim(*direction);

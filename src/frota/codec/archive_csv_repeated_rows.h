@@ -1,5 +1,5 @@
-// The Rio archive reader's repeated rows: a row that repeats its vehicle's row of the previous capture.
-// Part of archive_csv.cc's reader, apart so each file holds one concern; included only
+// The Rio archive reader's repeated rows: a row that repeats its vehicle's row of the previous
+// capture. Part of archive_csv.cc's reader, apart so each file holds one concern; included only
 // there.
 #pragma once
 

@@ -258,8 +258,8 @@ TEST(ArchiveCsvReader, EveryTimeTextReadsTheSameHoweverItsTextsRepeatAndInterlea
       return std::nullopt;  // not a time
     }
     // Rio's offset on 2022-06-30 is -03:00 (no summer time since 2019).
-    std::string utc = text.substr(0, 10) + "T0" + std::to_string(text[12] - '0' + 3) +
-                      text.substr(13, 6);
+    std::string utc =
+        text.substr(0, 10) + "T0" + std::to_string(text[12] - '0' + 3) + text.substr(13, 6);
     if (text.ends_with(".5")) {
       return utc + ".500000Z";
     }

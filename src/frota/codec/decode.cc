@@ -1,10 +1,10 @@
 #include "frota/codec/decode.h"
 
+#include <fast_float/fast_float.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
-
-#include <fast_float/fast_float.h>
 
 #include "frota/codec/decode_internal.h"
 

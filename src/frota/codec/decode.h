@@ -20,10 +20,10 @@ namespace frota::codec {
 
 /// How to label and time what a decoder produces.
 struct DecodeOptions {
-  std::string feed_id;                   // empty: the format's name
-  std::optional<model::Mode> mode;       // empty: DefaultMode(format)
-  model::SourceId source = 0;            // provenance of every record
-  std::int64_t first_offset = 0;         // offset of the first record decoded
+  std::string feed_id;              // empty: the format's name
+  std::optional<model::Mode> mode;  // empty: DefaultMode(format)
+  model::SourceId source = 0;       // provenance of every record
+  std::int64_t first_offset = 0;    // offset of the first record decoded
   /// The ingest time a collector recorded for this response. When absent, each format's
   /// rule applies: GTFS-RT header timestamp; OpenSky `time`; Rio SPPO `datahoraservidor`
   /// (per record); Rio BRT the largest `dataHora` of the response; Rio archive
@@ -96,8 +96,9 @@ class ArchiveCsvReader {
                                                               DecodeOptions options);
   /// The same over bytes in memory (.csv or .csv.gz); `bytes` must outlive the reader.
   /// `name` stands for the file in error messages.
-  static base::Result<std::unique_ptr<ArchiveCsvReader>> FromBytes(
-      std::string_view bytes, DecodeOptions options, std::string name = "<memory>");
+  static base::Result<std::unique_ptr<ArchiveCsvReader>> FromBytes(std::string_view bytes,
+                                                                   DecodeOptions options,
+                                                                   std::string name = "<memory>");
   /// Appends up to `max_records` records to `out`; returns false once the file is done.
   /// An I/O or gzip error is an error naming the file and the byte offset.
   virtual base::Result<bool> Next(DecodedBatch& out, std::size_t max_records) = 0;

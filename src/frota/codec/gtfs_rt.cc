@@ -322,6 +322,9 @@ OtherEntities DecodeFeed(const Feed& feed, const DecodeOptions& options, RecordS
   return other;
 }
 
+using gtfs_rt_wire::ForEachEntity;
+using gtfs_rt_wire::ReadFeed;
+using gtfs_rt_wire::ReadFeedHead;
 using gtfs_rt_wire::WireEntity;
 using gtfs_rt_wire::WireFeed;
 using gtfs_rt_wire::WireHeader;
@@ -330,9 +333,6 @@ using gtfs_rt_wire::WirePosition;
 using gtfs_rt_wire::WireTrip;
 using gtfs_rt_wire::WireVehicle;
 using gtfs_rt_wire::WireVehicleDescriptor;
-using gtfs_rt_wire::ForEachEntity;
-using gtfs_rt_wire::ReadFeed;
-using gtfs_rt_wire::ReadFeedHead;
 
 // Whether visiting the entities found one that does not parse (never, for a FeedMessage
 // that the generated parser built).

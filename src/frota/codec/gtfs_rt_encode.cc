@@ -13,7 +13,8 @@ namespace pb = ::frota::codec::gtfs_realtime;
 
 std::uint64_t WholeSeconds(base::Timestamp t) {
   const std::int64_t micros = base::ToUnixMicros(t);
-  const std::int64_t seconds = micros >= 0 ? micros / 1'000'000 : -((-micros + 999'999) / 1'000'000);
+  const std::int64_t seconds =
+      micros >= 0 ? micros / 1'000'000 : -((-micros + 999'999) / 1'000'000);
   return seconds > 0 ? static_cast<std::uint64_t>(seconds) : 0;
 }
 

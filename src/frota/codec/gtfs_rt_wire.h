@@ -173,8 +173,8 @@ inline WireInput MakeWireInput(std::string_view bytes) {
 // past 64 dropped. Returns the byte after it (nullptr when there is none), `bytes` how
 // many it took. Pointers by value: the caller's WireInput stays in registers.
 [[gnu::noinline]] inline const std::uint8_t* ReadVarintSlow(const std::uint8_t* p,
-                                                     const std::uint8_t* limit,
-                                                     std::uint64_t& value, int& bytes) {
+                                                            const std::uint8_t* limit,
+                                                            std::uint64_t& value, int& bytes) {
   std::uint64_t result = 0;
   if (limit - p >= 10) {  // the usual case: no end check per byte
     for (int i = 0; i < 10; ++i) {
@@ -203,8 +203,7 @@ inline WireInput MakeWireInput(std::string_view bytes) {
   return nullptr;
 }
 
-[[gnu::always_inline]] inline bool ReadVarint(WireInput& input, std::uint64_t& value,
-                                              int& bytes) {
+[[gnu::always_inline]] inline bool ReadVarint(WireInput& input, std::uint64_t& value, int& bytes) {
   if (input.p < input.limit && *input.p < 0x80) {
     value = *input.p++;
     bytes = 1;
@@ -365,8 +364,7 @@ template <typename OnField>
   if (!ReadLength(input, length) || length > input.end - input.p) {
     return false;
   }
-  out = std::string_view(reinterpret_cast<const char*>(input.p),
-                         static_cast<std::size_t>(length));
+  out = std::string_view(reinterpret_cast<const char*>(input.p), static_cast<std::size_t>(length));
   input.p += length;
   return true;
 }
@@ -451,7 +449,8 @@ template <typename OnField>
   });
 }
 
-[[gnu::always_inline]] inline bool ReadVehicleDescriptor(WireInput& input, WireVehicleDescriptor& descriptor) {
+[[gnu::always_inline]] inline bool ReadVehicleDescriptor(WireInput& input,
+                                                         WireVehicleDescriptor& descriptor) {
   return ReadMessage(input, [&](WireInput& in, std::uint32_t tag, bool& ok) {
     switch (tag) {
       case MakeTag(pb::VehicleDescriptor::kIdFieldNumber, kBytes):

@@ -122,9 +122,8 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
       rules.area = LoadArea(c->config_.area, status);
       FROTA_RETURN_IF_ERROR(status);
     }
-    FROTA_ASSIGN_OR_RETURN(c->medallion_,
-                           MedallionWriter::Open(c->config_.silver, c->config_.gold, c->run_id_,
-                                                 std::move(rules)));
+    FROTA_ASSIGN_OR_RETURN(c->medallion_, MedallionWriter::Open(c->config_.silver, c->config_.gold,
+                                                                c->run_id_, std::move(rules)));
   }
   for (std::size_t i = 0; i < c->config_.feeds.size(); ++i) {
     FeedPoller::Context context;
@@ -325,12 +324,11 @@ std::string Collector::BronzeReport(std::string_view status) const {
   j["started_at"] = base::FormatIso8601(started_at_);
   j["updated_at"] = base::FormatIso8601(now);
   j["duration_s"] =
-      static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(now - started_at_)
-                              .count()) /
+      static_cast<double>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(now - started_at_).count()) /
       1000.0;
-  j["wall_duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                       started_steady_)
-                             .count();
+  j["wall_duration_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_steady_).count();
   Json inputs = Json::array();
   for (const auto& p : pollers_) {
     inputs.push_back({{"feed", p->feed().id},
@@ -372,7 +370,8 @@ std::string Collector::BronzeReport(std::string_view status) const {
         {"retries_abandoned", s.retries_abandoned},
         {"failures", s.failures},
         {"failures_total", failures},
-        {"error_rate", s.requests > 0 ? static_cast<double>(failures) / static_cast<double>(s.requests) : 0.0},
+        {"error_rate",
+         s.requests > 0 ? static_cast<double>(failures) / static_cast<double>(s.requests) : 0.0},
         {"bytes", s.bytes},
         {"records", s.records},
         {"positions", s.positions},
@@ -391,8 +390,10 @@ std::string Collector::BronzeReport(std::string_view status) const {
     };
   }
   const auto failures = total.failures_total();
-  j["outputs"] = {{"responses", total.responses}, {"bytes", total.bytes},
-                  {"records", total.records},     {"positions", total.positions}};
+  j["outputs"] = {{"responses", total.responses},
+                  {"bytes", total.bytes},
+                  {"records", total.records},
+                  {"positions", total.positions}};
   j["empty"] = base::EmptyOutputs({{"responses", total.responses}});
   j["polls"] = total.polls;
   j["requests"] = total.requests;
@@ -404,8 +405,9 @@ std::string Collector::BronzeReport(std::string_view status) const {
   j["decode_failures"] = total.decode_failures;
   j["archive_errors"] = total.archive_errors;
   j["rejected"] = total.rejected;
-  j["error_rate"] =
-      total.requests > 0 ? static_cast<double>(failures) / static_cast<double>(total.requests) : 0.0;
+  j["error_rate"] = total.requests > 0
+                        ? static_cast<double>(failures) / static_cast<double>(total.requests)
+                        : 0.0;
   j["paths"] = {{"archive", config_.archive.string()}, {"reports", report_dir().string()}};
   j["process"] = {{"rss_bytes_start", start_rss_},
                   {"rss_bytes", base::CurrentRssBytes()},
@@ -483,9 +485,8 @@ base::Status Collector::FlushAndReport(bool final) {
       gold["updated_at"] = silver["updated_at"];
       gold["duration_s"] = silver["duration_s"];
       gold["inputs"] = {{"responses", m.responses}, {"accepted", m.accepted}};
-      gold["outputs"] = {{"poll_summaries", m.poll_summaries},
-                         {"vehicles", m.vehicles},
-                         {"files", m.gold_files}};
+      gold["outputs"] = {
+          {"poll_summaries", m.poll_summaries}, {"vehicles", m.vehicles}, {"files", m.gold_files}};
       const auto gold_empty =
           base::EmptyOutputs({{"poll_summary", m.poll_summaries}, {"latest_state", m.vehicles}});
       gold["empty"] = gold_empty;
@@ -508,8 +509,8 @@ base::Status Collector::FlushAndReport(bool final) {
     spdlog::info(
         "feed summary feed={} polls={} responses={} not_modified={} repeats={} failures={} "
         "positions={} decode_failures={} health={}",
-        s.feed_id, s.polls, s.responses, s.not_modified, s.repeats, s.failures_total(),
-        s.positions, s.decode_failures, FeedHealth(s, p->feed(), now));
+        s.feed_id, s.polls, s.responses, s.not_modified, s.repeats, s.failures_total(), s.positions,
+        s.decode_failures, FeedHealth(s, p->feed(), now));
   }
   if (error) {
     return *error;

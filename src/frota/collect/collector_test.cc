@@ -158,7 +158,8 @@ std::optional<Captures> LoadCaptures() {
   const auto sppo = frota::testing::SharedFile("rio-api-snapshots/sppo_api_2024-06-06.json");
   const auto brt = frota::testing::SharedFile("rio-api-snapshots/brt_api_realtime_2024-01-13.json");
   const auto caltrain = frota::testing::SharedFile("gtfs-rt/caltrain/ct-vehicle-positions.pb");
-  const auto bull = frota::testing::SharedFile("gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb");
+  const auto bull =
+      frota::testing::SharedFile("gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb");
   const auto denver = frota::testing::SharedFile("opensky/denver_bbox_series");
   if (!sppo || !brt || !caltrain || !bull || !denver) {
     return std::nullopt;
@@ -180,11 +181,11 @@ std::optional<Captures> LoadCaptures() {
   return c;
 }
 
-#define FROTA_REQUIRE_CAPTURES(var)                                                  \
-  const auto var##_optional = LoadCaptures();                                        \
-  if (!var##_optional) {                                                             \
+#define FROTA_REQUIRE_CAPTURES(var)                                                            \
+  const auto var##_optional = LoadCaptures();                                                  \
+  if (!var##_optional) {                                                                       \
     FROTA_SHARED_MISSING("real captures not found under " << frota::testing::SharedDataDir()); \
-  }                                                                                  \
+  }                                                                                            \
   const Captures& var = *var##_optional
 
 class CollectorTest : public ::testing::Test {
@@ -199,25 +200,38 @@ TEST_F(CollectorTest, CountsEveryFaultAsTheServerServedItAndArchivesEvery200) {
   ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   using F = Fault;
-  FeedScript sppo{captures.sppo, "application/json",
-                  {F::kOk, F::kServerError, F::kOk, F::kSlow, F::kOk, F::kTruncated, F::kOk,
-                   F::kHtml, F::kRepeat, F::kNotModified, F::kEmpty, F::kRateLimitSeconds, F::kOk,
-                   F::kUnavailable, F::kUnavailable, F::kUnavailable, F::kUnavailable, F::kOk,
-                   F::kNotFound, F::kOk},
-                  F::kOk, 20, 2500};
-  FeedScript brt{captures.brt, "application/json",
-                 {F::kOk, F::kRepeat, F::kRepeat, F::kRateLimitDate, F::kOk, F::kServerError,
-                  F::kServerError, F::kOk, F::kHtml, F::kOk, F::kNotModified, F::kNotModified,
-                  F::kOk},
-                 F::kOk, 45, 2500};
-  FeedScript gtfs{captures.gtfs_rt, "application/x-protobuf",
-                  {F::kOk, F::kOk, F::kRepeat, F::kTruncated, F::kOk, F::kEmpty,
-                   F::kRateLimitBare, F::kOk, F::kHtml, F::kSlow},
-                  F::kOk, 30, 2500};
-  FeedScript opensky{captures.opensky, "application/json",
+  FeedScript sppo{captures.sppo,
+                  "application/json",
+                  {F::kOk,          F::kServerError, F::kOk,          F::kSlow,
+                   F::kOk,          F::kTruncated,   F::kOk,          F::kHtml,
+                   F::kRepeat,      F::kNotModified, F::kEmpty,       F::kRateLimitSeconds,
+                   F::kOk,          F::kUnavailable, F::kUnavailable, F::kUnavailable,
+                   F::kUnavailable, F::kOk,          F::kNotFound,    F::kOk},
+                  F::kOk,
+                  20,
+                  2500};
+  FeedScript brt{
+      captures.brt,
+      "application/json",
+      {F::kOk, F::kRepeat, F::kRepeat, F::kRateLimitDate, F::kOk, F::kServerError, F::kServerError,
+       F::kOk, F::kHtml, F::kOk, F::kNotModified, F::kNotModified, F::kOk},
+      F::kOk,
+      45,
+      2500};
+  FeedScript gtfs{captures.gtfs_rt,
+                  "application/x-protobuf",
+                  {F::kOk, F::kOk, F::kRepeat, F::kTruncated, F::kOk, F::kEmpty, F::kRateLimitBare,
+                   F::kOk, F::kHtml, F::kSlow},
+                  F::kOk,
+                  30,
+                  2500};
+  FeedScript opensky{captures.opensky,
+                     "application/json",
                      {F::kOk, F::kRateLimitOpenSky, F::kOk, F::kOk, F::kOk, F::kOk, F::kOk,
                       F::kRepeat, F::kNotModified},
-                     F::kOk, 40, 2500};
+                     F::kOk,
+                     40,
+                     2500};
   server.SetScript("sppo", sppo);
   server.SetScript("brt", brt);
   server.SetScript("gtfs", gtfs);
@@ -289,9 +303,8 @@ TEST_F(CollectorTest, CountsEveryFaultAsTheServerServedItAndArchivesEvery200) {
           EXPECT_GE(gap, std::chrono::seconds(15 - 7)) << path << " #" << i;
       }
       // Conditional requests once a 200 carried an ETag.
-      if (served[i].status == 200 && served[i].fault != F::kEmpty &&
-          served[i].fault != F::kHtml && served[i].fault != F::kTruncated &&
-          served[i].fault != F::kSlow) {
+      if (served[i].status == 200 && served[i].fault != F::kEmpty && served[i].fault != F::kHtml &&
+          served[i].fault != F::kTruncated && served[i].fault != F::kSlow) {
         EXPECT_TRUE(served[i + 1].conditional) << path << " #" << i + 1;
       }
     }
@@ -329,7 +342,9 @@ TEST_F(CollectorTest, CountsEveryFaultAsTheServerServedItAndArchivesEvery200) {
   auto null_states = (*db)->Query(
       "SELECT observations, unique_vehicles FROM read_parquet('" + root +
       "/gold/poll_summary/feed=opensky/*/*.parquet') WHERE bronze_file IN (SELECT bronze_file "
-      "FROM read_parquet('" + root + "/gold/poll_summary/feed=opensky/*/*.parquet') WHERE "
+      "FROM read_parquet('" +
+      root +
+      "/gold/poll_summary/feed=opensky/*/*.parquet') WHERE "
       "decoded AND observations = 0)");
   ASSERT_TRUE(null_states.ok());
   EXPECT_GE(null_states->rows(), 1U);  // the states:null polls, summarised as zero aircraft
@@ -392,8 +407,8 @@ TEST_F(CollectorTest, OversizedBodiesAndRefusedConnectionsAreCountedNotFatal) {
   EXPECT_EQ(stats[1].failures.at("connection"), stats[1].requests);
   EXPECT_EQ(stats[1].polls, 4);
   EXPECT_EQ(stats[1].requests, 16);  // each poll retried three times
-  const auto report = nlohmann::json::parse(Read(dir.path() / "reports" /
-                                                 (*collector)->run_id() / "bronze.json"));
+  const auto report =
+      nlohmann::json::parse(Read(dir.path() / "reports" / (*collector)->run_id() / "bronze.json"));
   EXPECT_EQ(report.at("status").get<std::string>(), "failed");
   EXPECT_EQ(report.at("feeds").at("gone").at("health").get<std::string>(), "failing");
 }
@@ -403,8 +418,8 @@ TEST_F(CollectorTest, OpenSkyAnonymousBudgetSpreadsPollsAndTheBoxMayBeEmpty) {
   frota::testing::TempDir dir("collect-opensky");
   ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
-  server.SetScript("opensky", FeedScript{{captures.opensky.back()}, "application/json", {},
-                                         Fault::kOk});
+  server.SetScript("opensky",
+                   FeedScript{{captures.opensky.back()}, "application/json", {}, Fault::kOk});
   auto config = Config(dir.path());
   auto feed = Feed("opensky-rio", codec::Format::kOpenSky, server.Url("opensky"));
   feed.daily_budget = 400;  // anonymous credits per day, 1 per call for a box <= 25 sq deg
@@ -414,7 +429,10 @@ TEST_F(CollectorTest, OpenSkyAnonymousBudgetSpreadsPollsAndTheBoxMayBeEmpty) {
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
   StopSignal stop;
-  ASSERT_TRUE((*collector)->RunVirtual(clock, kStart + std::chrono::hours(24) - std::chrono::seconds(1), stop).ok());
+  ASSERT_TRUE(
+      (*collector)
+          ->RunVirtual(clock, kStart + std::chrono::hours(24) - std::chrono::seconds(1), stop)
+          .ok());
   const auto served = server.Served("opensky");
   EXPECT_LE(served.size(), 400U);
   EXPECT_GE(served.size(), 399U);
@@ -465,8 +483,9 @@ TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
   frota::testing::TempDir dir("collect-metrics");
   ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
-  server.SetScript("brt", FeedScript{captures.brt, "application/json",
-                                     {Fault::kOk, Fault::kServerError}, Fault::kOk});
+  server.SetScript(
+      "brt",
+      FeedScript{captures.brt, "application/json", {Fault::kOk, Fault::kServerError}, Fault::kOk});
   auto config = Config(dir.path());
   config.metrics_listen = "127.0.0.1:0";
   config.feeds = {Feed("rio-brt", codec::Format::kRioBrt, server.Url("brt"))};
@@ -482,13 +501,13 @@ TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
   ASSERT_TRUE(metrics);
   EXPECT_EQ(metrics->status, 200);
   const auto s = (*collector)->feed_stats()[0];
-  EXPECT_NE(metrics->body.find(fmt::format("frota_collect_requests_total{{feed=\"rio-brt\"}} {}",
-                                           s.requests)),
+  EXPECT_NE(metrics->body.find(
+                fmt::format("frota_collect_requests_total{{feed=\"rio-brt\"}} {}", s.requests)),
             std::string::npos)
       << metrics->body;
-  EXPECT_NE(metrics->body.find(
-                "frota_collect_failures_total{feed=\"rio-brt\",kind=\"http_5xx\"} 1"),
-            std::string::npos);
+  EXPECT_NE(
+      metrics->body.find("frota_collect_failures_total{feed=\"rio-brt\",kind=\"http_5xx\"} 1"),
+      std::string::npos);
   EXPECT_NE(metrics->body.find("frota_collect_rejections_total{feed=\"rio-brt\",reason=\"stale\"}"),
             std::string::npos);
   const auto health = client.Get("/healthz");
@@ -506,8 +525,9 @@ TEST_F(CollectorTest, RealTimeThreadsStopCleanlyAndStatusSummarisesTheRun) {
   frota::testing::TempDir dir("collect-threads");
   FaultServer server([] { return SystemClock().Now(); });
   server.SetScript("brt", FeedScript{captures.brt, "application/json", {}, Fault::kOk});
-  server.SetScript("gtfs", FeedScript{captures.gtfs_rt, "application/x-protobuf",
-                                      {Fault::kServerError}, Fault::kOk});
+  server.SetScript(
+      "gtfs",
+      FeedScript{captures.gtfs_rt, "application/x-protobuf", {Fault::kServerError}, Fault::kOk});
   auto config = Config(dir.path());
   auto brt = Feed("rio-brt", codec::Format::kRioBrt, server.Url("brt"));
   brt.interval = std::chrono::milliseconds(100);
@@ -546,15 +566,15 @@ TEST_F(CollectorTest, KillDuringWritesLeavesNoPartialFileAndTheNextStartCarriesO
   ASSERT_TRUE(fs::exists(binary)) << "frota binary not built: " << binary;
   frota::testing::TempDir dir("collect-kill");
   FaultServer server([] { return SystemClock().Now(); });
-  server.SetScript("sppo", FeedScript{captures.sppo, "application/json", {}, Fault::kOk, 30,
-                                      1500, false});
+  server.SetScript("sppo",
+                   FeedScript{captures.sppo, "application/json", {}, Fault::kOk, 30, 1500, false});
   const auto archive = dir.path() / "bronze";
   std::int64_t last_count = 0;
   for (int round = 0; round < 4; ++round) {
     const auto result = frota::testing::RunAndKillAfter(
-        {binary.string(), "--quiet", "collect", "--feed",
-         "rio-sppo=rio-sppo," + server.Url("sppo"), "--interval", "0.02", "--archive",
-         archive.string(), "--reports", (dir.path() / "reports").string(), "--no-medallion"},
+        {binary.string(), "--quiet", "collect", "--feed", "rio-sppo=rio-sppo," + server.Url("sppo"),
+         "--interval", "0.02", "--archive", archive.string(), "--reports",
+         (dir.path() / "reports").string(), "--no-medallion"},
         std::chrono::milliseconds(700 + 130 * round));
     EXPECT_EQ(result.signal, SIGKILL) << result.err;
     const auto feeds = source::ListArchive(archive);

@@ -1,11 +1,11 @@
 #include "frota/collect/config.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <toml++/toml.h>
 
 #include "frota/base/file.h"
 #include "frota/base/log.h"
@@ -163,12 +163,11 @@ base::Status ReadRules(const toml::table& table, const std::string& file,
   const auto add = [&](const std::string& key, const toml::node& node) -> base::Status {
     const auto value = node.value<double>();
     if (!value || node.is_boolean()) {
-      return base::InvalidInput("{}:{}: rules.{} must be a number", file,
-                                node.source().begin.line, key);
+      return base::InvalidInput("{}:{}: rules.{} must be a number", file, node.source().begin.line,
+                                key);
     }
     if (const auto set = job::SetRule(scratch, key, *value); !set.ok()) {
-      return base::InvalidInput("{}:{}: {}", file, node.source().begin.line,
-                                set.error().message());
+      return base::InvalidInput("{}:{}: {}", file, node.source().begin.line, set.error().message());
     }
     out.push_back(fmt::format("{}={}", key, *value));
     return base::Status::Ok();
@@ -179,8 +178,7 @@ base::Status ReadRules(const toml::table& table, const std::string& file,
         FROTA_RETURN_IF_ERROR(add(std::string(key.str()), node));
       }
       for (const auto& [sub_key, sub_node] : *sub) {
-        FROTA_RETURN_IF_ERROR(
-            add(fmt::format("{}.{}", key.str(), sub_key.str()), sub_node));
+        FROTA_RETURN_IF_ERROR(add(fmt::format("{}.{}", key.str(), sub_key.str()), sub_node));
       }
     } else {
       FROTA_RETURN_IF_ERROR(add(std::string(key.str()), node));
@@ -198,8 +196,8 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
   try {
     root = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
-    return base::InvalidInput("{}:{}:{}: {}", file, e.source().begin.line,
-                              e.source().begin.column, e.description());
+    return base::InvalidInput("{}:{}:{}: {}", file, e.source().begin.line, e.source().begin.column,
+                              e.description());
   }
   CollectorConfig config;
   config.archive = base_dir / config.archive;
@@ -222,9 +220,10 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
     config.log_file = log_file.string();
     FROTA_RETURN_IF_ERROR(r.Read("log_level_file", config.log_level_file));
     if (!config.log_level_file.empty() && !base::ParseLogLevel(config.log_level_file)) {
-      return base::InvalidInput("{}: collector.log_level_file '{}': not one of trace, debug, "
-                                "info, warn, error, critical, off",
-                                file, config.log_level_file);
+      return base::InvalidInput(
+          "{}: collector.log_level_file '{}': not one of trace, debug, "
+          "info, warn, error, critical, off",
+          file, config.log_level_file);
     }
     FROTA_RETURN_IF_ERROR(r.Read("user_agent", config.user_agent));
     fs::path area;
@@ -292,8 +291,8 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
         for (const auto& [key, value] : *headers) {
           const auto v = value.value<std::string>();
           if (!v) {
-            return r.ErrorAt(value, fmt::format("feed '{}': header '{}' must be a string",
-                                                feed.id, key.str()));
+            return r.ErrorAt(
+                value, fmt::format("feed '{}': header '{}' must be a string", feed.id, key.str()));
           }
           feed.headers[std::string(key.str())] = *v;
         }
@@ -315,8 +314,8 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
 
 base::Result<CollectorConfig> LoadConfig(const fs::path& path) {
   FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(path));
-  return ParseConfig(text, path.string(), path.parent_path().empty() ? fs::path(".")
-                                                                      : path.parent_path());
+  return ParseConfig(text, path.string(),
+                     path.parent_path().empty() ? fs::path(".") : path.parent_path());
 }
 
 base::Result<FeedConfig> ParseFeedFlag(std::string_view text) {
@@ -330,9 +329,10 @@ base::Result<FeedConfig> ParseFeedFlag(std::string_view text) {
   const auto format_name = text.substr(eq + 1, comma - eq - 1);
   const auto format = codec::ParseFormat(format_name);
   if (!format || *format == codec::Format::kRioArchiveCsv) {
-    return base::InvalidInput("--feed {}: format '{}' is not one of gtfs-rt, rio-sppo, "
-                              "rio-brt, opensky",
-                              text, format_name);
+    return base::InvalidInput(
+        "--feed {}: format '{}' is not one of gtfs-rt, rio-sppo, "
+        "rio-brt, opensky",
+        text, format_name);
   }
   feed.format = *format;
   feed.url = std::string(text.substr(comma + 1));
@@ -360,9 +360,10 @@ base::Status Validate(const CollectorConfig& config) {
       return base::InvalidInput("feed '{}': interval_s must be > 0", feed.id);
     }
     if (feed.timeout.count() <= 0 || feed.max_retries < 0 || feed.max_body_bytes <= 0) {
-      return base::InvalidInput("feed '{}': timeout_s, max_retries and max_body_bytes must be "
-                                "positive",
-                                feed.id);
+      return base::InvalidInput(
+          "feed '{}': timeout_s, max_retries and max_body_bytes must be "
+          "positive",
+          feed.id);
     }
     const auto& auth = feed.auth;
     using Kind = AuthConfig::Kind;
@@ -409,9 +410,9 @@ std::string RedactUrl(std::string_view url, std::string_view secret_param) {
     std::string lower(key);
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool secret =
-        (!secret_param.empty() && key == secret_param) ||
-        std::find(std::begin(kSecretNames), std::end(kSecretNames), lower) != std::end(kSecretNames);
+    const bool secret = (!secret_param.empty() && key == secret_param) ||
+                        std::find(std::begin(kSecretNames), std::end(kSecretNames), lower) !=
+                            std::end(kSecretNames);
     if (!first) {
       out += '&';
     }

@@ -74,11 +74,11 @@ struct CollectorConfig {
   std::filesystem::path silver = "silver";
   std::filesystem::path gold = "gold";
   std::filesystem::path reports = "reports";
-  bool medallion = true;                   // write silver and gold
-  milliseconds flush_interval{300'000};    // silver/gold Parquet and report cadence
-  std::string metrics_listen;              // "127.0.0.1:PORT"; empty: no endpoint
-  std::string log_file;                    // rotating 5 MB x 3; empty: none
-  std::string log_level_file;              // the file's level; empty: info (--verbose: debug)
+  bool medallion = true;                 // write silver and gold
+  milliseconds flush_interval{300'000};  // silver/gold Parquet and report cadence
+  std::string metrics_listen;            // "127.0.0.1:PORT"; empty: no endpoint
+  std::string log_file;                  // rotating 5 MB x 3; empty: none
+  std::string log_level_file;            // the file's level; empty: info (--verbose: debug)
   std::string user_agent = "frota-collector";
   std::string area;  // GeoJSON for rule 4 in silver; empty: rule off
   /// The [rules] table then `--rule` flags, as KEY=VALUE in that order (job/rules.h's

@@ -25,9 +25,9 @@ enum class FailureKind {
   kOther,        // anything libcurl reports that fits none of the above
 };
 inline constexpr FailureKind kAllFailureKinds[] = {
-    FailureKind::kTimeout, FailureKind::kConnection, FailureKind::kTruncated,
-    FailureKind::kTooLarge, FailureKind::kHttp5xx, FailureKind::kRateLimited,
-    FailureKind::kHttp4xx, FailureKind::kAuth, FailureKind::kOther};
+    FailureKind::kTimeout,  FailureKind::kConnection, FailureKind::kTruncated,
+    FailureKind::kTooLarge, FailureKind::kHttp5xx,    FailureKind::kRateLimited,
+    FailureKind::kHttp4xx,  FailureKind::kAuth,       FailureKind::kOther};
 /// "timeout", "connection", "truncated", "too_large", "http_5xx", "rate_limited",
 /// "http_4xx", "auth", "other" ("none" for kNone).
 std::string_view FailureKindName(FailureKind kind);
@@ -53,11 +53,11 @@ struct HttpRequest {
 
 struct HttpResponse {
   FailureKind failure = FailureKind::kNone;
-  int status = 0;           // 0 when no status line arrived
-  Headers headers;          // of the final response, names lower-case
-  std::string body;         // decoded (gzip is undone)
+  int status = 0;    // 0 when no status line arrived
+  Headers headers;   // of the final response, names lower-case
+  std::string body;  // decoded (gzip is undone)
   std::chrono::microseconds duration{0};
-  std::string error;        // libcurl's message when failure is not kNone
+  std::string error;  // libcurl's message when failure is not kNone
   /// The value of header `name` (lower-case), or empty.
   [[nodiscard]] std::string_view Header(std::string_view name) const;
 };

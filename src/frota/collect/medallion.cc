@@ -143,11 +143,11 @@ constexpr std::string_view kPositionColumns =
     "on_ground BOOLEAN, event_time TIMESTAMP, ingest_time TIMESTAMP, "
     "event_time_from_header BOOLEAN, bronze_file VARCHAR, record_index BIGINT";
 const std::vector<ColumnType> kPositionTypes = {
-    ColumnType::kVarchar, ColumnType::kVarchar,   ColumnType::kVarchar,   ColumnType::kVarchar,
-    ColumnType::kVarchar, ColumnType::kVarchar,   ColumnType::kTinyint,   ColumnType::kVarchar,
-    ColumnType::kDouble,  ColumnType::kDouble,    ColumnType::kFloat,     ColumnType::kFloat,
-    ColumnType::kFloat,   ColumnType::kBoolean,   ColumnType::kTimestamp, ColumnType::kTimestamp,
-    ColumnType::kBoolean, ColumnType::kVarchar,   ColumnType::kBigint};
+    ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,   ColumnType::kVarchar,
+    ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kTinyint,   ColumnType::kVarchar,
+    ColumnType::kDouble,  ColumnType::kDouble,  ColumnType::kFloat,     ColumnType::kFloat,
+    ColumnType::kFloat,   ColumnType::kBoolean, ColumnType::kTimestamp, ColumnType::kTimestamp,
+    ColumnType::kBoolean, ColumnType::kVarchar, ColumnType::kBigint};
 
 // Every field of the OpenSky state vector (semantics.md section 8) in the API's units,
 // after the record columns; null for other feeds. `on_ground` is the record column.
@@ -184,9 +184,9 @@ std::string FormatLocalSeconds(std::int64_t unix_seconds, const base::TimeZone& 
   const auto minutes = std::chrono::abs(offset).count() / 60;
   return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}{}{:02d}:{:02d}",
                      static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                     static_cast<unsigned>(ymd.day()), hms.hours().count(),
-                     hms.minutes().count(), hms.seconds().count(),
-                     offset < std::chrono::seconds(0) ? '-' : '+', minutes / 60, minutes % 60);
+                     static_cast<unsigned>(ymd.day()), hms.hours().count(), hms.minutes().count(),
+                     hms.seconds().count(), offset < std::chrono::seconds(0) ? '-' : '+',
+                     minutes / 60, minutes % 60);
 }
 
 void AppendAircraft(sink::ChunkAppender& a, const codec::AircraftState* s,
@@ -278,8 +278,7 @@ base::Status AppendPosition(sink::ChunkAppender& a, const model::Position& p,
 
 }  // namespace
 
-base::Result<std::unique_ptr<MedallionWriter>> MedallionWriter::Open(fs::path silver,
-                                                                     fs::path gold,
+base::Result<std::unique_ptr<MedallionWriter>> MedallionWriter::Open(fs::path silver, fs::path gold,
                                                                      std::string run_id,
                                                                      job::JobConfig rules) {
   std::unique_ptr<MedallionWriter> writer(new MedallionWriter());
@@ -314,8 +313,8 @@ std::map<std::string, std::int64_t> MedallionWriter::Add(PolledResponse response
       states.reserve(decoded->size());
       for (auto& state : *decoded) {
         if (state.last_contact) {
-          summary.latest_contact = std::max(summary.latest_contact.value_or(*state.last_contact),
-                                            *state.last_contact);
+          summary.latest_contact =
+              std::max(summary.latest_contact.value_or(*state.last_contact), *state.last_contact);
         }
         states.push_back(std::make_shared<const codec::AircraftState>(std::move(state)));
       }
@@ -419,8 +418,8 @@ base::Status MedallionWriter::Flush(base::Timestamp now) {
       continue;
     }
     const std::lock_guard lock(mutex_);
-    stats_.buffered_records -= static_cast<std::int64_t>(buffer->positions.size() +
-                                                         buffer->rejections.size());
+    stats_.buffered_records -=
+        static_cast<std::int64_t>(buffer->positions.size() + buffer->rejections.size());
   }
   const std::lock_guard lock(mutex_);
   ++stats_.flushes;
@@ -485,12 +484,11 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
     dates.insert(UtcDays(r.position.ingest_time));
   }
   for (const auto days : dates) {
-    FROTA_RETURN_IF_ERROR(
-        db.Execute(fmt::format("CREATE OR REPLACE TABLE silver_positions ({}, {})",
-                               kPositionColumns, kAircraftColumns)));
+    FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
+        "CREATE OR REPLACE TABLE silver_positions ({}, {})", kPositionColumns, kAircraftColumns)));
     {
-      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "silver_positions",
-                                                                 PositionTypes()));
+      FROTA_ASSIGN_OR_RETURN(auto a,
+                             sink::ChunkAppender::Create(db, "silver_positions", PositionTypes()));
       for (const auto& r : buffer.positions) {
         if (UtcDays(r.position.ingest_time) == days) {
           FROTA_RETURN_IF_ERROR(
@@ -499,9 +497,8 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
-    FROTA_RETURN_IF_ERROR(
-        copy_out(fmt::format("(SELECT {} FROM silver_positions)", kSensorsAsList),
-                 dated(silver_, "positions", days)));
+    FROTA_RETURN_IF_ERROR(copy_out(fmt::format("(SELECT {} FROM silver_positions)", kSensorsAsList),
+                                   dated(silver_, "positions", days)));
   }
 
   // Silver rejections.
@@ -572,10 +569,9 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
           sink::ChunkAppender::Create(
               db, "gold_poll_summary",
               {ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kInteger,
-               ColumnType::kBigint, ColumnType::kDouble, ColumnType::kBoolean,
-               ColumnType::kBoolean, ColumnType::kBigint, ColumnType::kBigint,
-               ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint,
-               ColumnType::kBigint, ColumnType::kDouble, ColumnType::kDouble,
+               ColumnType::kBigint, ColumnType::kDouble, ColumnType::kBoolean, ColumnType::kBoolean,
+               ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint,
+               ColumnType::kBigint, ColumnType::kBigint, ColumnType::kDouble, ColumnType::kDouble,
                ColumnType::kVarchar, ColumnType::kTimestamp}));
       for (const auto& s : buffer.summaries) {
         if (UtcDays(s.ingest_time) != days) {
@@ -637,9 +633,9 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
     slot->aircraft = r.aircraft;
   }
   if (!latest.empty()) {
-    FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
-        "CREATE OR REPLACE TABLE gold_latest_state ({}, {}, as_of TIMESTAMP)", kPositionColumns,
-        kAircraftColumns)));
+    FROTA_RETURN_IF_ERROR(db.Execute(
+        fmt::format("CREATE OR REPLACE TABLE gold_latest_state ({}, {}, as_of TIMESTAMP)",
+                    kPositionColumns, kAircraftColumns)));
     {
       auto types = PositionTypes();
       types.push_back(ColumnType::kTimestamp);

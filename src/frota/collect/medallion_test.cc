@@ -30,8 +30,8 @@ PolledResponse OpenSkyResponse(const std::string& body, std::int64_t ingest_seco
 class MedallionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto writer = MedallionWriter::Open(dir_.path() / "silver", dir_.path() / "gold", "t",
-                                        job::JobConfig{});
+    auto writer =
+        MedallionWriter::Open(dir_.path() / "silver", dir_.path() / "gold", "t", job::JobConfig{});
     ASSERT_TRUE(writer.ok()) << writer.error().message();
     writer_ = std::move(*writer);
     auto db = sink::DuckDbConnection::Open("");
@@ -63,9 +63,10 @@ TEST_F(MedallionTest, SilverCarriesEveryStateVectorFieldOfARealExtendedCapture) 
   const auto stats = writer_->stats();
   ASSERT_GT(stats.accepted, 1000);
 
-  auto all = Query("SELECT count(*), count(icao24), count(origin_country), count(category), "
-                   "count(last_contact_at), min(typeof(sensors)) FROM " +
-                   Glob("silver/positions"));
+  auto all = Query(
+      "SELECT count(*), count(icao24), count(origin_country), count(category), "
+      "count(last_contact_at), min(typeof(sensors)) FROM " +
+      Glob("silver/positions"));
   EXPECT_EQ(all.Int64(0, 0), stats.accepted);
   EXPECT_EQ(all.Int64(0, 1), stats.accepted);  // every accepted row has its state vector
   EXPECT_EQ(all.Int64(0, 2), stats.accepted);
@@ -118,8 +119,10 @@ TEST_F(MedallionTest, SilverCarriesEveryStateVectorFieldOfARealExtendedCapture) 
   EXPECT_EQ(refusals.String(0, 2), "[");
 
   // Gold: the poll's latest contact is its largest last_contact.
-  auto summary = Query("SELECT latest_contact = to_timestamp(1649392659)::TIMESTAMP, "
-                       "observations FROM " + Glob("gold/poll_summary"));
+  auto summary = Query(
+      "SELECT latest_contact = to_timestamp(1649392659)::TIMESTAMP, "
+      "observations FROM " +
+      Glob("gold/poll_summary"));
   EXPECT_EQ(summary.String(0, 0), "true");
   EXPECT_EQ(summary.Int64(0, 1), static_cast<std::int64_t>(records));
 }
@@ -145,8 +148,10 @@ TEST_F(MedallionTest, OtherFeedsHaveNullAircraftColumnsAndShortVectorsKeepTheirR
   writer_->Add(std::move(bus));
   ASSERT_TRUE(writer_->Flush(base::FromUnixSeconds(1700000002)).ok());
 
-  auto rows = Query("SELECT feed_id, icao24, origin_country, velocity_kmh, squawk, category, "
-                    "last_contact_at FROM " + Glob("silver/positions") + " ORDER BY feed_id");
+  auto rows = Query(
+      "SELECT feed_id, icao24, origin_country, velocity_kmh, squawk, category, "
+      "last_contact_at FROM " +
+      Glob("silver/positions") + " ORDER BY feed_id");
   ASSERT_EQ(rows.rows(), 2U);
   EXPECT_EQ(rows.String(0, 0), "bus");
   for (std::size_t c = 1; c < 7; ++c) {

@@ -10,8 +10,9 @@ namespace frota::collect {
 
 milliseconds Backoff::Delay(int attempt) {
   const int shift = std::clamp(attempt, 0, 30);
-  const double full = std::min(static_cast<double>(max_.count()),
-                               static_cast<double>(initial_.count()) * static_cast<double>(1LL << shift));
+  const double full =
+      std::min(static_cast<double>(max_.count()),
+               static_cast<double>(initial_.count()) * static_cast<double>(1LL << shift));
   std::uniform_real_distribution<double> jitter(0.5, 1.0);
   return milliseconds(static_cast<std::int64_t>(full * jitter(random_)));
 }

@@ -32,7 +32,8 @@ std::string LocalQueryTime(const base::TimeZone& zone, base::Timestamp t) {
 }
 
 void ReplaceAll(std::string& text, std::string_view what, std::string_view with) {
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + with.size())) {
+  for (auto pos = text.find(what); pos != std::string::npos;
+       pos = text.find(what, pos + with.size())) {
     text.replace(pos, what.size(), with);
   }
 }
@@ -57,8 +58,8 @@ struct FeedPoller::Meters {
   Meters(MetricsRegistry& r, const std::string& feed) : registry(r), labels{{"feed", feed}} {
     polls = &r.GetCounter("frota_collect_polls_total", "Poll cycles started", labels);
     requests = &r.GetCounter("frota_collect_requests_total", "HTTP requests sent", labels);
-    responses = &r.GetCounter("frota_collect_responses_total", "Responses archived in bronze",
-                              labels);
+    responses =
+        &r.GetCounter("frota_collect_responses_total", "Responses archived in bronze", labels);
     not_modified = &r.GetCounter("frota_collect_not_modified_total", "304 Not Modified", labels);
     repeats = &r.GetCounter("frota_collect_repeats_total",
                             "Archived responses that repeat the previous one", labels);
@@ -75,12 +76,12 @@ struct FeedPoller::Meters {
     last_success = &r.GetGauge("frota_collect_last_success_timestamp_seconds",
                                "Unix time of the last 200 or 304", labels);
     up = &r.GetGauge("frota_collect_up", "1 when the last request of the feed succeeded", labels);
-    duration = &r.GetGauge("frota_collect_request_duration_seconds",
-                           "Duration of the last request", labels);
+    duration = &r.GetGauge("frota_collect_request_duration_seconds", "Duration of the last request",
+                           labels);
     for (const auto kind : kAllFailureKinds) {
-      failures[static_cast<int>(kind)] = &r.GetCounter(
-          "frota_collect_failures_total", "Failed requests by kind",
-          {{"feed", feed}, {"kind", std::string(FailureKindName(kind))}});
+      failures[static_cast<int>(kind)] =
+          &r.GetCounter("frota_collect_failures_total", "Failed requests by kind",
+                        {{"feed", feed}, {"kind", std::string(FailureKindName(kind))}});
     }
   }
   void Rejected(const std::string& reason, std::int64_t n) {
@@ -126,9 +127,10 @@ base::Result<std::unique_ptr<FeedPoller>> FeedPoller::Open(FeedConfig feed,
     // Spread the day's requests evenly instead of spending them by noon.
     const auto spread = std::chrono::ceil<milliseconds>(std::chrono::hours(24)) / feed.daily_budget;
     if (spread > feed.interval) {
-      spdlog::info("feed interval raised to fit the daily budget feed={} interval_s={:.1f} "
-                   "budget={}",
-                   feed.id, static_cast<double>(spread.count()) / 1000, feed.daily_budget);
+      spdlog::info(
+          "feed interval raised to fit the daily budget feed={} interval_s={:.1f} "
+          "budget={}",
+          feed.id, static_cast<double>(spread.count()) / 1000, feed.daily_budget);
       feed.interval = spread;
     }
   }
@@ -329,7 +331,8 @@ void FeedPoller::Step() {
   poll_.http_status = response.status;
   poll_.bytes = static_cast<std::int64_t>(response.body.size());
   poll_.duration_ms = Millis(response.duration);
-  if (response.failure == FailureKind::kNone && (response.status == 200 || response.status == 304)) {
+  if (response.failure == FailureKind::kNone &&
+      (response.status == 200 || response.status == 304)) {
     OnOk(response, now);
   } else {
     if (response.failure == FailureKind::kNone) {
@@ -400,13 +403,13 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
     header_time = decoded->header_time;
   } else {
     meters_->decode_failures->Add();
-    spdlog::warn("feed response not decodable feed={} bytes={} content_type={} error={}",
-                 feed_.id, body.size(), response.Header("content-type"),
-                 decoded.error().message());
+    spdlog::warn("feed response not decodable feed={} bytes={} content_type={} error={}", feed_.id,
+                 body.size(), response.Header("content-type"), decoded.error().message());
   }
   const std::uint64_t digest = base::StableHash(body);
-  const bool repeat = (previous_digest_ && *previous_digest_ == digest) ||
-                      (header_time && previous_header_time_ && *header_time == *previous_header_time_);
+  const bool repeat =
+      (previous_digest_ && *previous_digest_ == digest) ||
+      (header_time && previous_header_time_ && *header_time == *previous_header_time_);
   previous_digest_ = digest;
   previous_header_time_ = header_time;
   if (const auto etag = response.Header("etag"); !etag.empty()) {
@@ -517,7 +520,8 @@ void FeedPoller::OnFailure(const HttpResponse& response, base::Timestamp now) {
     }
     if (!wait) {
       const int shift = std::min(consecutive_429_, 20);
-      wait = std::min<milliseconds>(feed_.backoff_max_429, feed_.rate_limit_initial * (1LL << shift));
+      wait =
+          std::min<milliseconds>(feed_.backoff_max_429, feed_.rate_limit_initial * (1LL << shift));
     }
     wait = std::max<milliseconds>(*wait, kMinRateLimitWait);
     ++consecutive_429_;
@@ -561,7 +565,7 @@ void FeedPoller::OnFailure(const HttpResponse& response, base::Timestamp now) {
       stats_.rate_limited_until = rate_limited_until;
     }
   }
-  const auto level = kind == FailureKind::kRateLimited ? spdlog::level::warn
+  const auto level = kind == FailureKind::kRateLimited          ? spdlog::level::warn
                      : IsRetryable(kind) && plan != "next_poll" ? spdlog::level::info
                                                                 : spdlog::level::warn;
   spdlog::log(level, "feed poll failed feed={} kind={} status={} attempt={} {} error={}", feed_.id,

@@ -53,7 +53,7 @@ struct FeedStats {
   std::int64_t not_modified = 0;  // 304s
   std::int64_t repeats = 0;       // archived responses repeating the previous one
   std::int64_t retries = 0;
-  std::int64_t retries_abandoned = 0;  // a retry would have passed the next poll's time
+  std::int64_t retries_abandoned = 0;            // a retry would have passed the next poll's time
   std::map<std::string, std::int64_t> failures;  // by FailureKindName
   std::int64_t bytes = 0;                        // archived body bytes
   std::int64_t records = 0;                      // decoded records of archived responses
@@ -66,7 +66,7 @@ struct FeedStats {
   int last_status = 0;
   std::string last_failure;  // kind of the last failed request
   std::int32_t consecutive_failures = 0;
-  std::optional<base::Timestamp> last_success;  // 200 or 304
+  std::optional<base::Timestamp> last_success;   // 200 or 304
   std::optional<base::Timestamp> last_response;  // last archived 200
   base::Timestamp next_poll;
   std::optional<base::Timestamp> rate_limited_until;

@@ -115,8 +115,8 @@ std::string StatusJson(const std::vector<RunSummary>& runs) {
     run["accepted"] = r.accepted;
     run["rejected"] = r.rejected;
     if (!r.engine_status.empty()) {
-      run["engine"] = {{"status", r.engine_status}, {"epochs", r.epochs},
-                       {"watermark", r.watermark}};
+      run["engine"] = {
+          {"status", r.engine_status}, {"epochs", r.epochs}, {"watermark", r.watermark}};
     }
     run["feeds"] = nlohmann::ordered_json::array();
     for (const auto& f : r.feeds) {
@@ -139,9 +139,9 @@ std::string StatusText(const std::vector<RunSummary>& runs) {
   if (runs.empty()) {
     return "no runs reported yet\n";
   }
-  std::string out = fmt::format("{:<28} {:<8} {:<9} {:<21} {:>10} {:>9} {:>8} {:>7}\n", "run",
-                                "command", "status", "started", "duration", "responses",
-                                "failures", "errors");
+  std::string out =
+      fmt::format("{:<28} {:<8} {:<9} {:<21} {:>10} {:>9} {:>8} {:>7}\n", "run", "command",
+                  "status", "started", "duration", "responses", "failures", "errors");
   for (const auto& r : runs) {
     out += fmt::format("{:<28} {:<8} {:<9} {:<21} {:>9.0f}s {:>9} {:>8} {:>6.1f}%\n", r.run_id,
                        r.command, r.status, r.started_at.substr(0, 20), r.duration_s, r.responses,

@@ -1,9 +1,8 @@
 // 24 simulated hours of 15-second polls of four feeds with faults, in virtual time
 // (FROTA_SOAK_HOURS=N for longer runs by hand).
 #include <gtest/gtest.h>
-#include <spdlog/spdlog.h>
-
 #include <malloc.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -60,9 +59,11 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
   const auto sppo = frota::testing::SharedFile("rio-api-snapshots/sppo_api_2024-06-06.json");
   const auto brt = frota::testing::SharedFile("rio-api-snapshots/brt_api_realtime_2024-01-13.json");
   const auto gtfs = frota::testing::SharedFile("gtfs-rt/caltrain/ct-vehicle-positions.pb");
-  const auto bull = frota::testing::SharedFile("gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb");
+  const auto bull =
+      frota::testing::SharedFile("gtfs-rt/bullrunner/bullrunner-vehicle-positions.pb");
   const auto opensky = frota::testing::SharedFile("opensky/austria_bbox_states_1604921480.json");
-  const auto denver = frota::testing::SharedFile("opensky/denver_bbox_series/states_1615141830.json");
+  const auto denver =
+      frota::testing::SharedFile("opensky/denver_bbox_series/states_1615141830.json");
   if (!sppo || !brt || !gtfs || !bull || !opensky || !denver) {
     FROTA_SHARED_MISSING("real captures not found under " << frota::testing::SharedDataDir());
   }
@@ -96,9 +97,13 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
        "application/json"},
       {"rio-brt", codec::Format::kRioBrt, testing::JsonVariants(*base::ReadFile(*brt), 4),
        "application/json"},
-      {"gtfs-rt", codec::Format::kGtfsRt, {*base::ReadFile(*gtfs), *base::ReadFile(*bull)},
+      {"gtfs-rt",
+       codec::Format::kGtfsRt,
+       {*base::ReadFile(*gtfs), *base::ReadFile(*bull)},
        "application/x-protobuf"},
-      {"opensky", codec::Format::kOpenSky, {*base::ReadFile(*opensky), *base::ReadFile(*denver)},
+      {"opensky",
+       codec::Format::kOpenSky,
+       {*base::ReadFile(*opensky), *base::ReadFile(*denver)},
        "application/json"},
   };
   CollectorConfig config;
@@ -152,8 +157,8 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
     for (const auto& d : defs) {
       for (const auto& s : server.TakeServed(d.id)) {
         ++served_total[d.id];
-        const bool arrived = s.status == 200 && s.fault != Fault::kSlow &&
-                             s.fault != Fault::kTruncated;
+        const bool arrived =
+            s.status == 200 && s.fault != Fault::kSlow && s.fault != Fault::kTruncated;
         served_200[d.id] += arrived ? 1 : 0;
       }
     }

@@ -151,7 +151,8 @@ void Builder::BuildDictionaries() {
     } else {
       const auto any = std::find_if(line_keys.begin(), line_keys.end(),
                                     [&](const auto& key) { return key.second == t.route; });
-      mode = any != line_keys.end() ? any->first : std::string(model::ModeName(model::Mode::kOther));
+      mode =
+          any != line_keys.end() ? any->first : std::string(model::ModeName(model::Mode::kOther));
       mode_names.insert(mode);
       if (!modes_.Find(mode)) {
         modes_.Add(mode);
@@ -211,9 +212,9 @@ int32_t Builder::LineOfRoute(const std::string& route, bool gtfs_first) const {
   for (int pass = 0; pass < 2; ++pass) {
     const bool by_gtfs = (pass == 0) == gtfs_first;
     for (std::size_t i = 0; i < lines_.size(); ++i) {
-      const bool match = by_gtfs ? lines_[i].gtfs_route != nullptr &&
-                                       lines_[i].gtfs_route->id == route
-                                 : lines_[i].route == route;
+      const bool match = by_gtfs
+                             ? lines_[i].gtfs_route != nullptr && lines_[i].gtfs_route->id == route
+                             : lines_[i].route == route;
       if (match) {
         return static_cast<int32_t>(i);
       }
@@ -274,8 +275,8 @@ int64_t RoundDiv(int64_t value, int64_t divisor) {
   return q;
 }
 
-std::vector<std::array<int64_t, 2>> SimplifyPolyline(const std::vector<std::array<int64_t, 2>>& points,
-                                                     double tolerance) {
+std::vector<std::array<int64_t, 2>> SimplifyPolyline(
+    const std::vector<std::array<int64_t, 2>>& points, double tolerance) {
   // Drop repeated points first, then Douglas-Peucker (iterative, so long shapes cannot
   // overflow the stack).
   std::vector<std::array<int64_t, 2>> p;
@@ -398,8 +399,9 @@ std::string PrettyJson(const std::string& json) {
       out += "\n" + pad + "}";
       return;
     }
-    const bool scalars = value.is_array() && std::all_of(value.begin(), value.end(),
-                                                        [](const Json& v) { return v.is_primitive(); });
+    const bool scalars =
+        value.is_array() &&
+        std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_primitive(); });
     if (value.is_array() && !value.empty() && !scalars) {
       out += "[\n";
       bool first = true;

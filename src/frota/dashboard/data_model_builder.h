@@ -38,8 +38,8 @@ using std::int32_t;
 using std::int64_t;
 
 constexpr int kHours = 24;
-constexpr double kCoordStep = 1e-4;           // ~11 m: finer than a map pixel at city scale
-constexpr double kSimplifyTolerance = 1.5;    // in coordinate steps (~15 m)
+constexpr double kCoordStep = 1e-4;         // ~11 m: finer than a map pixel at city scale
+constexpr double kSimplifyTolerance = 1.5;  // in coordinate steps (~15 m)
 constexpr std::size_t kMaxDuplicateSlots = 2000;
 constexpr std::size_t kMaxReportEntries = 300;
 // Issue 34's whole-day fields of headway_summary that the page shows, when present.
@@ -53,7 +53,7 @@ constexpr const char* kDayTypes[] = {"weekday", "saturday", "sunday", "holiday"}
 
 /// Result columns by index, with errors naming the query's purpose.
 inline base::Result<sink::DuckDbResult> Query(sink::DuckDbConnection& db, std::string_view what,
-                                       std::string_view sql) {
+                                              std::string_view sql) {
   auto result = db.Query(sql);
   if (!result.ok()) {
     return result.error().WithContext(fmt::format("dashboard: reading {}", what));
@@ -219,8 +219,7 @@ class Builder {
   Json DatesSection() const;
   Json LinesSection() const;
   static std::vector<int64_t> FullDays(
-      const std::map<std::pair<int32_t, int32_t>, int64_t>& positions_by_key_day,
-      std::size_t keys);
+      const std::map<std::pair<int32_t, int32_t>, int64_t>& positions_by_key_day, std::size_t keys);
   Json TotalsSection();
   Json FleetSection() const;
   Json LineHoursSection() const;

@@ -30,8 +30,7 @@ std::vector<std::array<std::int64_t, 2>> SimplifyPolyline(
 std::vector<std::int64_t> DeltaEncode(const std::vector<std::array<std::int64_t, 2>>& points);
 
 /// Every table and view of the main schema with its column names.
-base::Result<std::map<std::string, std::set<std::string>>> TableColumns(
-    sink::DuckDbConnection& db);
+base::Result<std::map<std::string, std::set<std::string>>> TableColumns(sink::DuckDbConnection& db);
 
 /// The first of `preferred` that has every `required` column, else the first table by name
 /// that has them; nullopt when none does.

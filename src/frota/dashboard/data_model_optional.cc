@@ -1,6 +1,4 @@
 // The data model, optional sections: headways, coverage, the collector and stage reports.
-#include "frota/dashboard/data_model_builder.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +15,7 @@
 
 #include "frota/base/file.h"
 #include "frota/base/time.h"
+#include "frota/dashboard/data_model_builder.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/model/mode.h"
 
@@ -151,8 +150,8 @@ Json Builder::HeadwaysSection() {
       found.push_back(h.found);
       planned.push_back(h.planned);
     }
-    s["hours"] = {{"line", line},         {"direction", dir}, {"day_type", day_type},
-                  {"hour", hour},         {"found", found},   {"planned", planned}};
+    s["hours"] = {{"line", line}, {"direction", dir}, {"day_type", day_type},
+                  {"hour", hour}, {"found", found},   {"planned", planned}};
   } else {
     s["hours"] = nullptr;
   }
@@ -186,8 +185,8 @@ Json Builder::HeadwaysSection() {
       values.push_back(h.h);
     }
     s["measured_only"] = has_exclusion_;
-    s["headways"] = {{"line", g_line},   {"direction", g_dir},       {"day_type", g_type},
-                     {"hour", g_hour},   {"planned_s", g_planned},   {"len", g_len},
+    s["headways"] = {{"line", g_line},     {"direction", g_dir},     {"day_type", g_type},
+                     {"hour", g_hour},     {"planned_s", g_planned}, {"len", g_len},
                      {"headway_s", values}};
   } else {
     s["measured_only"] = false;
@@ -252,8 +251,11 @@ Json Builder::CoverageSection() const {
       hour.push_back(f.hour);
       covered.push_back(f.covered_minutes);
     }
-    s["feed_hours"] = {{"table", *feed_hours_table_}, {"feed", feed}, {"day", day},
-                       {"hour", hour}, {"covered_minutes", covered}};
+    s["feed_hours"] = {{"table", *feed_hours_table_},
+                       {"feed", feed},
+                       {"day", day},
+                       {"hour", hour},
+                       {"covered_minutes", covered}};
   } else {
     s["feed_hours"] = nullptr;
   }
@@ -266,11 +268,11 @@ Json Builder::CollectorSection() const {
     return nullptr;
   }
   const auto n = feeds_.size() * kHours;
-  std::vector<int64_t> polls(n, 0), failed(n, 0), repeats(n, 0), duration_ms(n, 0),
-      bytes(n, 0);
+  std::vector<int64_t> polls(n, 0), failed(n, 0), repeats(n, 0), duration_ms(n, 0), bytes(n, 0);
   std::map<int64_t, int64_t> statuses;
   for (const auto& p : polls_) {
-    const int hour = p.bucket_us ? options_.time_zone.ToLocalHour(base::FromUnixMicros(*p.bucket_us)).hour : 0;
+    const int hour =
+        p.bucket_us ? options_.time_zone.ToLocalHour(base::FromUnixMicros(*p.bucket_us)).hour : 0;
     const auto k = static_cast<std::size_t>(*feeds_.Find(p.feed)) * kHours + hour;
     polls[k] += p.polls;
     statuses[p.status] += p.polls;
@@ -324,7 +326,7 @@ base::Result<Json> Builder::ReportsSection() const {
 }
 
 void Builder::FlattenReport(const Json& value, const std::string& prefix,
-                          std::vector<std::pair<std::string, std::string>>& out) {
+                            std::vector<std::pair<std::string, std::string>>& out) {
   if (value.is_object()) {
     for (const auto& [key, child] : value.items()) {
       FlattenReport(child, prefix.empty() ? key : prefix + "." + key, out);
@@ -332,8 +334,8 @@ void Builder::FlattenReport(const Json& value, const std::string& prefix,
     return;
   }
   if (value.is_array()) {
-    const bool scalars = std::all_of(value.begin(), value.end(),
-                                     [](const Json& v) { return v.is_primitive(); });
+    const bool scalars =
+        std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_primitive(); });
     if (scalars) {
       std::string joined;
       for (const auto& v : value) {

@@ -1,6 +1,4 @@
 // The data model, reading: every table and view the page draws from, as raw rows.
-#include "frota/dashboard/data_model_builder.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +15,7 @@
 
 #include "frota/base/file.h"
 #include "frota/base/time.h"
+#include "frota/dashboard/data_model_builder.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/model/mode.h"
 
@@ -39,11 +38,11 @@ base::Status Builder::ReadTables() {
 // UTC buckets (every zone's offset is a multiple of 15 minutes), each bucket then mapped to
 // its local hour here, since the database stores UTC instants.
 base::Status Builder::ReadPositionBuckets() {
-  FROTA_ASSIGN_OR_RETURN(
-      auto r, Query(db_, "positions",
-                    "SELECT mode, route_id, feed_id, vehicle_id, "
-                    "epoch_us(time_bucket(INTERVAL 15 MINUTE, event_time)) AS bucket, "
-                    "count(*)::BIGINT FROM positions GROUP BY ALL ORDER BY ALL"));
+  FROTA_ASSIGN_OR_RETURN(auto r,
+                         Query(db_, "positions",
+                               "SELECT mode, route_id, feed_id, vehicle_id, "
+                               "epoch_us(time_bucket(INTERVAL 15 MINUTE, event_time)) AS bucket, "
+                               "count(*)::BIGINT FROM positions GROUP BY ALL ORDER BY ALL"));
   buckets_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
     buckets_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 3),
@@ -98,9 +97,8 @@ base::Status Builder::ReadStops() {
                     "ORDER BY start_time, feed_id, vehicle_id"));
   stops_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
-    StopRow row{r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 3),
-                r.Int64(i, 4),  r.Int64(i, 5),  r.Double(i, 6), r.Double(i, 7),
-                std::nullopt};
+    StopRow row{r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 3), r.Int64(i, 4),
+                r.Int64(i, 5),  r.Double(i, 6), r.Double(i, 7), std::nullopt};
     if (!r.IsNull(i, 8)) {
       row.near_terminal = r.Bool(i, 8);
     }
@@ -133,8 +131,9 @@ base::Status Builder::ReadQuality() {
       reason_names_.push_back(name);
     }
   }
-  std::string sql = "SELECT feed_id, local_date, hour, sum(accepted)::BIGINT, "
-                    "sum(vehicles)::BIGINT";
+  std::string sql =
+      "SELECT feed_id, local_date, hour, sum(accepted)::BIGINT, "
+      "sum(vehicles)::BIGINT";
   for (const auto& reason : reason_names_) {
     sql += fmt::format(", sum(\"{}\")::BIGINT", reason);
   }
@@ -176,11 +175,9 @@ base::Status Builder::ReadDuplicateSlots() {
 
 base::Status Builder::ReadOptionalTables() {
   FROTA_ASSIGN_OR_RETURN(const auto tables, TableColumns(db_));
-  headways_table_ = FindTable(tables, {"route_id", "direction_id", "headway_s",
-                                       "planned_headway_s"},
-                              {"headways"});
-  collector_table_ =
-      FindTable(tables, {"feed_id", "http_status"}, {"collector_polls", "polls"});
+  headways_table_ = FindTable(
+      tables, {"route_id", "direction_id", "headway_s", "planned_headway_s"}, {"headways"});
+  collector_table_ = FindTable(tables, {"feed_id", "http_status"}, {"collector_polls", "polls"});
   FROTA_RETURN_IF_ERROR(ReadHeadwayHours(tables));
   FROTA_RETURN_IF_ERROR(ReadHeadways(tables));
   FROTA_RETURN_IF_ERROR(ReadHeadwaySummary(tables));
@@ -202,21 +199,21 @@ base::Status Builder::ReadOptionalTables() {
                           collector_time_);
     FROTA_ASSIGN_OR_RETURN(
         auto r,
-        Query(db_, *collector_table_,
-              fmt::format("SELECT feed_id, {} AS b, http_status::BIGINT, count(*)::BIGINT, "
-                          "{}, {}, {} FROM \"{}\" GROUP BY ALL ORDER BY ALL",
-                          bucket,
-                          collector_has_repeat_ ? "count(*) FILTER (WHERE \"repeat\")::BIGINT"
-                                                : "0::BIGINT",
-                          collector_has_duration_ ? "sum(duration_ms)::DOUBLE" : "0::DOUBLE",
-                          cols.count("bytes") != 0 ? "sum(bytes)::BIGINT" : "0::BIGINT",
-                          *collector_table_)));
+        Query(
+            db_, *collector_table_,
+            fmt::format(
+                "SELECT feed_id, {} AS b, http_status::BIGINT, count(*)::BIGINT, "
+                "{}, {}, {} FROM \"{}\" GROUP BY ALL ORDER BY ALL",
+                bucket,
+                collector_has_repeat_ ? "count(*) FILTER (WHERE \"repeat\")::BIGINT" : "0::BIGINT",
+                collector_has_duration_ ? "sum(duration_ms)::DOUBLE" : "0::DOUBLE",
+                cols.count("bytes") != 0 ? "sum(bytes)::BIGINT" : "0::BIGINT", *collector_table_)));
     for (std::size_t i = 0; i < r.rows(); ++i) {
-      polls_.push_back({r.String(i, 0), r.IsNull(i, 1) ? std::optional<int64_t>()
-                                                       : std::optional<int64_t>(r.Int64(i, 1)),
-                        r.Int64(i, 2), r.Int64(i, 3), r.IsNull(i, 4) ? 0 : r.Int64(i, 4),
-                        r.IsNull(i, 5) ? 0.0 : r.Double(i, 5),
-                        r.IsNull(i, 6) ? 0 : r.Int64(i, 6)});
+      polls_.push_back(
+          {r.String(i, 0),
+           r.IsNull(i, 1) ? std::optional<int64_t>() : std::optional<int64_t>(r.Int64(i, 1)),
+           r.Int64(i, 2), r.Int64(i, 3), r.IsNull(i, 4) ? 0 : r.Int64(i, 4),
+           r.IsNull(i, 5) ? 0.0 : r.Double(i, 5), r.IsNull(i, 6) ? 0 : r.Int64(i, 6)});
     }
   }
   return base::Status::Ok();
@@ -232,9 +229,9 @@ base::Status Builder::ReadOptionalTables() {
 base::Status Builder::ReadHeadwayHours(const TableMap& tables) {
   const std::vector<std::string> summary_cols = {"route_id", "direction_id", "hour",
                                                  "departures_found", "departures_planned"};
-  auto new_summary = FindTable(tables, {"route_id", "direction_id", "hour", "day_type",
-                                        "departures_found", "departures_planned",
-                                        "departures_unobserved"},
+  auto new_summary = FindTable(tables,
+                               {"route_id", "direction_id", "hour", "day_type", "departures_found",
+                                "departures_planned", "departures_unobserved"},
                                {"headway_summary"});
   const auto planned_table =
       FindTable(tables, {"route_id", "direction_id", "hour"}, {"planned_departures"});
@@ -246,8 +243,8 @@ base::Status Builder::ReadHeadwayHours(const TableMap& tables) {
         "sum(departures_found)::BIGINT, sum(departures_planned)::BIGINT FROM \"{}\" "
         "WHERE hour >= 0 AND day_type <> 'all' GROUP BY ALL ORDER BY ALL",
         *new_summary);
-  } else if (headways_table_ && tables.at(*headways_table_).count("hour") != 0 &&
-             planned_table && *planned_table == "planned_departures") {
+  } else if (headways_table_ && tables.at(*headways_table_).count("hour") != 0 && planned_table &&
+             *planned_table == "planned_departures") {
     hours_table_ = *headways_table_ + " + " + *planned_table;
     sql = fmt::format(
         "SELECT route_id, dir, hour, day_type, sum(found)::BIGINT, sum(planned)::BIGINT "
@@ -257,8 +254,8 @@ base::Status Builder::ReadHeadwayHours(const TableMap& tables) {
         "1 FROM \"{}\") GROUP BY ALL ORDER BY ALL",
         DayTypeExpr(tables, *headways_table_), *headways_table_,
         DayTypeExpr(tables, *planned_table), *planned_table);
-  } else if (const auto summary = FindTable(tables, summary_cols,
-                                            {"headway_summary", "headway_hours"})) {
+  } else if (const auto summary =
+                 FindTable(tables, summary_cols, {"headway_summary", "headway_hours"})) {
     hours_table_ = *summary;
     const bool typed = tables.at(*summary).count("day_type") != 0;
     sql = fmt::format(
@@ -272,8 +269,8 @@ base::Status Builder::ReadHeadwayHours(const TableMap& tables) {
   }
   FROTA_ASSIGN_OR_RETURN(auto r, Query(db_, *hours_table_, sql));
   for (std::size_t i = 0; i < r.rows(); ++i) {
-    headway_hours_.push_back({r.String(i, 0), r.IsNull(i, 3) ? "" : r.String(i, 3),
-                              r.Int64(i, 1), r.Int64(i, 2), r.Int64(i, 4), r.Int64(i, 5)});
+    headway_hours_.push_back({r.String(i, 0), r.IsNull(i, 3) ? "" : r.String(i, 3), r.Int64(i, 1),
+                              r.Int64(i, 2), r.Int64(i, 4), r.Int64(i, 5)});
   }
   return base::Status::Ok();
 }
@@ -318,8 +315,7 @@ base::Status Builder::ReadHeadways(const TableMap& tables) {
   for (std::size_t i = 0; i < r.rows(); ++i) {
     const int64_t planned = std::max<int64_t>(0, r.Int64(i, 4));
     headways_.push_back(
-        {r.String(i, 0), r.String(i, 5), r.Int64(i, 1), local_hour(r, i), planned,
-         r.Int64(i, 3)});
+        {r.String(i, 0), r.String(i, 5), r.Int64(i, 1), local_hour(r, i), planned, r.Int64(i, 3)});
   }
   if (has_exclusion_) {
     FROTA_ASSIGN_OR_RETURN(
@@ -350,8 +346,8 @@ base::Status Builder::ReadHeadways(const TableMap& tables) {
 // Issue 34's whole-day summary fields per route, direction and day type ('all' included),
 // read only when the summary has them.
 base::Status Builder::ReadHeadwaySummary(const TableMap& tables) {
-  summary_table_ = FindTable(tables, {"route_id", "direction_id", "day_type", "hour"},
-                             {"headway_summary"});
+  summary_table_ =
+      FindTable(tables, {"route_id", "direction_id", "day_type", "hour"}, {"headway_summary"});
   if (!summary_table_) {
     return base::Status::Ok();
   }
@@ -402,8 +398,7 @@ base::Status Builder::ReadCoverage(const TableMap& tables) {
   };
   gaps_table_ = named("coverage_gaps", {"feed_id", "start_time", "end_time"});
   silences_table_ = named("line_silences", {"feed_id", "route_id", "start_time", "end_time"});
-  feed_hours_table_ =
-      named("feed_coverage", {"feed_id", "local_date", "hour", "covered_minutes"});
+  feed_hours_table_ = named("feed_coverage", {"feed_id", "local_date", "hour", "covered_minutes"});
   for (const auto& [table, with_route] :
        {std::make_pair(gaps_table_, false), std::make_pair(silences_table_, true)}) {
     if (!table) {
@@ -420,15 +415,14 @@ base::Status Builder::ReadCoverage(const TableMap& tables) {
     }
   }
   if (feed_hours_table_) {
-    FROTA_ASSIGN_OR_RETURN(
-        auto r, Query(db_, *feed_hours_table_,
-                      fmt::format("SELECT feed_id, local_date, hour::BIGINT, "
-                                  "sum(covered_minutes)::BIGINT FROM \"{}\" "
-                                  "GROUP BY ALL ORDER BY ALL",
-                                  *feed_hours_table_)));
+    FROTA_ASSIGN_OR_RETURN(auto r, Query(db_, *feed_hours_table_,
+                                         fmt::format("SELECT feed_id, local_date, hour::BIGINT, "
+                                                     "sum(covered_minutes)::BIGINT FROM \"{}\" "
+                                                     "GROUP BY ALL ORDER BY ALL",
+                                                     *feed_hours_table_)));
     for (std::size_t i = 0; i < r.rows(); ++i) {
-      feed_hours_.push_back({r.String(i, 0), r.DateDays(i, 1), static_cast<int>(r.Int64(i, 2)),
-                             r.Int64(i, 3)});
+      feed_hours_.push_back(
+          {r.String(i, 0), r.DateDays(i, 1), static_cast<int>(r.Int64(i, 2)), r.Int64(i, 3)});
     }
   }
   return base::Status::Ok();

@@ -1,6 +1,4 @@
 // The data model, core sections: dictionaries made JSON, hour tables, cells, geo, stops, quality.
-#include "frota/dashboard/data_model_builder.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +15,7 @@
 
 #include "frota/base/file.h"
 #include "frota/base/time.h"
+#include "frota/dashboard/data_model_builder.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/model/mode.h"
 
@@ -66,8 +65,7 @@ Json Builder::LinesSection() const {
 /// leaving the depot at 23:50); those slivers add to the sums but are not days of their
 /// own, or a single simulated day would read as three and every mean as a third.
 std::vector<int64_t> Builder::FullDays(
-    const std::map<std::pair<int32_t, int32_t>, int64_t>& positions_by_key_day,
-    std::size_t keys) {
+    const std::map<std::pair<int32_t, int32_t>, int64_t>& positions_by_key_day, std::size_t keys) {
   std::vector<int64_t> busiest(keys, 0), days(keys, 0);
   for (const auto& [key_day, n] : positions_by_key_day) {
     busiest[key_day.first] = std::max(busiest[key_day.first], n);
@@ -233,8 +231,8 @@ Json Builder::CellsSection() const {
   std::vector<Entry> entries;
   entries.reserve(speed_cells_.size());
   for (const auto& c : speed_cells_) {
-    entries.push_back({*modes_.Find(c.mode), c.hour, cell_index.at({c.y, c.x}), c.distance_mm,
-                       c.duration_us});
+    entries.push_back(
+        {*modes_.Find(c.mode), c.hour, cell_index.at({c.y, c.x}), c.distance_mm, c.duration_us});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.mode, a.hour, a.cell) < std::tie(b.mode, b.hour, b.cell);
@@ -386,8 +384,7 @@ Json Builder::StopsSection() {
     }
     const auto local = options_.time_zone.ToLocal(base::FromUnixMicros(s.start_us));
     const auto day = std::chrono::floor<std::chrono::days>(local);
-    const auto minute =
-        std::chrono::duration_cast<std::chrono::minutes>(local - day).count();
+    const auto minute = std::chrono::duration_cast<std::chrono::minutes>(local - day).count();
     line.push_back(LineOf(s.mode, s.route));
     vehicle.push_back(v);
     start.push_back(DayIndex(base::DaysSinceEpoch(day)) * (kHours * 60) +
@@ -441,8 +438,8 @@ Json Builder::QualitySection() const {
   s["reason_names"] = reason_names_;
   Json by_reason = Json::object();
   for (std::size_t r = 0; r < reason_names_.size(); ++r) {
-    const bool any = std::any_of(reasons[r].begin(), reasons[r].end(),
-                                 [](int64_t v) { return v != 0; });
+    const bool any =
+        std::any_of(reasons[r].begin(), reasons[r].end(), [](int64_t v) { return v != 0; });
     if (any) {
       by_reason[reason_names_[r]] = reasons[r];
     }

@@ -40,10 +40,10 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
   ASSERT_TRUE(fs::exists(path)) << path << " is missing: run with FROTA_UPDATE_GOLDEN=1";
   const std::string expected = ReadText(path);
   if (expected != actual) {
-    const fs::path got = fs::path(std::getenv("FROTA_BINARY_DIR") != nullptr
-                                      ? std::getenv("FROTA_BINARY_DIR")
-                                      : ".") /
-                         ("actual-" + name);
+    const fs::path got =
+        fs::path(std::getenv("FROTA_BINARY_DIR") != nullptr ? std::getenv("FROTA_BINARY_DIR")
+                                                            : ".") /
+        ("actual-" + name);
     std::ofstream(got, std::ios::binary) << actual;
     FAIL() << "the data model differs from " << path << "; the new one is in " << got
            << " (diff them; if the change is intended, rerun with FROTA_UPDATE_GOLDEN=1)";
@@ -105,146 +105,181 @@ class DataModelTest : public ::testing::Test {
     Position("rio-brt", kHostileVehicle, "brt", "53B", "2024-06-05 11:00:00", -22.94, -43.23);
     Position("rio-brt", kEmojiVehicle, "brt", "53B", "2024-06-06 12:00:00", -22.94, -43.23);
     // Two partitions' partial sums of one hour: the model must add them.
-    Exec("INSERT INTO fleet_hours VALUES (0, 'bus', DATE '2024-06-05', 7, 1, 2), "
-         "(1, 'bus', DATE '2024-06-05', 7, 1, 2), (0, 'bus', DATE '2024-06-05', 8, 1, 1), "
-         "(0, 'brt', DATE '2024-06-05', 7, 1, 1), (0, 'brt', DATE '2024-06-05', 8, 1, 1), "
-         "(0, 'brt', DATE '2024-06-06', 9, 1, 1)");
-    Exec("INSERT INTO speed_cells VALUES "
-         "(0, 'bus', DATE '2024-06-05', 7, -8641, -4582, 2, 1000000, 300000000), "
-         "(1, 'bus', DATE '2024-06-05', 7, -8641, -4582, 1, 500000, 100000000), "
-         "(0, 'bus', DATE '2024-06-05', 8, -8642, -4584, 1, 300, 60000000), "
-         "(0, 'brt', DATE '2024-06-05', 8, -8647, -4588, 3, 8000000, 600000000), "
-         "(0, 'brt', DATE '2024-06-06', 8, -8647, -4588, 1, 1000000, 120000000)");
-    Exec("INSERT INTO speed_lines VALUES "
-         "(0, 'bus', '10', DATE '2024-06-05', 7, 3, 1500000, 400000000), "
-         "(0, 'bus', '10', DATE '2024-06-05', 8, 1, 300, 60000000), "
-         "(0, 'brt', '53B', DATE '2024-06-05', 8, 3, 8000000, 600000000), "
-         "(1, 'brt', '53B', DATE '2024-06-06', 8, 1, 1000000, 120000000)");
-    Exec("INSERT INTO stops VALUES "
-         "('rio-brt', " + Q(kHostileVehicle) + ", TIMESTAMP '2024-06-05 10:10:00', "
-         "'brt', '53B', TIMESTAMP '2024-06-05 10:40:00', -22.9501, -43.2499, 12, true), "
-         "('rio-sppo', 'B1', TIMESTAMP '2024-06-05 11:00:00', 'bus', '10', "
-         "TIMESTAMP '2024-06-05 11:06:30', -22.92, -43.21, 7, false), "
-         "('rio-sppo', 'B9', TIMESTAMP '2024-06-05 23:30:00', 'bus', 'X9', "
-         "TIMESTAMP '2024-06-06 00:10:00', -22.97, -43.29, 9, NULL)");
-    Exec("INSERT INTO trips VALUES "
-         "('rio-sppo', 'B1', 't10a', '20240605', TIMESTAMP '2024-06-05 10:00:00', '10', 0, '', "
-         "-22.90, -43.20, TIMESTAMP '2024-06-05 10:50:00', -22.93, -43.215, 10, 5000000), "
-         "('rio-brt', " + Q(kHostileVehicle) + ", 't53', '20240605', "
-         "TIMESTAMP '2024-06-05 10:00:00', '53B', 0, '', -22.95, -43.25, "
-         "TIMESTAMP '2024-06-05 11:00:00', -22.90, -43.20, 8, 9000000), "
-         "('rio-brt', " + Q(kEmojiVehicle) + ", 't53', '20240605', "
-         "TIMESTAMP '2024-06-05 11:30:00', '53B', 0, '', -22.95, -43.25, "
-         "TIMESTAMP '2024-06-05 12:00:00', -22.90, -43.20, 4, 8000000)");
+    Exec(
+        "INSERT INTO fleet_hours VALUES (0, 'bus', DATE '2024-06-05', 7, 1, 2), "
+        "(1, 'bus', DATE '2024-06-05', 7, 1, 2), (0, 'bus', DATE '2024-06-05', 8, 1, 1), "
+        "(0, 'brt', DATE '2024-06-05', 7, 1, 1), (0, 'brt', DATE '2024-06-05', 8, 1, 1), "
+        "(0, 'brt', DATE '2024-06-06', 9, 1, 1)");
+    Exec(
+        "INSERT INTO speed_cells VALUES "
+        "(0, 'bus', DATE '2024-06-05', 7, -8641, -4582, 2, 1000000, 300000000), "
+        "(1, 'bus', DATE '2024-06-05', 7, -8641, -4582, 1, 500000, 100000000), "
+        "(0, 'bus', DATE '2024-06-05', 8, -8642, -4584, 1, 300, 60000000), "
+        "(0, 'brt', DATE '2024-06-05', 8, -8647, -4588, 3, 8000000, 600000000), "
+        "(0, 'brt', DATE '2024-06-06', 8, -8647, -4588, 1, 1000000, 120000000)");
+    Exec(
+        "INSERT INTO speed_lines VALUES "
+        "(0, 'bus', '10', DATE '2024-06-05', 7, 3, 1500000, 400000000), "
+        "(0, 'bus', '10', DATE '2024-06-05', 8, 1, 300, 60000000), "
+        "(0, 'brt', '53B', DATE '2024-06-05', 8, 3, 8000000, 600000000), "
+        "(1, 'brt', '53B', DATE '2024-06-06', 8, 1, 1000000, 120000000)");
+    Exec(
+        "INSERT INTO stops VALUES "
+        "('rio-brt', " +
+        Q(kHostileVehicle) +
+        ", TIMESTAMP '2024-06-05 10:10:00', "
+        "'brt', '53B', TIMESTAMP '2024-06-05 10:40:00', -22.9501, -43.2499, 12, true), "
+        "('rio-sppo', 'B1', TIMESTAMP '2024-06-05 11:00:00', 'bus', '10', "
+        "TIMESTAMP '2024-06-05 11:06:30', -22.92, -43.21, 7, false), "
+        "('rio-sppo', 'B9', TIMESTAMP '2024-06-05 23:30:00', 'bus', 'X9', "
+        "TIMESTAMP '2024-06-06 00:10:00', -22.97, -43.29, 9, NULL)");
+    Exec(
+        "INSERT INTO trips VALUES "
+        "('rio-sppo', 'B1', 't10a', '20240605', TIMESTAMP '2024-06-05 10:00:00', '10', 0, '', "
+        "-22.90, -43.20, TIMESTAMP '2024-06-05 10:50:00', -22.93, -43.215, 10, 5000000), "
+        "('rio-brt', " +
+        Q(kHostileVehicle) +
+        ", 't53', '20240605', "
+        "TIMESTAMP '2024-06-05 10:00:00', '53B', 0, '', -22.95, -43.25, "
+        "TIMESTAMP '2024-06-05 11:00:00', -22.90, -43.20, 8, 9000000), "
+        "('rio-brt', " +
+        Q(kEmojiVehicle) +
+        ", 't53', '20240605', "
+        "TIMESTAMP '2024-06-05 11:30:00', '53B', 0, '', -22.95, -43.25, "
+        "TIMESTAMP '2024-06-05 12:00:00', -22.90, -43.20, 4, 8000000)");
     const std::string zeros14 = "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0";
     // quality columns after hour: accepted, vehicles, then the 16 reasons in schema order
     // (... out_of_area, duplicate, jump, late).
-    Exec("INSERT INTO quality VALUES "
-         "(0, 'rio-sppo', DATE '2024-06-05', 7, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, "
-         "0), "
-         "(1, 'rio-sppo', DATE '2024-06-05', 7, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, "
-         "0), "
-         "(0, 'rio-sppo', DATE '2024-06-05', 8, 1, 1, " + zeros14 + ", 0, 0), "
-         "(0, 'rio-brt', DATE '2024-06-05', 7, 1, 1, " + zeros14 + ", 0, 0), "
-         "(0, 'rio-brt', DATE '2024-06-05', 8, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, "
-         "0), "
-         "(0, 'rio-brt', DATE '2024-06-06', 9, 1, 1, " + zeros14 + ", 0, 0)");
-    Exec("INSERT INTO quality_latency VALUES "
-         "(0, 'rio-sppo', DATE '2024-06-05', 7, 20, 3), (1, 'rio-sppo', DATE '2024-06-05', 7, 20, 1), "
-         "(0, 'rio-sppo', DATE '2024-06-05', 7, 45, 1), (0, 'rio-brt', DATE '2024-06-05', 7, -2, 1), "
-         "(0, 'rio-brt', DATE '2024-06-05', 8, 120, 1)");
+    Exec(
+        "INSERT INTO quality VALUES "
+        "(0, 'rio-sppo', DATE '2024-06-05', 7, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, "
+        "0), "
+        "(1, 'rio-sppo', DATE '2024-06-05', 7, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, "
+        "0), "
+        "(0, 'rio-sppo', DATE '2024-06-05', 8, 1, 1, " +
+        zeros14 +
+        ", 0, 0), "
+        "(0, 'rio-brt', DATE '2024-06-05', 7, 1, 1, " +
+        zeros14 +
+        ", 0, 0), "
+        "(0, 'rio-brt', DATE '2024-06-05', 8, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, "
+        "0), "
+        "(0, 'rio-brt', DATE '2024-06-06', 9, 1, 1, " +
+        zeros14 + ", 0, 0)");
+    Exec(
+        "INSERT INTO quality_latency VALUES "
+        "(0, 'rio-sppo', DATE '2024-06-05', 7, 20, 3), (1, 'rio-sppo', DATE '2024-06-05', 7, 20, "
+        "1), "
+        "(0, 'rio-sppo', DATE '2024-06-05', 7, 45, 1), (0, 'rio-brt', DATE '2024-06-05', 7, -2, "
+        "1), "
+        "(0, 'rio-brt', DATE '2024-06-05', 8, 120, 1)");
   }
 
   void FillOptionalTables() {
     // The columns `frota headways` writes (src/frota/batch/sql/headways.sql) that the
     // dashboard reads, and a collector's poll log.
-    Exec("CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
-         "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
-         "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE)");
-    Exec("INSERT INTO headways VALUES "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:00', "
-         "DATE '2024-06-05', 7, 'x', false, NULL, 600), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:02:00', "
-         "DATE '2024-06-05', 7, 'y', false, 120, 600), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:30:00', "
-         "DATE '2024-06-05', 7, 'z', false, 1680, 600), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:40:00', "
-         "DATE '2024-06-05', 7, 'w', false, 600, 600), "
-         "('R10', 1, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 11:00:00', "
-         "DATE '2024-06-05', 8, 'B1', false, 900, NULL), "
-         "('RNEW', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 11:00:00', "
-         "DATE '2024-06-05', 8, 'B1', true, 300, 300)");
-    Exec("CREATE TABLE planned_departures (route_id VARCHAR, direction_id TINYINT, "
-         "service_date DATE, day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, "
-         "hour TINYINT)");
-    Exec("INSERT INTO planned_departures SELECT 'RB53', 0, DATE '2024-06-05', 'weekday', "
-         "TIMESTAMP '2024-06-05 10:00:00' + i * INTERVAL 10 MINUTE, DATE '2024-06-05', "
-         "7 + (i // 6)::TINYINT FROM range(8) t(i)");
+    Exec(
+        "CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
+        "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
+        "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE)");
+    Exec(
+        "INSERT INTO headways VALUES "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:00', "
+        "DATE '2024-06-05', 7, 'x', false, NULL, 600), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:02:00', "
+        "DATE '2024-06-05', 7, 'y', false, 120, 600), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:30:00', "
+        "DATE '2024-06-05', 7, 'z', false, 1680, 600), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:40:00', "
+        "DATE '2024-06-05', 7, 'w', false, 600, 600), "
+        "('R10', 1, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 11:00:00', "
+        "DATE '2024-06-05', 8, 'B1', false, 900, NULL), "
+        "('RNEW', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 11:00:00', "
+        "DATE '2024-06-05', 8, 'B1', true, 300, 300)");
+    Exec(
+        "CREATE TABLE planned_departures (route_id VARCHAR, direction_id TINYINT, "
+        "service_date DATE, day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, "
+        "hour TINYINT)");
+    Exec(
+        "INSERT INTO planned_departures SELECT 'RB53', 0, DATE '2024-06-05', 'weekday', "
+        "TIMESTAMP '2024-06-05 10:00:00' + i * INTERVAL 10 MINUTE, DATE '2024-06-05', "
+        "7 + (i // 6)::TINYINT FROM range(8) t(i)");
     // collector_polls as frota's schema has it (version 5).
-    Exec("INSERT INTO collector_polls (feed_id, polled_at, attempt, http_status, failure, "
-         "bytes, duration_ms, \"repeat\", run_id) VALUES "
-         "('rio-brt', TIMESTAMP '2024-06-05 10:00:05', 1, 200, NULL, 1000, 120.5, false, 'r'), "
-         "('rio-brt', TIMESTAMP '2024-06-05 10:00:35', 1, 200, NULL, 1000, 80, true, 'r'), "
-         "('rio-brt', TIMESTAMP '2024-06-05 10:01:05', 1, 503, 'http_5xx', 0, 30, false, 'r'), "
-         "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 1, 200, NULL, 10, 10, false, 'r')");
+    Exec(
+        "INSERT INTO collector_polls (feed_id, polled_at, attempt, http_status, failure, "
+        "bytes, duration_ms, \"repeat\", run_id) VALUES "
+        "('rio-brt', TIMESTAMP '2024-06-05 10:00:05', 1, 200, NULL, 1000, 120.5, false, 'r'), "
+        "('rio-brt', TIMESTAMP '2024-06-05 10:00:35', 1, 200, NULL, 1000, 80, true, 'r'), "
+        "('rio-brt', TIMESTAMP '2024-06-05 10:01:05', 1, 503, 'http_5xx', 0, 30, false, 'r'), "
+        "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 1, 200, NULL, 10, 10, false, 'r')");
   }
 
   // Issue 34's tables (notes/contract-34.md) as `frota headways` writes them: RB53
   // direction 0 has a planned break (10:40 → 16:00 local) and a feed outage between two
   // departures; its weekday and saturday rows give the day-type selector two types.
   void FillRegularityTables() {
-    Exec("CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
-         "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
-         "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE, "
-         "exclusion VARCHAR)");
+    Exec(
+        "CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
+        "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
+        "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE, "
+        "exclusion VARCHAR)");
     // (local date, hour, minute, headway, planned, exclusion) for RB53 direction 0.
-    Exec("INSERT INTO headways VALUES "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:00', "
-         "DATE '2024-06-05', 7, 'x', false, NULL, 600, NULL), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:40', "
-         "DATE '2024-06-05', 7, 'y', false, 40, 600, NULL), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:10:40', "
-         "DATE '2024-06-05', 7, 'z', false, 600, 600, NULL), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:40:00', "
-         "DATE '2024-06-05', 7, 'w', false, 1760, 600, 'coverage_gap'), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 19:00:00', "
-         "DATE '2024-06-05', 16, 'x', false, 30000, 600, 'service_break'), "
-         "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 19:12:00', "
-         "DATE '2024-06-05', 16, 'y', false, 720, 600, NULL), "
-         "('RB53', 1, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:05:00', "
-         "DATE '2024-06-05', 7, 'v', true, 300, 300, NULL), "
-         "('RB53', 0, DATE '2024-06-08', 'saturday', TIMESTAMP '2024-06-08 12:00:00', "
-         "DATE '2024-06-08', 9, 'x', false, 900, 900, NULL), "
-         "('RB53', 0, DATE '2024-06-08', 'saturday', TIMESTAMP '2024-06-08 12:20:00', "
-         "DATE '2024-06-08', 9, 'y', false, 1200, 900, NULL)");
-    Exec("CREATE TABLE headway_summary (route_id VARCHAR, direction_id TINYINT, "
-         "day_type VARCHAR, hour TINYINT, departures_found BIGINT, departures_planned BIGINT, "
-         "median_headway_s DOUBLE, headways_measured BIGINT, excluded_service_break BIGINT, "
-         "excluded_coverage_gap BIGINT, share_under_60s DOUBLE, departures_unobserved BIGINT, "
-         "departures_unplanned BIGINT, departures_tagged_late BIGINT, coverage_share DOUBLE, "
-         "silent_minutes BIGINT)");
-    Exec("INSERT INTO headway_summary VALUES "
-         "('RB53', 0, 'all', -1, 8, 9, 720, 5, 1, 1, 0.2, 3, 1, 2, 0.93333333, 12), "
-         "('RB53', 0, 'weekday', -1, 6, 7, 600, 3, 1, 1, 0.33333333, 3, 1, 2, 0.9, 12), "
-         "('RB53', 0, 'saturday', -1, 2, 2, 1050, 2, 0, 0, 0, 0, 0, 0, 1, 0), "
-         "('RB53', 0, 'weekday', 7, 4, 4, 600, 2, 0, 1, 0.5, 3, 0, 2, 0.8, 12), "
-         "('RB53', 0, 'weekday', 16, 2, 3, 720, 1, 1, 0, 0, 0, 1, 0, 1, 0), "
-         "('RB53', 0, 'saturday', 9, 2, 2, 1050, 2, 0, 0, 0, 0, 0, 0, 1, 0), "
-         "('RB53', 1, 'all', -1, 1, 1, 300, 1, 0, 0, 0, 0, 0, 0, NULL, 0), "
-         "('RB53', 1, 'weekday', 7, 1, 1, 300, 1, 0, 0, 0, 0, 0, 0, NULL, 0)");
+    Exec(
+        "INSERT INTO headways VALUES "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:00', "
+        "DATE '2024-06-05', 7, 'x', false, NULL, 600, NULL), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:00:40', "
+        "DATE '2024-06-05', 7, 'y', false, 40, 600, NULL), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:10:40', "
+        "DATE '2024-06-05', 7, 'z', false, 600, 600, NULL), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:40:00', "
+        "DATE '2024-06-05', 7, 'w', false, 1760, 600, 'coverage_gap'), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 19:00:00', "
+        "DATE '2024-06-05', 16, 'x', false, 30000, 600, 'service_break'), "
+        "('RB53', 0, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 19:12:00', "
+        "DATE '2024-06-05', 16, 'y', false, 720, 600, NULL), "
+        "('RB53', 1, DATE '2024-06-05', 'weekday', TIMESTAMP '2024-06-05 10:05:00', "
+        "DATE '2024-06-05', 7, 'v', true, 300, 300, NULL), "
+        "('RB53', 0, DATE '2024-06-08', 'saturday', TIMESTAMP '2024-06-08 12:00:00', "
+        "DATE '2024-06-08', 9, 'x', false, 900, 900, NULL), "
+        "('RB53', 0, DATE '2024-06-08', 'saturday', TIMESTAMP '2024-06-08 12:20:00', "
+        "DATE '2024-06-08', 9, 'y', false, 1200, 900, NULL)");
+    Exec(
+        "CREATE TABLE headway_summary (route_id VARCHAR, direction_id TINYINT, "
+        "day_type VARCHAR, hour TINYINT, departures_found BIGINT, departures_planned BIGINT, "
+        "median_headway_s DOUBLE, headways_measured BIGINT, excluded_service_break BIGINT, "
+        "excluded_coverage_gap BIGINT, share_under_60s DOUBLE, departures_unobserved BIGINT, "
+        "departures_unplanned BIGINT, departures_tagged_late BIGINT, coverage_share DOUBLE, "
+        "silent_minutes BIGINT)");
+    Exec(
+        "INSERT INTO headway_summary VALUES "
+        "('RB53', 0, 'all', -1, 8, 9, 720, 5, 1, 1, 0.2, 3, 1, 2, 0.93333333, 12), "
+        "('RB53', 0, 'weekday', -1, 6, 7, 600, 3, 1, 1, 0.33333333, 3, 1, 2, 0.9, 12), "
+        "('RB53', 0, 'saturday', -1, 2, 2, 1050, 2, 0, 0, 0, 0, 0, 0, 1, 0), "
+        "('RB53', 0, 'weekday', 7, 4, 4, 600, 2, 0, 1, 0.5, 3, 0, 2, 0.8, 12), "
+        "('RB53', 0, 'weekday', 16, 2, 3, 720, 1, 1, 0, 0, 0, 1, 0, 1, 0), "
+        "('RB53', 0, 'saturday', 9, 2, 2, 1050, 2, 0, 0, 0, 0, 0, 0, 1, 0), "
+        "('RB53', 1, 'all', -1, 1, 1, 300, 1, 0, 0, 0, 0, 0, 0, NULL, 0), "
+        "('RB53', 1, 'weekday', 7, 1, 1, 300, 1, 0, 0, 0, 0, 0, 0, NULL, 0)");
     // 10:15–10:35 local the feed was blind; 11:00–11:12 line RB53 was silent.
-    Exec("CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, "
-         "end_time TIMESTAMP, minutes INTEGER)");
-    Exec("INSERT INTO coverage_gaps VALUES ('rio-brt', TIMESTAMP '2024-06-05 13:15:00', "
-         "TIMESTAMP '2024-06-05 13:35:00', 20)");
-    Exec("CREATE TABLE line_silences (feed_id VARCHAR, route_id VARCHAR, start_time TIMESTAMP, "
-         "end_time TIMESTAMP, minutes INTEGER)");
-    Exec("INSERT INTO line_silences VALUES ('rio-brt', 'RB53', TIMESTAMP '2024-06-05 14:00:00', "
-         "TIMESTAMP '2024-06-05 14:12:00', 12)");
-    Exec("CREATE TABLE feed_coverage (feed_id VARCHAR, local_date DATE, hour TINYINT, "
-         "covered_minutes SMALLINT)");
-    Exec("INSERT INTO feed_coverage VALUES ('rio-brt', DATE '2024-06-05', 7, 60), "
-         "('rio-brt', DATE '2024-06-05', 10, 40), ('rio-brt', DATE '2024-06-05', 11, 60)");
+    Exec(
+        "CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, "
+        "end_time TIMESTAMP, minutes INTEGER)");
+    Exec(
+        "INSERT INTO coverage_gaps VALUES ('rio-brt', TIMESTAMP '2024-06-05 13:15:00', "
+        "TIMESTAMP '2024-06-05 13:35:00', 20)");
+    Exec(
+        "CREATE TABLE line_silences (feed_id VARCHAR, route_id VARCHAR, start_time TIMESTAMP, "
+        "end_time TIMESTAMP, minutes INTEGER)");
+    Exec(
+        "INSERT INTO line_silences VALUES ('rio-brt', 'RB53', TIMESTAMP '2024-06-05 14:00:00', "
+        "TIMESTAMP '2024-06-05 14:12:00', 12)");
+    Exec(
+        "CREATE TABLE feed_coverage (feed_id VARCHAR, local_date DATE, hour TINYINT, "
+        "covered_minutes SMALLINT)");
+    Exec(
+        "INSERT INTO feed_coverage VALUES ('rio-brt', DATE '2024-06-05', 7, 60), "
+        "('rio-brt', DATE '2024-06-05', 10, 40), ('rio-brt', DATE '2024-06-05', 11, 60)");
   }
 
   DataModel Build() {
@@ -315,8 +350,8 @@ TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReaso
   for (std::size_t i = 0; i < x["n"].size(); ++i) {
     by_reason[x["reasons"][x["reason"][i].get<int>()]] += x["n"][i].get<std::int64_t>();
   }
-  EXPECT_EQ(by_reason, (std::map<std::string, std::int64_t>{{"coverage_gap", 1},
-                                                            {"service_break", 1}}));
+  EXPECT_EQ(by_reason,
+            (std::map<std::string, std::int64_t>{{"coverage_gap", 1}, {"service_break", 1}}));
   // Only the day types present, in a planner's order; each date knows its own.
   EXPECT_EQ(hw["day_types"], Json({"weekday", "saturday"}));
   const auto dates = doc["dates"].get<std::vector<std::string>>();
@@ -359,10 +394,12 @@ TEST_F(DataModelTest, CoverageHasOnlyThePartsWhoseTablesExist) {
   FillCoreTables();
   // Only the feed's gaps; `stops` has feed_id, route_id, start_time and end_time too, and
   // must not be read as line silences.
-  Exec("CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, end_time TIMESTAMP, "
-       "minutes INTEGER)");
-  Exec("INSERT INTO coverage_gaps VALUES ('rio-new', TIMESTAMP '2024-06-05 23:50:00', "
-       "TIMESTAMP '2024-06-06 00:20:00', 30)");
+  Exec(
+      "CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, end_time TIMESTAMP, "
+      "minutes INTEGER)");
+  Exec(
+      "INSERT INTO coverage_gaps VALUES ('rio-new', TIMESTAMP '2024-06-05 23:50:00', "
+      "TIMESTAMP '2024-06-06 00:20:00', 30)");
   const Json doc = Json::parse(Build().json);
   const auto& cov = doc["coverage"];
   ASSERT_TRUE(cov.is_object());
@@ -402,7 +439,7 @@ TEST_F(DataModelTest, SumsPartitionsAndDaysAndKeepsDistinctCountsDistinct) {
   const Json doc = Json::parse(Build().json);
   const auto modes = doc["modes"].get<std::vector<std::string>>();
   ASSERT_EQ(modes, (std::vector<std::string>{"bus", "brt"}));  // enum order, not alphabetical
-  EXPECT_EQ(doc["fleet"]["vehicle_days"][0 * 24 + 7], 2);       // two partitions added
+  EXPECT_EQ(doc["fleet"]["vehicle_days"][0 * 24 + 7], 2);      // two partitions added
   EXPECT_EQ(doc["totals"]["vehicles"], 5);
   EXPECT_EQ(doc["totals"]["mode_vehicles"][1], 2);
   EXPECT_EQ(doc["totals"]["mode_days"][1], 2);
@@ -440,8 +477,8 @@ TEST_F(DataModelTest, AReportThatIsNotAnObjectIsAnError) {
 TEST(DashboardHelpers, NaturalOrderComparesDigitRunsAsNumbers) {
   std::vector<std::string> routes = {"53B", "9999", "11N", "13", "", "2", "A35", "100", "010"};
   std::sort(routes.begin(), routes.end(), NaturalLess);
-  EXPECT_EQ(routes, (std::vector<std::string>{"", "2", "010", "11N", "13", "53B", "100", "9999",
-                                              "A35"}));
+  EXPECT_EQ(routes,
+            (std::vector<std::string>{"", "2", "010", "11N", "13", "53B", "100", "9999", "A35"}));
 }
 
 TEST(DashboardHelpers, RoundDivRoundsHalfAwayFromZero) {
@@ -452,7 +489,7 @@ TEST(DashboardHelpers, RoundDivRoundsHalfAwayFromZero) {
 }
 
 TEST(DashboardHelpers, SimplifyKeepsEndsAndCornersAndDropsCollinearPoints) {
-  const std::vector<std::array<std::int64_t, 2>> line = {{0, 0}, {5, 0}, {5, 0}, {10, 0},
+  const std::vector<std::array<std::int64_t, 2>> line = {{0, 0},   {5, 0},   {5, 0},  {10, 0},
                                                          {10, 10}, {10, 11}, {10, 20}};
   const auto simple = SimplifyPolyline(line, 1.5);
   EXPECT_EQ(simple, (std::vector<std::array<std::int64_t, 2>>{{0, 0}, {10, 0}, {10, 20}}));

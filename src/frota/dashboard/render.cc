@@ -1,10 +1,11 @@
 #include "frota/dashboard/render.h"
 
+#include <zlib.h>
+
 #include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
-#include <zlib.h>
 
 #include "frota/base/sha256.h"
 #include "frota/dashboard/assets.h"
@@ -32,8 +33,9 @@ std::string Base64(const std::uint8_t* data, std::size_t size) {
 
 /// Replaces each `{{NAME}}` of `page` with its value in one pass, so nothing inserted is
 /// ever scanned for placeholders again.
-std::string Fill(std::string_view page,
-                 const std::initializer_list<std::pair<std::string_view, std::string_view>>& values) {
+std::string Fill(
+    std::string_view page,
+    const std::initializer_list<std::pair<std::string_view, std::string_view>>& values) {
   std::string out;
   std::size_t at = 0;
   while (true) {

@@ -2,10 +2,10 @@
 #include "frota/dashboard/render.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <zlib.h>
 
 #include "frota/dashboard/assets.h"
 
@@ -29,10 +29,9 @@ TEST(Sha256, MatchesTheStandardTestVectors) {
 }
 
 TEST(EscapeJsonForScript, LeavesNoCharacterThatHtmlOrJavaScriptWouldReadSpecially) {
-  const std::string json =
-      nlohmann::json({{"route", "</script><script>alert('x')</script>"},
-                      {"note", "a & b <!-- c --> \xE2\x80\xA8 \xE2\x80\xA9"}})
-          .dump();
+  const std::string json = nlohmann::json({{"route", "</script><script>alert('x')</script>"},
+                                           {"note", "a & b <!-- c --> \xE2\x80\xA8 \xE2\x80\xA9"}})
+                               .dump();
   const std::string escaped = EscapeJsonForScript(json);
   EXPECT_EQ(escaped.find('<'), std::string::npos);
   EXPECT_EQ(escaped.find('>'), std::string::npos);
@@ -45,7 +44,8 @@ TEST(EscapeJsonForScript, LeavesNoCharacterThatHtmlOrJavaScriptWouldReadSpeciall
 
 TEST(RenderHtml, HostileDataCannotCloseTheDataBlock) {
   const std::string data =
-      nlohmann::json({{"version", 1}, {"x", "</script><script>alert(1)</script>{{SCRIPT}}"}}).dump();
+      nlohmann::json({{"version", 1}, {"x", "</script><script>alert(1)</script>{{SCRIPT}}"}})
+          .dump();
   const std::string html = RenderHtml(data, {"pt-BR", /*compress=*/false});
   EXPECT_NE(html.find("data-encoding=\"json\""), std::string::npos);
   // Exactly the two script elements of the template: the data block and the code.
@@ -92,8 +92,7 @@ TEST(RenderHtml, CompressedDataInflatesToTheDocumentAndIsDeterministic) {
   const std::string html = RenderHtml(data);
   std::smatch block;
   ASSERT_TRUE(std::regex_search(
-      html, block,
-      std::regex("data-encoding=\"gzip\\+base64\">([A-Za-z0-9+/=]*)</script>")));
+      html, block, std::regex("data-encoding=\"gzip\\+base64\">([A-Za-z0-9+/=]*)</script>")));
   EXPECT_EQ(Inflate(block[1]), data);
   EXPECT_EQ(RenderHtml(data), html);
   EXPECT_EQ(Count(html, "</script>"), 2U);
@@ -139,7 +138,8 @@ TEST(DashboardAssets, MakeNoNetworkRequests) {
     }
     // The only URL is the SVG namespace, which is a name, not a request.
     std::string rest(asset);
-    for (auto at = rest.find("http://"); at != std::string::npos; at = rest.find("http://", at + 1)) {
+    for (auto at = rest.find("http://"); at != std::string::npos;
+         at = rest.find("http://", at + 1)) {
       EXPECT_EQ(rest.compare(at, 26, "http://www.w3.org/2000/svg"), 0) << rest.substr(at, 40);
     }
   }

@@ -9,8 +9,7 @@ namespace {
 constexpr std::string_view kMagic = "FROTACKP";
 }  // namespace
 
-std::string SealCheckpoint(std::string_view kind, std::uint32_t version,
-                           std::string_view payload) {
+std::string SealCheckpoint(std::string_view kind, std::uint32_t version, std::string_view payload) {
   return SealCheckpoint(kind, version, payload, {});
 }
 
@@ -54,8 +53,8 @@ base::Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::strin
         kind, *found_version, version);
   }
   if (*size != r.remaining()) {
-    return base::InvalidInput("checkpoint of '{}' state is truncated: {} of {} payload bytes",
-                              kind, r.remaining(), *size);
+    return base::InvalidInput("checkpoint of '{}' state is truncated: {} of {} payload bytes", kind,
+                              r.remaining(), *size);
   }
   const auto payload = *r.Raw(r.remaining());
   if (base::Crc32c(payload) != *crc) {

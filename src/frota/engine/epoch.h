@@ -22,9 +22,10 @@ using ProcessingClock = std::function<std::chrono::steady_clock::time_point()>;
 /// of the work at any size.
 class EpochPolicy {
  public:
-  EpochPolicy(std::int64_t max_records, std::chrono::milliseconds max_duration,
-              ProcessingClock clock = [] { return std::chrono::steady_clock::now(); },
-              std::int64_t records_per_state_unit = 0)
+  EpochPolicy(
+      std::int64_t max_records, std::chrono::milliseconds max_duration,
+      ProcessingClock clock = [] { return std::chrono::steady_clock::now(); },
+      std::int64_t records_per_state_unit = 0)
       : max_records_(max_records),
         max_duration_(max_duration),
         clock_(std::move(clock)),

@@ -29,7 +29,8 @@ TEST(EpochPolicy, AnEmptyEpochIsNeverDue) {
 
 TEST(EpochPolicy, ALargeStateMakesEpochsLongerInProportion) {
   auto now = std::chrono::steady_clock::time_point();
-  EpochPolicy policy(1000, std::chrono::milliseconds(2000), [&] { return now; }, 4);
+  EpochPolicy policy(
+      1000, std::chrono::milliseconds(2000), [&] { return now; }, 4);
   policy.SetStateUnits(100);  // floor 400: below the 1,000 records, no change
   EXPECT_EQ(policy.min_records(), 400);
   policy.Count(999);

@@ -119,7 +119,8 @@ TEST(KeyedProcessor, ReleaseTimingDoesNotChangeWhatEachKeySees) {
 
   // Stepwise: add records in time order in chunks, advancing behind them.
   auto sorted = events;
-  std::sort(sorted.begin(), sorted.end(), [](const Event& a, const Event& b) { return a.time < b.time; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Event& a, const Event& b) { return a.time < b.time; });
   KeyedProcessor<Traits> steps;
   Collected steps_out;
   Op steps_op{&steps_out};
@@ -257,8 +258,9 @@ void ExpectRepeatsDiscardedAsTheyCome(WithTraits with_traits, std::uint32_t seed
     for (const Event& e : batch) {
       without.Add(e.key, Event(e));
     }
-    with.AddAll(std::span<Event>(batch), [](const Event& e) { return e.key; },
-                [&discarded](Traits::State&, Event&& e) { discarded.emplace_back(e.key, e.seq); });
+    with.AddAll(
+        std::span<Event>(batch), [](const Event& e) { return e.key; },
+        [&discarded](Traits::State&, Event&& e) { discarded.emplace_back(e.key, e.seq); });
     watermark = watermark + std::chrono::seconds(10);
     with.Advance(watermark, with_op);
     without.Advance(watermark, without_op);

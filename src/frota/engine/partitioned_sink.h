@@ -24,11 +24,11 @@ struct PartitionCheckpoint {
 
 /// One epoch of a process that owns some partitions of a stream.
 struct PartitionedEpoch {
-  base::EpochId epoch;                   // per process run, 1, 2, 3...
-  base::Timestamp watermark;             // the smallest watermark of the partitions owned
-  std::int64_t records = 0;              // messages consumed in the epoch
-  std::vector<SourceProgress> progress;  // every partition the epoch consumed from
-  std::vector<PartitionState> states;    // their state after the epoch
+  base::EpochId epoch;                      // per process run, 1, 2, 3...
+  base::Timestamp watermark;                // the smallest watermark of the partitions owned
+  std::int64_t records = 0;                 // messages consumed in the epoch
+  std::vector<SourceProgress> progress;     // every partition the epoch consumed from
+  std::vector<PartitionState> states;       // their state after the epoch
   std::vector<base::PartitionId> finished;  // those whose end-of-input marker it consumed
 };
 

@@ -14,9 +14,8 @@ WatermarkTracker::PartitionProgress& WatermarkTracker::ProgressOf(PartitionId pa
   if (last_used_ < partitions_.size() && partitions_[last_used_].id == partition) {
     return partitions_[last_used_];
   }
-  auto it = std::lower_bound(
-      partitions_.begin(), partitions_.end(), partition,
-      [](const PartitionProgress& p, PartitionId id) { return p.id < id; });
+  auto it = std::lower_bound(partitions_.begin(), partitions_.end(), partition,
+                             [](const PartitionProgress& p, PartitionId id) { return p.id < id; });
   if (it == partitions_.end() || it->id != partition) {
     it = partitions_.insert(it, PartitionProgress{partition});
   }
@@ -24,8 +23,7 @@ WatermarkTracker::PartitionProgress& WatermarkTracker::ProgressOf(PartitionId pa
   return *it;
 }
 
-void WatermarkTracker::Observe(PartitionId partition, Timestamp event_time,
-                               Timestamp ingest_time) {
+void WatermarkTracker::Observe(PartitionId partition, Timestamp event_time, Timestamp ingest_time) {
   if (finished()) {
     return;
   }

@@ -75,11 +75,11 @@ std::vector<Holiday> BrazilNationalHolidays(int y) {
 bool IsBrazilianTimeZone(std::string_view zone) {
   // Every IANA zone of Brazil, and the old Brazil/* links.
   static constexpr std::array<std::string_view, 20> kZones = {
-      "America/Araguaina", "America/Bahia",      "America/Belem",       "America/Boa_Vista",
-      "America/Campo_Grande", "America/Cuiaba",  "America/Eirunepe",    "America/Fortaleza",
-      "America/Maceio",    "America/Manaus",     "America/Noronha",     "America/Porto_Velho",
-      "America/Recife",    "America/Rio_Branco", "America/Santarem",    "America/Sao_Paulo",
-      "Brazil/Acre",       "Brazil/DeNoronha",   "Brazil/East",         "Brazil/West",
+      "America/Araguaina",    "America/Bahia",      "America/Belem",    "America/Boa_Vista",
+      "America/Campo_Grande", "America/Cuiaba",     "America/Eirunepe", "America/Fortaleza",
+      "America/Maceio",       "America/Manaus",     "America/Noronha",  "America/Porto_Velho",
+      "America/Recife",       "America/Rio_Branco", "America/Santarem", "America/Sao_Paulo",
+      "Brazil/Acre",          "Brazil/DeNoronha",   "Brazil/East",      "Brazil/West",
   };
   return std::find(kZones.begin(), kZones.end(), zone) != kZones.end();
 }

@@ -1,4 +1,5 @@
-// Public holidays that change a feed's day type: Brazil's national ones computed for any year, more from a file.
+// Public holidays that change a feed's day type: Brazil's national ones computed for any year, more
+// from a file.
 #pragma once
 
 #include <filesystem>

@@ -69,8 +69,8 @@ TEST(BrazilHolidays, CarnivalTuesdayCanBeTheLeapDay) {
 TEST(BrazilHolidays, FixedHolidaysRecurEveryYear) {
   const auto brazil = HolidayCalendar::Brazil();
   for (int year = 1990; year <= 2060; ++year) {
-    for (const char* month_day : {"-01-01", "-04-21", "-05-01", "-09-07", "-10-12", "-11-02",
-                                  "-11-15", "-12-25"}) {
+    for (const char* month_day :
+         {"-01-01", "-04-21", "-05-01", "-09-07", "-10-12", "-11-02", "-11-15", "-12-25"}) {
       EXPECT_TRUE(brazil.IsHoliday(Day(std::to_string(year) + month_day))) << year << month_day;
     }
   }
@@ -95,8 +95,7 @@ TEST(BrazilHolidays, AshWednesdayAndOrdinaryDaysAreNotHolidays) {
 TEST(HolidayCalendar, KnowsBrazilByItsTimeZones) {
   EXPECT_TRUE(HolidayCalendar::ForTimeZone("America/Sao_Paulo").IsHoliday(Day("2022-09-07")));
   EXPECT_TRUE(HolidayCalendar::ForTimeZone("America/Manaus").IsHoliday(Day("2022-09-07")));
-  EXPECT_FALSE(
-      HolidayCalendar::ForTimeZone("America/Los_Angeles").IsHoliday(Day("2022-09-07")));
+  EXPECT_FALSE(HolidayCalendar::ForTimeZone("America/Los_Angeles").IsHoliday(Day("2022-09-07")));
 }
 
 TEST(HolidayCalendar, AddsTheHolidaysOfAFileAndPrefersTheirNames) {
@@ -119,8 +118,7 @@ TEST(HolidayCalendar, ABadFileIsAnErrorNamingTheLine) {
   HolidayCalendar calendar;
   const auto status = calendar.AddFile(path);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.error().message().find("line 3"), std::string::npos)
-      << status.error().message();
+  EXPECT_NE(status.error().message().find("line 3"), std::string::npos) << status.error().message();
 
   std::ofstream(dir.path() / "no_name.csv") << "day\n2022-01-20\n";
   EXPECT_FALSE(calendar.AddFile(dir.path() / "no_name.csv").ok());

@@ -1,4 +1,5 @@
-// What a static GTFS plans on one service date: day type, services, and each route's departures and headways.
+// What a static GTFS plans on one service date: day type, services, and each route's departures and
+// headways.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,7 @@ DayType DayTypeOf(base::LocalDate date, const HolidayCalendar& holidays);
 /// runs (calendar rows whose range holds the date and whose Sunday flag is set), which
 /// is what operators do when their GTFS leaves holidays out. When calendar_dates name
 /// the date, the feed has said what runs and it is taken as written.
-std::vector<std::string> ServicesOn(const StaticFeed& feed, base::LocalDate date,
-                                    DayType day_type);
+std::vector<std::string> ServicesOn(const StaticFeed& feed, base::LocalDate date, DayType day_type);
 
 /// The instant a service date's GTFS times count from: local noon minus 12 hours (so
 /// "25:10:00" is 01:10 the next morning, and DST days stay right).

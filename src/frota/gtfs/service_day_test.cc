@@ -86,8 +86,8 @@ TEST_F(ServiceDayTest, CalendarDatesRemoveAndAddService) {
   const RoutePlan* weekend = removed.Find("R", 0);
   ASSERT_NE(weekend, nullptr);
   // From stop_times: first-stop departures 08:00, 08:40 and 25:10 (01:10 next morning).
-  EXPECT_EQ(weekend->departures(), (std::vector<std::int32_t>{8 * 3600, 8 * 3600 + 2400,
-                                                               25 * 3600 + 600}));
+  EXPECT_EQ(weekend->departures(),
+            (std::vector<std::int32_t>{8 * 3600, 8 * 3600 + 2400, 25 * 3600 + 600}));
   EXPECT_EQ(weekend->HeadwayAt(8 * 3600 + 60), 2400.0);  // between 08:00 and 08:40
   EXPECT_EQ(weekend->HeadwayAt(7 * 3600), 2400.0);       // before the first: the first gap
   // 2022-07-21: the extra service X runs besides WK.
@@ -129,12 +129,10 @@ TEST_F(ServiceDayTest, ServiceDaysCountFromNoonMinusTwelveHours) {
   auto zone = base::TimeZone::Load("America/Sao_Paulo");
   ASSERT_TRUE(zone.ok());
   // Rio has kept UTC-3 since 2019: the service day starts at 03:00 UTC.
-  EXPECT_EQ(base::FormatIso8601(ServiceDayStart(*zone, Day("2022-07-20"))),
-            "2022-07-20T03:00:00Z");
+  EXPECT_EQ(base::FormatIso8601(ServiceDayStart(*zone, Day("2022-07-20"))), "2022-07-20T03:00:00Z");
   // On 2018-11-04 clocks jumped from 00:00 to 01:00 (UTC-2): noon minus 12 h is 23:00
   // of the day before in local time, i.e. 02:00 UTC.
-  EXPECT_EQ(base::FormatIso8601(ServiceDayStart(*zone, Day("2018-11-04"))),
-            "2018-11-04T02:00:00Z");
+  EXPECT_EQ(base::FormatIso8601(ServiceDayStart(*zone, Day("2018-11-04"))), "2018-11-04T02:00:00Z");
 }
 
 TEST(ServiceDayRealFeed, TheBrt2022CalendarPlansNothingBeforeJuly16NorOnHolidays) {
@@ -152,7 +150,7 @@ TEST(ServiceDayRealFeed, TheBrt2022CalendarPlansNothingBeforeJuly16NorOnHolidays
   EXPECT_EQ(weekday.services(), (std::vector<std::string>{"U"}));
   const RoutePlan* route13 = weekday.Find("B0013AAF0A", 0);
   ASSERT_NE(route13, nullptr);
-  EXPECT_EQ(route13->HeadwayAt(6 * 3600 + 600), 360.0);  // 06:00-08:00 every 6 min
+  EXPECT_EQ(route13->HeadwayAt(6 * 3600 + 600), 360.0);   // 06:00-08:00 every 6 min
   EXPECT_TRUE(plan_on("2022-09-07").services().empty());  // removed by calendar_dates
 }
 

@@ -52,8 +52,7 @@ inline bool CertainlyFartherThan(const CosPoint& a, const CosPoint& b, double ra
   const double phi2 = b.lat * kRadiansPerDegree;
   const double s_phi = low_sin((phi2 - phi1) / 2);
   const double s_lambda = low_sin((b.lon - a.lon) * kRadiansPerDegree / 2);
-  const double h_low =
-      s_phi * s_phi + std::max(0.0, a.cos_lat * b.cos_lat) * s_lambda * s_lambda;
+  const double h_low = s_phi * s_phi + std::max(0.0, a.cos_lat * b.cos_lat) * s_lambda * s_lambda;
   const double low_m = 2 * geo::kEarthRadiusM * std::sqrt(h_low);
   return low_m > radius_m * (1 + 1e-6);
 }

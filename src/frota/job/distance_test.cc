@@ -21,9 +21,14 @@ struct Pair {
 // Random pairs at every scale (cm to antipodes), plus the edges: equal points, poles,
 // the antimeridian, antipodes.
 std::vector<Pair> Pairs() {
-  std::vector<Pair> pairs = {{0, 0, 0, 0},          {90, 0, -90, 0},     {-22.9, -43.2, -22.9, -43.2},
-                             {10, 179.9, 10, -179.9}, {0, 0, 0, 180},     {45, 10, -45, -170},
-                             {-22.9, -43.2, -22.9004, -43.2},             {89.999, 0, 89.999, 180}};
+  std::vector<Pair> pairs = {{0, 0, 0, 0},
+                             {90, 0, -90, 0},
+                             {-22.9, -43.2, -22.9, -43.2},
+                             {10, 179.9, 10, -179.9},
+                             {0, 0, 0, 180},
+                             {45, 10, -45, -170},
+                             {-22.9, -43.2, -22.9004, -43.2},
+                             {89.999, 0, 89.999, 180}};
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> lat(-90, 90);
   std::uniform_real_distribution<double> lon(-180, 180);
@@ -33,8 +38,8 @@ std::vector<Pair> Pairs() {
     const double la = lat(rng);
     const double lo = lon(rng);
     const double scale = std::pow(10.0, exponent(rng));  // degrees
-    pairs.push_back({la, lo, std::clamp(la + unit(rng) * scale, -90.0, 90.0),
-                     lo + unit(rng) * scale});
+    pairs.push_back(
+        {la, lo, std::clamp(la + unit(rng) * scale, -90.0, 90.0), lo + unit(rng) * scale});
   }
   return pairs;
 }

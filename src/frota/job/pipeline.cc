@@ -70,12 +70,10 @@ void Pipeline::Offer(base::PartitionId source_partition, model::PositionRecord&&
                      std::uint64_t key_hash) {
   // kBySourcePartition: the record's own partition's watermark decides lateness (the
   // partition is created here if new, so the index stays valid below).
-  const std::size_t partition_index = routing_ == Routing::kBySourcePartition
-                                          ? ShardIndexFor(source_partition, 0)
-                                          : shards_.size();
-  engine::WatermarkTracker& watermark = routing_ == Routing::kBySourcePartition
-                                            ? partition_watermarks_[partition_index]
-                                            : watermark_;
+  const std::size_t partition_index =
+      routing_ == Routing::kBySourcePartition ? ShardIndexFor(source_partition, 0) : shards_.size();
+  engine::WatermarkTracker& watermark =
+      routing_ == Routing::kBySourcePartition ? partition_watermarks_[partition_index] : watermark_;
   std::optional<model::RejectReason> reason = CheckRecordRules(position, config_);
   std::string detail;
   if (reason) {
@@ -302,7 +300,7 @@ std::vector<engine::PartitionState> Pipeline::SnapshotPartitions() const {
   const_cast<engine::WorkerPool&>(pool_).ParallelFor(shards_.size(), [&](std::size_t i) {
     const base::PartitionId id(shards_[i]->partition_id());
     states[i] = {id, routing_ == Routing::kBySourcePartition ? SnapshotPartition(id)
-                                                              : shards_[i]->Snapshot()};
+                                                             : shards_[i]->Snapshot()};
   });
   return states;
 }
@@ -333,10 +331,9 @@ base::Status Pipeline::Restore(const engine::RecoveredCheckpoint& checkpoint) {
   FROTA_ASSIGN_OR_RETURN(const auto watermark_bytes, r.String());
   const Routing stored = routing == 0 ? Routing::kByKeyHash : Routing::kBySourcePartition;
   if (stored != routing_) {
-    return base::InvalidInput(
-        "the database's state was written by a {} run; this run is {}",
-        stored == Routing::kByKeyHash ? "embedded" : "Kafka",
-        routing_ == Routing::kByKeyHash ? "embedded" : "Kafka");
+    return base::InvalidInput("the database's state was written by a {} run; this run is {}",
+                              stored == Routing::kByKeyHash ? "embedded" : "Kafka",
+                              routing_ == Routing::kByKeyHash ? "embedded" : "Kafka");
   }
   if (routing_ == Routing::kByKeyHash && partitions != static_cast<std::int64_t>(shards_.size())) {
     return base::InvalidInput(

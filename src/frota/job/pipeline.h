@@ -110,9 +110,7 @@ class Pipeline {
   [[nodiscard]] std::size_t vehicle_count() const;
   [[nodiscard]] std::size_t pending_records() const;
   /// The strings of every record's ids (rows refer to it).
-  [[nodiscard]] const std::shared_ptr<model::StringDictionary>& strings() const {
-    return strings_;
-  }
+  [[nodiscard]] const std::shared_ptr<model::StringDictionary>& strings() const { return strings_; }
 
   /// Kafka routing: create (or drop) the state of a source partition on assignment.
   /// AddPartition of a partition already present does nothing; DropPartition forgets the

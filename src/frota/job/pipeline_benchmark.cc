@@ -1,8 +1,6 @@
 // Throughput of validation and every job over pre-decoded records (the engine's ceiling).
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
-
 #include <malloc.h>
 
 #include <map>
@@ -167,7 +165,11 @@ void BM_EngineMemoryPerVehicle(benchmark::State& state) {
 }
 // Arg: vehicles (1.3 M: a count that is not just under a power of two, as 1 M is). One
 // iteration: the records are consumed (moved from).
-BENCHMARK(BM_EngineMemoryPerVehicle)->Arg(1'000'000)->Arg(1'300'000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineMemoryPerVehicle)
+    ->Arg(1'000'000)
+    ->Arg(1'300'000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace frota::job

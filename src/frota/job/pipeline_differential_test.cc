@@ -22,16 +22,17 @@ using testing::RunReference;
 JobConfig MakeConfig(const geo::Area* area) {
   JobConfig config;
   config.area = area;
-  config.time_zone = std::make_shared<const base::TimeZone>(*base::TimeZone::Load("America/Sao_Paulo"));
+  config.time_zone =
+      std::make_shared<const base::TimeZone>(*base::TimeZone::Load("America/Sao_Paulo"));
   return config;
 }
 
 // Runs the pipeline over `records` with `partitions` state partitions. Every so often it
 // advances; at `crash_every` records (0: never) it snapshots, throws the pipeline away and
 // continues on a new one restored from the snapshot, as a restart after a crash would.
-std::vector<model::EpochRows> RunStream(const std::vector<OfferedRecord>& records, const JobConfig& config,
-                           model::SourceCatalog& catalog, int partitions, std::uint64_t seed,
-                           int crash_every) {
+std::vector<model::EpochRows> RunStream(const std::vector<OfferedRecord>& records,
+                                        const JobConfig& config, model::SourceCatalog& catalog,
+                                        int partitions, std::uint64_t seed, int crash_every) {
   std::mt19937_64 rng(seed);
   auto pipeline = std::make_unique<Pipeline>(config, Routing::kByKeyHash, partitions, &catalog,
                                              static_cast<std::size_t>(1 + seed % 2));
@@ -79,8 +80,7 @@ class PipelineDifferential : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(PipelineDifferential, StreamEqualsTheNaiveReferenceForAnyPartitioningAndCrashes) {
   const std::uint64_t seed = GetParam();
-  const auto area =
-      geo::Area::ParseGeoJson(testing::RandomFeedAreaGeoJson(), "random-feed-area");
+  const auto area = geo::Area::ParseGeoJson(testing::RandomFeedAreaGeoJson(), "random-feed-area");
   ASSERT_TRUE(area.ok());
   const JobConfig config = MakeConfig(&*area);
   model::SourceCatalog catalog;
@@ -104,10 +104,10 @@ TEST_P(PipelineDifferential, StreamEqualsTheNaiveReferenceForAnyPartitioningAndC
 
   for (const int partitions : {1, 3, 8}) {
     for (const int crash_every : {0, 97, 1000}) {
-      SCOPED_TRACE(::testing::Message() << "partitions=" << partitions
-                                        << " crash_every=" << crash_every);
-      const auto rows = RunStream(records, config, catalog, partitions, seed + partitions,
-                                  crash_every);
+      SCOPED_TRACE(::testing::Message()
+                   << "partitions=" << partitions << " crash_every=" << crash_every);
+      const auto rows =
+          RunStream(records, config, catalog, partitions, seed + partitions, crash_every);
       ExpectEqualTables(expected, FromRows(rows, config, catalog));
     }
   }

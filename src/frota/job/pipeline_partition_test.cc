@@ -237,8 +237,8 @@ TEST_P(PartitionRouting, RowsDependOnlyOnEachPartitionsRecordsWhateverMovesAndCr
   for (const int consumers : {1, 2, 3}) {
     for (const bool moves : {false, true}) {
       for (const bool crashes : {false, true}) {
-        SCOPED_TRACE(::testing::Message() << "consumers=" << consumers << " moves=" << moves
-                                          << " crashes=" << crashes);
+        SCOPED_TRACE(::testing::Message()
+                     << "consumers=" << consumers << " moves=" << moves << " crashes=" << crashes);
         ConsumerGroupModel group(config, catalog, input, consumers, seed * 7 + consumers);
         const auto rows = group.Run(moves, crashes);
         EXPECT_TRUE(Count(baseline_rows) == Count(rows));

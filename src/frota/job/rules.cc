@@ -50,8 +50,8 @@ base::Status SetRule(JobConfig& config, std::string_view key, double value) {
     }
     if (!std::isfinite(value) || value < 0 || (rule.positive && value <= 0) ||
         value > kMaxSeconds) {
-      return base::InvalidInput("rule {}: {} is not a number of seconds {} 0 and <= {:.0f}",
-                                key, value, rule.positive ? ">" : ">=", kMaxSeconds);
+      return base::InvalidInput("rule {}: {} is not a number of seconds {} 0 and <= {:.0f}", key,
+                                value, rule.positive ? ">" : ">=", kMaxSeconds);
     }
     config.*rule.member = Seconds(value);
     return base::Status::Ok();
@@ -69,8 +69,7 @@ base::Status SetRule(JobConfig& config, std::string_view key, double value) {
     config.max_speed_kmh[static_cast<std::size_t>(*mode)] = value;
     return base::Status::Ok();
   }
-  return base::InvalidInput("unknown rule '{}' (the rules: {})", key,
-                            fmt::join(RuleKeys(), ", "));
+  return base::InvalidInput("unknown rule '{}' (the rules: {})", key, fmt::join(RuleKeys(), ", "));
 }
 
 base::Status SetRule(JobConfig& config, std::string_view key, std::string_view value) {

@@ -12,11 +12,10 @@ using std::chrono::minutes;
 TEST(RulesTest, DefaultsAreTheContractsNumbers) {
   const JobConfig config;
   const std::vector<RuleValue> expected = {
-      {"future_tolerance_s", 30},       {"stale_after_s", 300},
-      {"max_speed_kmh.bus", 120},       {"max_speed_kmh.brt", 120},
-      {"max_speed_kmh.rail", 120},      {"max_speed_kmh.ferry", 120},
-      {"max_speed_kmh.aircraft", 1300}, {"max_speed_kmh.other", 120},
-      {"watermark_slack_s", 30},        {"idle_timeout_s", 120}};
+      {"future_tolerance_s", 30},       {"stale_after_s", 300},       {"max_speed_kmh.bus", 120},
+      {"max_speed_kmh.brt", 120},       {"max_speed_kmh.rail", 120},  {"max_speed_kmh.ferry", 120},
+      {"max_speed_kmh.aircraft", 1300}, {"max_speed_kmh.other", 120}, {"watermark_slack_s", 30},
+      {"idle_timeout_s", 120}};
   EXPECT_EQ(RuleValues(config), expected);
   EXPECT_EQ(config.max_lateness(), minutes(6));
 }
@@ -54,10 +53,9 @@ TEST(RulesTest, ErrorsNameTheKey) {
   EXPECT_NE(unknown.error().message().find("unknown rule 'stale_s'"), std::string::npos)
       << unknown.error().message();
   EXPECT_NE(unknown.error().message().find("stale_after_s"), std::string::npos);
-  for (const std::string flag :
-       {"stale_after_s=abc", "stale_after_s=-1", "stale_after_s=", "stale_after_s=10s",
-        "idle_timeout_s=0", "max_speed_kmh.bus=0", "max_speed_kmh.bus=inf",
-        "future_tolerance_s=nan"}) {
+  for (const std::string flag : {"stale_after_s=abc", "stale_after_s=-1", "stale_after_s=",
+                                 "stale_after_s=10s", "idle_timeout_s=0", "max_speed_kmh.bus=0",
+                                 "max_speed_kmh.bus=inf", "future_tolerance_s=nan"}) {
     const auto status = ApplyRuleFlags(config, {flag});
     ASSERT_FALSE(status.ok()) << flag;
     EXPECT_EQ(status.error().kind(), base::Error::Kind::kInvalidInput);

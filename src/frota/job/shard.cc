@@ -101,14 +101,13 @@ void Shard::AddAll(std::span<model::PositionRecord> positions) {
 void Shard::Reject(model::RejectionRecord&& rejection) {
   // A trustworthy event time (rules 1-3 passed) dates the rejection; else the ingest time.
   const bool event_time_trusted =
-      rejection.event_time && (rejection.reason == RejectReason::kOutOfArea ||
-                               rejection.reason == RejectReason::kLate ||
-                               rejection.reason == RejectReason::kDuplicate ||
-                               rejection.reason == RejectReason::kJump);
-  const Timestamp when = event_time_trusted          ? *rejection.event_time
-                         : rejection.ingest_time     ? *rejection.ingest_time
-                         : rejection.event_time      ? *rejection.event_time
-                                                     : Timestamp{};
+      rejection.event_time &&
+      (rejection.reason == RejectReason::kOutOfArea || rejection.reason == RejectReason::kLate ||
+       rejection.reason == RejectReason::kDuplicate || rejection.reason == RejectReason::kJump);
+  const Timestamp when = event_time_trusted      ? *rejection.event_time
+                         : rejection.ingest_time ? *rejection.ingest_time
+                         : rejection.event_time  ? *rejection.event_time
+                                                 : Timestamp{};
   auto& counts = QualityFor(rejection.feed_id, when);
   ++counts.rejected[static_cast<std::size_t>(rejection.reason)];
   rows_.rejected.push_back(std::move(rejection));
@@ -195,8 +194,7 @@ void Shard::OnRecord(VehicleState& state, model::PositionRecord&& position) {
     segment_m = HaversineM(CosPoint{state.last_lat, state.last_lon, state.last_cos_lat}, here);
     const double elapsed_s =
         std::chrono::duration<double>(position.event_time - state.last_time).count();
-    const double limit =
-        config_->MaxSpeedKmh(position.mode);
+    const double limit = config_->MaxSpeedKmh(position.mode);
     const double implied_kmh = segment_m / elapsed_s * 3.6;
     if (implied_kmh > limit) {
       RejectPosition(position, RejectReason::kJump, JumpDetail(implied_kmh, segment_m, elapsed_s));
@@ -242,7 +240,8 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
   ++fleet.second;
   auto& quality = bucket.QualityOf(position.feed_id);
   ++quality.accepted;
-  ++quality.latency[static_cast<std::size_t>(LatencyBucket(position.ingest_time - position.event_time))];
+  ++quality.latency[static_cast<std::size_t>(
+      LatencyBucket(position.ingest_time - position.event_time))];
   if (new_hour) {
     ++quality.vehicles;
   }
@@ -297,8 +296,8 @@ void Shard::CloseRun(std::uint64_t key, VehicleState& state) {
     stop.anchor_lon = state.anchor_lon;
     stop.positions = state.run_positions;
     if (config_->near_terminal) {
-      stop.near_terminal = config_->near_terminal(stop.route_id, state.anchor_lat,
-                                                  state.anchor_lon);
+      stop.near_terminal =
+          config_->near_terminal(stop.route_id, state.anchor_lat, state.anchor_lon);
     }
     rows_.stops.push_back(std::move(stop));
   }
@@ -454,8 +453,8 @@ void Shard::EmitBucket(HourBucket&& bucket) {
   const base::LocalHour hour = bucket.hour;
   for (const auto& [key, sums] : bucket.cells) {
     rows_.speed_cells.push_back(model::SpeedCellRow{partition_id_, key.mode, hour.date, hour.hour,
-                                                     key.x, key.y, sums.segments,
-                                                     sums.distance_mm, sums.duration_us});
+                                                    key.x, key.y, sums.segments, sums.distance_mm,
+                                                    sums.duration_us});
   }
   for (const auto& [key, sums] : bucket.lines) {
     rows_.speed_lines.push_back(model::SpeedLineRow{partition_id_, key.mode, Text(key.route_id),
@@ -463,8 +462,8 @@ void Shard::EmitBucket(HourBucket&& bucket) {
                                                     sums.distance_mm, sums.duration_us});
   }
   for (const auto& [mode, counts] : bucket.fleet) {
-    rows_.fleet_hours.push_back(
-        model::FleetHourRow{partition_id_, mode, hour.date, hour.hour, counts.first, counts.second});
+    rows_.fleet_hours.push_back(model::FleetHourRow{partition_id_, mode, hour.date, hour.hour,
+                                                    counts.first, counts.second});
   }
   for (const auto& [feed_id, counts] : bucket.quality) {
     model::QualityRow row;

@@ -5,8 +5,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -19,8 +19,8 @@
 #include "frota/job/flat_map.h"
 #include "frota/model/position_record.h"
 #include "frota/model/rows.h"
-#include "frota/model/string_dictionary.h"
 #include "frota/model/source.h"
+#include "frota/model/string_dictionary.h"
 
 namespace frota::job {
 
@@ -143,9 +143,7 @@ inline std::uint64_t VehicleKey(StringId feed_id, StringId vehicle_id) {
 inline StringId FeedOf(std::uint64_t vehicle_key) {
   return static_cast<StringId>(vehicle_key >> 32);
 }
-inline StringId VehicleOf(std::uint64_t vehicle_key) {
-  return static_cast<StringId>(vehicle_key);
-}
+inline StringId VehicleOf(std::uint64_t vehicle_key) { return static_cast<StringId>(vehicle_key); }
 
 /// Orders a key's records: event time, then source name, then offset. The tie-break
 /// never depends on arrival, so the first "in source order" of equal event times is the
@@ -310,8 +308,7 @@ class Shard {
   base::LocalHour LocalHourOf(Timestamp t);
   void AcceptPosition(VehicleState& state, const model::PositionRecord& position,
                       const CosPoint& here, double segment_m);
-  void UpdateStop(VehicleState& state, const model::PositionRecord& position,
-                  const CosPoint& here);
+  void UpdateStop(VehicleState& state, const model::PositionRecord& position, const CosPoint& here);
   void CloseRun(std::uint64_t key, VehicleState& state);
   void UpdateTrips(VehicleState& state, const model::PositionRecord& position, double segment_m);
   void EmitTrip(std::uint64_t key, const OpenTrip& trip);

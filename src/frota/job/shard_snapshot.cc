@@ -84,8 +84,8 @@ base::Result<Mode> ReadMode(base::ByteReader& r) {
 
 void WritePosition(base::ByteWriter& w, const model::PositionRecord& p,
                    const model::StringDictionary& strings, SourceTable& sources) {
-  for (const StringId id : {p.feed_id, p.vehicle_id, p.route_id, p.trip_id, p.trip_start_date,
-                            p.trip_start_time}) {
+  for (const StringId id :
+       {p.feed_id, p.vehicle_id, p.route_id, p.trip_id, p.trip_start_date, p.trip_start_time}) {
     w.String(strings.View(id));
   }
   w.U8(static_cast<std::uint8_t>(p.direction_id));
@@ -239,9 +239,10 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   FROTA_ASSIGN_OR_RETURN(const auto run_last_us, r.I64());
   s.run_start = base::FromUnixMicros(run_start_us);
   if (s.run_open && run_last_us != last_us) {
-    return base::InvalidInput("shard state: an open stop run ends at {} µs, not at the last "
-                              "accepted position ({} µs)",
-                              run_last_us, last_us);
+    return base::InvalidInput(
+        "shard state: an open stop run ends at {} µs, not at the last "
+        "accepted position ({} µs)",
+        run_last_us, last_us);
   }
   FROTA_ASSIGN_OR_RETURN(s.anchor_lat, r.F64());
   FROTA_ASSIGN_OR_RETURN(s.anchor_lon, r.F64());
@@ -262,8 +263,9 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
     if (s.has_accepted && trip.last_time == s.last_time && trip.last_lat == s.last_lat &&
         trip.last_lon == s.last_lon) {
       if (s.trips.has_current()) {
-        return base::InvalidInput("shard state: two open trips end at the last accepted "
-                                  "position");
+        return base::InvalidInput(
+            "shard state: two open trips end at the last accepted "
+            "position");
       }
       s.trips.current() = trip;
     } else {

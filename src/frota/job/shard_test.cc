@@ -1,8 +1,7 @@
 #include "frota/job/shard.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
@@ -14,8 +13,7 @@ namespace frota::job {
 namespace {
 
 using std::chrono::seconds;
-using Harness =
-    engine::testing::OperatorHarness<Shard, model::PositionRecord, model::EpochRows>;
+using Harness = engine::testing::OperatorHarness<Shard, model::PositionRecord, model::EpochRows>;
 
 constexpr double kLat = -22.9;
 constexpr double kLon = -43.3;
@@ -169,8 +167,8 @@ TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
 // a single row, nor the order a vehicle's trips are emitted in (the order they opened).
 TEST(TripsJob, ReassignedTripsGiveTheSameRowsWithASnapshotAfterEveryRecord) {
   const std::vector<std::pair<int, std::string>> sequence = {
-      {0, "A"},    {30, "A"},  {60, "B"},  {90, ""},   {120, "A"}, {150, "C"},
-      {180, "B"},  {210, "B"}, {240, ""},  {270, ""},  {300, "C"}, {330, "A"},
+      {0, "A"},    {30, "A"},   {60, "B"},   {90, ""},   {120, "A"}, {150, "C"},
+      {180, "B"},  {210, "B"},  {240, ""},   {270, ""},  {300, "C"}, {330, "A"},
       {1300, "B"}, {1330, "A"}, {1360, "D"}, {2500, "D"}};
   const auto run = [&](bool snapshots) {
     Fixture f;

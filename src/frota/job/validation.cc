@@ -26,8 +26,7 @@ std::string DescribeRecordRuleFailure(const Record& position, model::RejectReaso
       std::chrono::duration<double>(position.ingest_time - position.event_time).count();
   switch (reason) {
     case model::RejectReason::kFuture:
-    case model::RejectReason::kStale:
-    {
+    case model::RejectReason::kStale: {
       // event_time and ingest_time have columns of their own in `rejected`. The text is
       // fmt's "lag_s={:.3f}" (base::AppendFixed), without fmt's parsing and big-number
       // path: the Rio feeds refuse one record in six under rules 2-4.
@@ -54,8 +53,7 @@ template std::optional<model::RejectReason> CheckRecordRules(const model::Positi
 template std::optional<model::RejectReason> CheckRecordRules(const model::PositionRecord&,
                                                              const JobConfig&);
 template std::string DescribeRecordRuleFailure(const model::Position&, model::RejectReason);
-template std::string DescribeRecordRuleFailure(const model::PositionRecord&,
-                                               model::RejectReason);
+template std::string DescribeRecordRuleFailure(const model::PositionRecord&, model::RejectReason);
 
 model::Rejection MakeRejection(const model::Position& position, model::RejectReason reason,
                                std::string detail) {

@@ -5,8 +5,8 @@
 #include "frota/base/time.h"
 #include "frota/model/mode.h"
 #include "frota/model/position_record.h"
-#include "frota/model/rejection_record.h"
 #include "frota/model/rejection.h"
+#include "frota/model/rejection_record.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 

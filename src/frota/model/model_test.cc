@@ -1,6 +1,5 @@
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <set>
 #include <string>
@@ -10,8 +9,8 @@
 #include "frota/model/record_interner.h"
 #include "frota/model/rejection.h"
 #include "frota/model/rejection_record.h"
-#include "frota/model/string_dictionary.h"
 #include "frota/model/source.h"
+#include "frota/model/string_dictionary.h"
 
 namespace frota::model {
 namespace {
@@ -136,8 +135,8 @@ TEST(StringDictionary, StoresTextsOfEveryLengthIncludingLongerThanAChunk) {
   // Lengths around the length prefix's byte boundaries, and texts of several MiB (the
   // arena's chunks are 1 MiB) between short ones, so some straddle where a chunk ends.
   std::vector<std::string> texts;
-  for (const std::size_t size : {1UL, 127UL, 128UL, 16'383UL, 16'384UL, 1'048'575UL,
-                                 1'048'576UL, 3'000'001UL, 5UL, 700'000UL, 700'000UL}) {
+  for (const std::size_t size : {1UL, 127UL, 128UL, 16'383UL, 16'384UL, 1'048'575UL, 1'048'576UL,
+                                 3'000'001UL, 5UL, 700'000UL, 700'000UL}) {
     std::string text(size, 'x');
     text.front() = static_cast<char>('a' + texts.size());
     text.back() = 'z';
@@ -181,8 +180,7 @@ TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
   for (int i = 0; i < 2000; ++i) {
     Position p;
     p.feed_id = i % 3 == 0 ? "rio-brt" : "rio-sppo";
-    p.vehicle_id =
-        i % 101 == 0 ? "" : (i % 37 == 0 && i > 200 ? "R7" : fmt::format("V{}", i % 29));
+    p.vehicle_id = i % 101 == 0 ? "" : (i % 37 == 0 && i > 200 ? "R7" : fmt::format("V{}", i % 29));
     p.route_id = fmt::format("R{}", (i / 13) % 9);
     p.trip_id = i % 5 == 0 ? "" : fmt::format("T{}", (i / 7) % 11);
     p.trip_start_date = (i / 50) % 2 == 0 ? "20240605" : "20240606";

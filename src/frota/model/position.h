@@ -25,7 +25,7 @@ struct Position {
 
   std::string feed_id;
   std::string vehicle_id;
-  std::string route_id;         // GTFS-RT route_id; Rio `linha`/`servico`; OpenSky callsign
+  std::string route_id;  // GTFS-RT route_id; Rio `linha`/`servico`; OpenSky callsign
   std::string trip_id;
   std::string trip_start_date;  // YYYYMMDD as the feed wrote it (the Rio archive: `data`)
   std::string trip_start_time;  // HH:MM:SS

@@ -38,14 +38,22 @@ enum class RejectReason : std::uint8_t {
 inline constexpr std::size_t kRejectReasonCount = 16;
 
 inline constexpr std::array<RejectReason, kRejectReasonCount> kAllRejectReasons = {
-    RejectReason::kMissingVehicleId,    RejectReason::kMissingCoordinates,
-    RejectReason::kLatitudeOutOfRange,  RejectReason::kLongitudeOutOfRange,
-    RejectReason::kNullIsland,          RejectReason::kMissingTimestamp,
-    RejectReason::kTimestampInMilliseconds, RejectReason::kStateVectorTooShort,
-    RejectReason::kMalformedRecord,     RejectReason::kBadPayload,
-    RejectReason::kFuture,              RejectReason::kStale,
-    RejectReason::kOutOfArea,           RejectReason::kDuplicate,
-    RejectReason::kJump,                RejectReason::kLate,
+    RejectReason::kMissingVehicleId,
+    RejectReason::kMissingCoordinates,
+    RejectReason::kLatitudeOutOfRange,
+    RejectReason::kLongitudeOutOfRange,
+    RejectReason::kNullIsland,
+    RejectReason::kMissingTimestamp,
+    RejectReason::kTimestampInMilliseconds,
+    RejectReason::kStateVectorTooShort,
+    RejectReason::kMalformedRecord,
+    RejectReason::kBadPayload,
+    RejectReason::kFuture,
+    RejectReason::kStale,
+    RejectReason::kOutOfArea,
+    RejectReason::kDuplicate,
+    RejectReason::kJump,
+    RejectReason::kLate,
 };
 
 /// The snake_case name used in tables, reports and JSON ("missing_vehicle_id", ...).
@@ -58,7 +66,7 @@ constexpr bool IsError(RejectReason reason) { return reason != RejectReason::kDu
 struct Rejection {
   RejectReason reason = RejectReason::kMalformedRecord;
   std::string feed_id;
-  std::string vehicle_id;                   // empty when missing
+  std::string vehicle_id;                     // empty when missing
   std::optional<base::Timestamp> event_time;  // when the record had a usable one
   std::optional<base::Timestamp> ingest_time;
   SourceRef source;

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <array>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,10 +14,10 @@
 #include "frota/model/poll.h"
 #include "frota/model/position.h"
 #include "frota/model/position_record.h"
-#include "frota/model/string_dictionary.h"
-#include "frota/model/tables.h"
 #include "frota/model/rejection.h"
 #include "frota/model/rejection_record.h"
+#include "frota/model/string_dictionary.h"
+#include "frota/model/tables.h"
 
 namespace frota::model {
 

@@ -94,8 +94,8 @@ class StringDictionary {
   // The length is LEB128, as Store() writes it with base::ByteWriter::Varint; decoded
   // here unchecked, since the dictionary wrote it.
   [[nodiscard]] std::string_view TextAt(std::uint32_t at) const {
-    const auto* p = reinterpret_cast<const unsigned char*>(chunks_[at >> kChunkBits]) +
-                    (at & (kChunkSize - 1));
+    const auto* p =
+        reinterpret_cast<const unsigned char*>(chunks_[at >> kChunkBits]) + (at & (kChunkSize - 1));
     std::size_t size = *p & 0x7f;
     for (unsigned shift = 7; (*p & 0x80) != 0; shift += 7) {
       ++p;
@@ -122,7 +122,7 @@ class StringDictionary {
   std::uint32_t key_blocks_ = 0;
   // Open-addressing index, at most 3/4 full.
   std::vector<Slot> slots_;
-  std::uint64_t arena_used_ = 0;  // positions handed out
+  std::uint64_t arena_used_ = 0;                // positions handed out
   std::vector<std::unique_ptr<char[]>> arena_;  // owns the chunks (a big text spans several)
 };
 

@@ -2,7 +2,6 @@
 // vehicle id (and for a route, trip or date that changed), at the sizes of a city's fleet
 // and of a million vehicles.
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
 
 #include <cstdint>

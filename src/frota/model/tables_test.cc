@@ -56,7 +56,8 @@ TEST(TableCatalog, EveryTableHasAKeyUniqueNamesAndIsFoundByName) {
     for (const Column& column : table->columns) {
       EXPECT_TRUE(names.insert(column.name).second) << table->name << "." << column.name;
       has_key = has_key || column.key;
-      EXPECT_FALSE(column.key && (column.nullable || column.derived)) << table->name << "." << column.name;
+      EXPECT_FALSE(column.key && (column.nullable || column.derived))
+          << table->name << "." << column.name;
     }
     EXPECT_TRUE(has_key) << table->name;
     EXPECT_FALSE(table->semantics.empty()) << table->name;

@@ -78,7 +78,7 @@ class AsyncCommitter {
   std::condition_variable changed_;
   std::deque<Work> queue_;
   std::size_t queued_rows_ = 0;  // rows in queue_
-  bool busy_ = false;  // the commit thread is performing a piece of work
+  bool busy_ = false;            // the commit thread is performing a piece of work
   bool stop_ = false;
   std::optional<base::Error> error_;
   std::thread thread_;

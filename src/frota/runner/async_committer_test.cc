@@ -17,7 +17,9 @@ namespace {
 class RecordingSink final : public engine::TransactionalSink<model::EpochRows> {
  public:
   explicit RecordingSink(bool streams) : streams_(streams) {}
-  base::Result<engine::RecoveredCheckpoint> Recover() override { return engine::RecoveredCheckpoint{}; }
+  base::Result<engine::RecoveredCheckpoint> Recover() override {
+    return engine::RecoveredCheckpoint{};
+  }
   bool StreamsRows() const override { return streams_; }
   base::Status Write(const model::EpochRows& rows) override {
     log.push_back("write " + std::to_string(rows.positions.size()));
@@ -66,8 +68,8 @@ TEST(AsyncCommitter, AStreamingSinkGetsEachWriteAsItComesThenTheCommit) {
     ASSERT_TRUE(committer.Submit(model::EpochRows(), Epoch(2)).ok());
     ASSERT_TRUE(committer.Drain().ok());
   }
-  EXPECT_EQ(sink.log, (std::vector<std::string>{"write 3", "write 2", "commit 1 with 1",
-                                                "write 4", "commit 2 with 0"}));
+  EXPECT_EQ(sink.log, (std::vector<std::string>{"write 3", "write 2", "commit 1 with 1", "write 4",
+                                                "commit 2 with 0"}));
 }
 
 TEST(AsyncCommitter, AnyOtherSinkGetsTheWholeEpochInItsCommit) {

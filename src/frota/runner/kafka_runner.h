@@ -67,10 +67,10 @@ struct KafkaRunReport {
   std::map<std::string, std::int64_t> rejected;  // by reason
   std::map<std::string, std::int64_t> rows;      // by table
   std::int64_t epochs = 0;
-  std::int64_t fenced = 0;       // commits refused by the fence
-  std::int64_t resets = 0;       // restarts of owned partitions from the sink
-  std::int64_t rebalances = 0;   // assignment changes seen
-  bool reached_end = false;      // --until-end: every partition finished
+  std::int64_t fenced = 0;      // commits refused by the fence
+  std::int64_t resets = 0;      // restarts of owned partitions from the sink
+  std::int64_t rebalances = 0;  // assignment changes seen
+  bool reached_end = false;     // --until-end: every partition finished
   std::string watermark;
   double duration_s = 0;
   std::int64_t peak_rss_bytes = 0;

@@ -72,9 +72,8 @@ std::string LiveReportJson(const LiveReport& report, const LiveConfig& config) {
     refused += n;
   }
   j["empty"] = base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}});
-  j["error_rate"] = report.records > 0
-                        ? static_cast<double>(errors) / static_cast<double>(report.records)
-                        : 0.0;
+  j["error_rate"] =
+      report.records > 0 ? static_cast<double>(errors) / static_cast<double>(report.records) : 0.0;
   j["epochs"] = report.epochs;
   j["first_epoch"] = report.first_epoch;
   j["resumed"] = report.resumed;
@@ -148,8 +147,9 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       for (const auto& [reason, n] : report.rejected) {
         refused += n;
       }
-      base::LogEmptyOutputs("engine", config.run_id,
-                            base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}}));
+      base::LogEmptyOutputs(
+          "engine", config.run_id,
+          base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}}));
     }
     if (!config.report_file.empty()) {
       std::error_code ec;
@@ -227,8 +227,8 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     pending.Append(pipeline.TakeRows());
     const bool something = policy.records() > 0 || pending.RowCount() > 0 ||
                            pipeline.watermark() != committed_watermark;
-    if (something && (last_round || std::chrono::steady_clock::now() - last_commit >=
-                                        config.epoch_interval)) {
+    if (something &&
+        (last_round || std::chrono::steady_clock::now() - last_commit >= config.epoch_interval)) {
       FROTA_RETURN_IF_ERROR(commit());
     }
     if (last_round) {

@@ -79,9 +79,9 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
     for (const auto& [key, value] : job::RuleValues(context->job)) {
       rules += fmt::format(" {}={}", key, value);
     }
-    spdlog::info("rules{} watermark_lag_s={}", rules,
-                 std::chrono::duration_cast<std::chrono::seconds>(context->job.max_lateness())
-                     .count());
+    spdlog::info(
+        "rules{} watermark_lag_s={}", rules,
+        std::chrono::duration_cast<std::chrono::seconds>(context->job.max_lateness()).count());
   }
   std::string zone = config.time_zone;
   if (!config.gtfs.empty()) {
@@ -230,8 +230,8 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
                                             pipeline.interner());
 
   engine::EpochPolicy policy(
-      config.epoch_records, config.epoch_interval,
-      [] { return std::chrono::steady_clock::now(); }, config.epoch_records_per_state_unit);
+      config.epoch_records, config.epoch_interval, [] { return std::chrono::steady_clock::now(); },
+      config.epoch_records_per_state_unit);
   // What the next checkpoint will snapshot: vehicles plus records held for the watermark.
   const auto state_units = [&pipeline] {
     return static_cast<std::int64_t>(pipeline.vehicle_count() + pipeline.pending_records());
@@ -307,8 +307,8 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     policy.Reset();
     policy.SetStateUnits(state_units());
     spdlog::debug("next epoch spans at least {} records (state: {} vehicles, {} records held)",
-                  std::max(policy.max_records(), policy.min_records()),
-                  pipeline.vehicle_count(), pipeline.pending_records());
+                  std::max(policy.max_records(), policy.min_records()), pipeline.vehicle_count(),
+                  pipeline.pending_records());
     return base::Status::Ok();
   };
 
@@ -324,8 +324,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       if (auto* position = std::get_if<model::PositionRecord>(&record.record)) {
         pipeline.Offer(record.partition, std::move(*position), record.key_hash);
       } else {
-        pipeline.Offer(record.partition,
-                       std::move(std::get<model::RejectionRecord>(record.record)),
+        pipeline.Offer(record.partition, std::move(std::get<model::RejectionRecord>(record.record)),
                        record.key_hash);
       }
       ++report.records;

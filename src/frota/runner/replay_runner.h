@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,9 +31,9 @@ struct ReplayConfig {
   std::vector<std::string> inputs;  // FORMAT:PATH or PATH
   std::string feed_id;              // empty: each format's name
   std::optional<model::Mode> mode;
-  std::string time_zone;  // empty: the GTFS agency's zone, else America/Sao_Paulo
-  std::string gtfs;       // empty: none
-  std::string area;       // GeoJSON path, optionally #PROPERTY=VALUE; empty: rule 4 off
+  std::string time_zone;           // empty: the GTFS agency's zone, else America/Sao_Paulo
+  std::string gtfs;                // empty: none
+  std::string area;                // GeoJSON path, optionally #PROPERTY=VALUE; empty: rule 4 off
   std::vector<std::string> rules;  // `--rule KEY=VALUE` (job/rules.h), applied in order
   std::int32_t partitions = 1;
   std::size_t threads = 1;

@@ -3,12 +3,12 @@
 // --epoch-seconds, and this measures what serve adds after the commit). DuckDB, with
 // the server's default alert poll; one alert committed per iteration.
 #include <benchmark/benchmark.h>
-
-#include <chrono>
 #include <fmt/format.h>
 
-#include "frota/serve/testing/day.h"
+#include <chrono>
+
 #include "frota/serve/server.h"
+#include "frota/serve/testing/day.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sink/duckdb_sink.h"
 
@@ -36,8 +36,9 @@ void BM_AlertCommitToStream(benchmark::State& state) {
   for (auto _ : state) {
     const std::string id = fmt::format("bench-{}", n++);
     const auto committed = std::chrono::steady_clock::now();
-    if (!(*db)->Execute(testing_util::InsertAlert(id, "gap", "101", "2024-06-05 07:00:00",
-                                                  "2024-06-05 07:10:00", "v1"))
+    if (!(*db)
+             ->Execute(testing_util::InsertAlert(id, "gap", "101", "2024-06-05 07:00:00",
+                                                 "2024-06-05 07:10:00", "v1"))
              .ok()) {
       state.SkipWithError("insert failed");
       break;

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "frota/codec/decode.h"
-#include "frota/serve/testing/day.h"
 #include "frota/serve/server.h"
 #include "frota/serve/store.h"
+#include "frota/serve/testing/day.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
@@ -58,8 +58,9 @@ TEST(ServePostgres, AnswersAsDuckDbDoesAndStreamsAlerts) {
   httplib::Client duck_client("127.0.0.1", duck_server.port());
   httplib::Client pg_client("127.0.0.1", pg_server.port());
 
-  for (const char* path : {"/api/vehicles", "/api/lines", "/api/alerts",
-                           "/api/alerts?since=2024-06-05T07:20:00Z", "/gtfs-rt/vehicle-positions.pb"}) {
+  for (const char* path :
+       {"/api/vehicles", "/api/lines", "/api/alerts", "/api/alerts?since=2024-06-05T07:20:00Z",
+        "/gtfs-rt/vehicle-positions.pb"}) {
     const auto d = duck_client.Get(path);
     const auto p = pg_client.Get(path);
     ASSERT_TRUE(d && p) << path;
@@ -80,8 +81,9 @@ TEST(ServePostgres, AnswersAsDuckDbDoesAndStreamsAlerts) {
 
   testing_util::StreamReader reader(pg_server.port(), "/api/alerts/stream");
   ASSERT_TRUE(reader.WaitFor("event: as_of", std::chrono::seconds(60)));
-  ASSERT_TRUE((*pg)->Execute(testing_util::InsertAlert("a2", "gap", "102", "2024-06-05 07:40:00",
-                                                       "2024-06-05 07:50:00", "v3"))
+  ASSERT_TRUE((*pg)
+                  ->Execute(testing_util::InsertAlert("a2", "gap", "102", "2024-06-05 07:40:00",
+                                                      "2024-06-05 07:50:00", "v3"))
                   .ok());
   ASSERT_TRUE(reader.WaitFor("\"alert_id\":\"a2\"", std::chrono::seconds(60))) << reader.Received();
   EXPECT_EQ(reader.Received().find("\"alert_id\":\"a1\""), std::string::npos);

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "frota/codec/decode.h"
-#include "frota/serve/testing/day.h"
 #include "frota/serve/server.h"
 #include "frota/serve/store.h"
+#include "frota/serve/testing/day.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sink/duckdb_sink.h"
 
@@ -35,14 +35,14 @@ class ServeTest : public ::testing::Test {
     ASSERT_TRUE(db.ok()) << db.error().message();
     db_ = db->release();
     ASSERT_TRUE(db_->Execute(testing_util::AlertsDdl(false)).ok());
-    ASSERT_TRUE(db_->Execute(testing_util::InsertAlert("a1", "bunching", "101",
-                                                       "2024-06-05 09:10:00",
-                                                       "2024-06-05 09:25:00", "v1,v2"))
-                    .ok());
-    ASSERT_TRUE(db_->Execute(testing_util::InsertAlert("a2", "gap", kHostileRoute,
-                                                       "2024-06-05 10:00:00",
-                                                       "2024-06-05 10:30:00", kHostileVehicles))
-                    .ok());
+    ASSERT_TRUE(
+        db_->Execute(testing_util::InsertAlert("a1", "bunching", "101", "2024-06-05 09:10:00",
+                                               "2024-06-05 09:25:00", "v1,v2"))
+            .ok());
+    ASSERT_TRUE(
+        db_->Execute(testing_util::InsertAlert("a2", "gap", kHostileRoute, "2024-06-05 10:00:00",
+                                               "2024-06-05 10:30:00", kHostileVehicles))
+            .ok());
   }
   static void TearDownTestSuite() {
     delete db_;
@@ -117,9 +117,10 @@ TEST_F(ServeTest, VehiclesAreEachVehiclesLatestPositionInTheWindow) {
   ASSERT_EQ(static_cast<std::int64_t>(doc["vehicles"].size()), expected);
   for (const Json& v : doc["vehicles"]) {
     const std::string vehicle = v["vehicle_id"];
-    const std::int64_t latest = Scalar(fmt::format(
-        "SELECT epoch_us(max(event_time)) FROM positions WHERE vehicle_id = '{}' AND feed_id = '{}'",
-        vehicle, v["feed_id"].get<std::string>()));
+    const std::int64_t latest =
+        Scalar(fmt::format("SELECT epoch_us(max(event_time)) FROM positions WHERE vehicle_id = "
+                           "'{}' AND feed_id = '{}'",
+                           vehicle, v["feed_id"].get<std::string>()));
     EXPECT_EQ(v["event_time"], base::FormatIso8601(base::FromUnixMicros(latest))) << vehicle;
     const std::int64_t same_place = Scalar(fmt::format(
         "SELECT count(*) FROM positions WHERE vehicle_id = '{}' AND epoch_us(event_time) = {} "
@@ -138,21 +139,22 @@ TEST_F(ServeTest, LinesCountTheLastHoursDepartures) {
   std::int64_t departures = 0;
   for (const Json& line : doc["lines"]) {
     const std::string route = line["route_id"];
-    const std::string direction =
-        line["direction_id"].is_null() ? "IS NULL" : fmt::format("= {}", line["direction_id"].get<int>());
-    const std::int64_t expected = Scalar(fmt::format(
-        "SELECT count(*) FROM headways WHERE route_id = '{}' AND direction_id {} AND "
-        "epoch_us(departure_time) > {} AND epoch_us(departure_time) <= {}",
-        route, direction, as_of - 3'600'000'000LL, as_of));
+    const std::string direction = line["direction_id"].is_null()
+                                      ? "IS NULL"
+                                      : fmt::format("= {}", line["direction_id"].get<int>());
+    const std::int64_t expected = Scalar(
+        fmt::format("SELECT count(*) FROM headways WHERE route_id = '{}' AND direction_id {} AND "
+                    "epoch_us(departure_time) > {} AND epoch_us(departure_time) <= {}",
+                    route, direction, as_of - 3'600'000'000LL, as_of));
     EXPECT_EQ(line["departures_last_hour"], expected) << route;
     departures += expected;
-    const std::int64_t last = Scalar(fmt::format(
-        "SELECT epoch_us(max(departure_time)) FROM headways WHERE route_id = '{}' AND "
-        "direction_id {} AND epoch_us(departure_time) <= {}",
-        route, direction, as_of));
+    const std::int64_t last = Scalar(
+        fmt::format("SELECT epoch_us(max(departure_time)) FROM headways WHERE route_id = '{}' AND "
+                    "direction_id {} AND epoch_us(departure_time) <= {}",
+                    route, direction, as_of));
     EXPECT_EQ(line["last_departure"], base::FormatIso8601(base::FromUnixMicros(last))) << route;
-    const std::set<std::string> statuses = {"bunching", "gap", "gap_in_progress", "regular",
-                                            "unplanned", "unknown"};
+    const std::set<std::string> statuses = {"bunching", "gap",       "gap_in_progress",
+                                            "regular",  "unplanned", "unknown"};
     EXPECT_TRUE(statuses.count(line["status"].get<std::string>())) << line.dump();
   }
   EXPECT_GT(departures, 0);
@@ -198,7 +200,8 @@ TEST_F(ServeTest, HealthzAndPageHeaders) {
   }
   // The script builds every element from data with textContent or attributes.
   const auto script = running.client->Get("/live.js");
-  for (const char* sink : {"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("}) {
+  for (const char* sink :
+       {"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("}) {
     EXPECT_EQ(script->body.find(sink), std::string::npos) << sink;
   }
   EXPECT_EQ(running.client->Get("/nothing-here")->status, 404);
@@ -220,7 +223,8 @@ TEST_F(ServeTest, GtfsRealtimeFeedDecodesToTheVehiclesLatestPositions) {
   ASSERT_EQ(batch.positions.size(), vehicles["vehicles"].size());
   ASSERT_TRUE(info->header_time.has_value());
   const auto as_of = base::ParseIso8601(vehicles["as_of"].get<std::string>());
-  EXPECT_EQ(base::ToUnixMicros(*info->header_time) / 1'000'000, base::ToUnixMicros(*as_of) / 1'000'000);
+  EXPECT_EQ(base::ToUnixMicros(*info->header_time) / 1'000'000,
+            base::ToUnixMicros(*as_of) / 1'000'000);
   for (std::size_t i = 0; i < batch.positions.size(); ++i) {
     const model::Position& p = batch.positions[i];
     const Json& v = vehicles["vehicles"][i];
@@ -243,10 +247,10 @@ TEST_F(ServeTest, StreamDeliversANewlyInsertedAlert) {
   Running running(NewStore(), options);
   testing_util::StreamReader reader(running.server.port(), "/api/alerts/stream");
   ASSERT_TRUE(reader.WaitFor("event: as_of", std::chrono::seconds(60))) << reader.Received();
-  ASSERT_TRUE(db_->Execute(testing_util::InsertAlert("a3", "gap_in_progress", "102",
-                                                     "2024-06-05 10:40:00",
-                                                     "2024-06-05 10:50:00", "v9"))
-                  .ok());
+  ASSERT_TRUE(
+      db_->Execute(testing_util::InsertAlert("a3", "gap_in_progress", "102", "2024-06-05 10:40:00",
+                                             "2024-06-05 10:50:00", "v9"))
+          .ok());
   ASSERT_TRUE(reader.WaitFor("\"alert_id\":\"a3\"", std::chrono::seconds(60))) << reader.Received();
   // The alerts there at start are not news; a closed alert is sent again.
   EXPECT_EQ(reader.Received().find("\"alert_id\":\"a1\""), std::string::npos);

@@ -71,9 +71,8 @@ std::string VehiclesJson(std::optional<base::Timestamp> as_of, const std::vector
                         {"bearing_deg", FloatJson(p.bearing_deg)},
                         {"event_time", base::FormatIso8601(p.event_time)}});
   }
-  return Dump(Json{{"as_of", TimeJson(as_of)},
-                   {"window_s", window.count()},
-                   {"vehicles", std::move(list)}});
+  return Dump(Json{
+      {"as_of", TimeJson(as_of)}, {"window_s", window.count()}, {"vehicles", std::move(list)}});
 }
 
 std::string LinesJson(std::optional<base::Timestamp> as_of,
@@ -208,9 +207,9 @@ void Server::Routes() {
                503);
       return;
     }
-    SendJson(res, Dump(Json{{"status", "ok"},
-                            {"database", store_->Describe()},
-                            {"as_of", TimeJson(*as_of)}}));
+    SendJson(res,
+             Dump(Json{
+                 {"status", "ok"}, {"database", store_->Describe()}, {"as_of", TimeJson(*as_of)}}));
   });
   server_->Get("/api/vehicles", [this](const httplib::Request&, httplib::Response& res) {
     const auto as_of = store_->AsOf();
@@ -249,7 +248,9 @@ void Server::Routes() {
       since = base::ParseIso8601(text);
       if (!since) {
         return SendError(
-            res, base::InvalidInput("since '{}': expected an ISO 8601 time such as 2024-05-01T12:00:00Z", text),
+            res,
+            base::InvalidInput("since '{}': expected an ISO 8601 time such as 2024-05-01T12:00:00Z",
+                               text),
             400);
       }
     }
@@ -282,8 +283,7 @@ void Server::Routes() {
     }
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider(
-        "text/event-stream",
-        [this, cursor, head](std::size_t, httplib::DataSink& sink) mutable {
+        "text/event-stream", [this, cursor, head](std::size_t, httplib::DataSink& sink) mutable {
           std::string out = std::move(head);
           head.clear();
           {
@@ -310,28 +310,28 @@ void Server::Routes() {
           return sink.write(out.data(), out.size());
         });
   });
-  server_->Get("/gtfs-rt/vehicle-positions.pb",
-               [this](const httplib::Request&, httplib::Response& res) {
-                 const auto as_of = store_->AsOf();
-                 if (!as_of.ok()) {
-                   return SendError(res, as_of.error(), 503);
-                 }
-                 std::vector<model::Position> positions;
-                 if (*as_of) {
-                   auto latest = store_->LatestPositions(**as_of, options_.vehicle_window);
-                   if (!latest.ok()) {
-                     return SendError(res, latest.error(), 503);
-                   }
-                   positions.reserve(latest->size());
-                   for (Vehicle& v : *latest) {
-                     positions.push_back(std::move(v.position));
-                   }
-                 }
-                 res.set_header("Cache-Control", "no-store");
-                 res.set_content(codec::EncodeVehiclePositions(
-                                     positions, as_of->value_or(base::FromUnixMicros(0))),
-                                 "application/x-protobuf");
-               });
+  server_->Get(
+      "/gtfs-rt/vehicle-positions.pb", [this](const httplib::Request&, httplib::Response& res) {
+        const auto as_of = store_->AsOf();
+        if (!as_of.ok()) {
+          return SendError(res, as_of.error(), 503);
+        }
+        std::vector<model::Position> positions;
+        if (*as_of) {
+          auto latest = store_->LatestPositions(**as_of, options_.vehicle_window);
+          if (!latest.ok()) {
+            return SendError(res, latest.error(), 503);
+          }
+          positions.reserve(latest->size());
+          for (Vehicle& v : *latest) {
+            positions.push_back(std::move(v.position));
+          }
+        }
+        res.set_header("Cache-Control", "no-store");
+        res.set_content(
+            codec::EncodeVehiclePositions(positions, as_of->value_or(base::FromUnixMicros(0))),
+            "application/x-protobuf");
+      });
 }
 
 base::Status Server::Start() {
@@ -345,7 +345,8 @@ base::Status Server::Start() {
   }
   int port = -1;
   const std::string port_text = options_.listen.substr(colon + 1);
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
     return base::InvalidInput("--listen '{}': bad port", options_.listen);
   }
@@ -361,7 +362,8 @@ base::Status Server::Start() {
     return new httplib::ThreadPool(static_cast<std::size_t>(threads));
   };
   Routes();
-  port_ = port == 0 ? server_->bind_to_any_port(host_) : (server_->bind_to_port(host_, port) ? port : -1);
+  port_ = port == 0 ? server_->bind_to_any_port(host_)
+                    : (server_->bind_to_port(host_, port) ? port : -1);
   if (port_ <= 0) {
     server_.reset();
     return base::Unavailable("serve: cannot listen on {}", options_.listen);

@@ -98,9 +98,9 @@ base::Result<bool> Store::HasTable(const std::string& table) {
 
 base::Result<std::optional<base::Timestamp>> Store::AsOf() {
   const std::lock_guard lock(mutex_);
-  FROTA_ASSIGN_OR_RETURN(
-      const auto ledger,
-      Rows(fmt::format("SELECT count(*), {}, max(epoch) FROM batches", EpochMicros("max(committed_at)"))));
+  FROTA_ASSIGN_OR_RETURN(const auto ledger,
+                         Rows(fmt::format("SELECT count(*), {}, max(epoch) FROM batches",
+                                          EpochMicros("max(committed_at)"))));
   const std::string state = fmt::format("{}/{}/{}", Text(ledger.at(0).at(0)),
                                         Text(ledger.at(0).at(1)), Text(ledger.at(0).at(2)));
   if (!as_of_ledger_.empty() && state == as_of_ledger_) {
@@ -234,8 +234,8 @@ base::Result<std::optional<std::vector<Alert>>> Store::Alerts(
       Rows(fmt::format("SELECT alert_id, kind, feed_id, route_id, direction_id, "
                        "CAST(service_date AS VARCHAR), {}, {}, {}, {}, planned_headway_s, "
                        "actual_headway_s, vehicles FROM alerts{}",
-                       EpochMicros("start_time"), EpochMicros("end_time"),
-                       EpochMicros("raised_at"), EpochMicros("closed_at"), where)));
+                       EpochMicros("start_time"), EpochMicros("end_time"), EpochMicros("raised_at"),
+                       EpochMicros("closed_at"), where)));
   std::vector<Alert> out;
   out.reserve(rows.size());
   for (const Row& row : rows) {
@@ -267,9 +267,7 @@ class DuckDb final : public Store {
  public:
   explicit DuckDb(std::unique_ptr<sink::DuckDbConnection> connection)
       : connection_(std::move(connection)) {}
-  [[nodiscard]] std::string Describe() const override {
-    return "DuckDB " + connection_->path();
-  }
+  [[nodiscard]] std::string Describe() const override { return "DuckDB " + connection_->path(); }
 
  protected:
   base::Result<std::vector<Row>> Rows(const std::string& sql) override {
@@ -346,7 +344,8 @@ class Postgres final : public Store {
   [[nodiscard]] std::string LastEventTimeSql() const override {
     return "SELECT (extract(epoch FROM coalesce("
            "(SELECT max(event_time) FROM positions WHERE event_time >= "
-           "(SELECT max(watermark) FROM batches WHERE watermark < 'infinity') - INTERVAL '1 hour'), "
+           "(SELECT max(watermark) FROM batches WHERE watermark < 'infinity') - INTERVAL '1 "
+           "hour'), "
            "(SELECT max(event_time) FROM positions))) * 1000000)::bigint";
   }
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,10 +38,10 @@ struct LineStatus {
   std::optional<double> last_headway_s;     // the last departure's headway, when measured
   std::optional<double> planned_headway_s;  // planned at the last departure
   std::int64_t departures_last_hour = 0;
-  std::int64_t headways_last_hour = 0;      // measured (no exclusion)
+  std::int64_t headways_last_hour = 0;  // measured (no exclusion)
   std::optional<double> median_headway_last_hour_s;
-  std::int64_t bunching_last_hour = 0;      // measured headways under 0.25 x planned
-  std::int64_t gaps_last_hour = 0;          // measured headways over 2 x planned
+  std::int64_t bunching_last_hour = 0;  // measured headways under 0.25 x planned
+  std::int64_t gaps_last_hour = 0;      // measured headways over 2 x planned
   /// "gap_in_progress" (no departure for more than 2 x planned), else by the last
   /// measured headway: "bunching", "gap" or "regular"; "unplanned" without a planned
   /// headway; "unknown" when the last headway was not measured.
@@ -54,7 +54,7 @@ struct Alert {
   std::string kind;
   std::string feed_id;
   std::string route_id;
-  int direction_id = -1;  // -1: NULL
+  int direction_id = -1;     // -1: NULL
   std::string service_date;  // YYYY-MM-DD, empty when NULL
   base::Timestamp start_time;
   std::optional<base::Timestamp> end_time;

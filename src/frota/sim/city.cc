@@ -28,9 +28,9 @@ constexpr std::int32_t kDay = 24 * 3600;
 
 // Headway multiplier per service and local hour (1.0 = the route's weekday peak headway).
 double HeadwayMultiplier(char service, int hour) {
-  static constexpr std::array<double, 24> kWeekday = {
-      3.0, 3.0, 3.0, 3.0, 2.5, 1.5, 1.1, 1.0, 1.0, 1.3, 1.6, 1.6,
-      1.6, 1.6, 1.6, 1.6, 1.2, 1.0, 1.0, 1.3, 1.7, 2.2, 2.2, 2.2};
+  static constexpr std::array<double, 24> kWeekday = {3.0, 3.0, 3.0, 3.0, 2.5, 1.5, 1.1, 1.0,
+                                                      1.0, 1.3, 1.6, 1.6, 1.6, 1.6, 1.6, 1.6,
+                                                      1.2, 1.0, 1.0, 1.3, 1.7, 2.2, 2.2, 2.2};
   const double base = kWeekday[static_cast<std::size_t>(std::clamp(hour, 0, 23))];
   switch (service) {
     case 'S':
@@ -56,23 +56,27 @@ struct DirectionTimetable {
 
 DirectionTimetable Timetable(const CityRoute& route, char service, int direction,
                              std::uint64_t seed, std::int32_t route_index) {
-  Rng rng = Rng::For(seed, "timetable", static_cast<std::uint64_t>(route_index) * 8 +
-                                            static_cast<std::uint64_t>(direction) * 3 +
-                                            static_cast<std::uint64_t>(service));
+  Rng rng =
+      Rng::For(seed, "timetable",
+               static_cast<std::uint64_t>(route_index) * 8 +
+                   static_cast<std::uint64_t>(direction) * 3 + static_cast<std::uint64_t>(service));
   DirectionTimetable out;
   const auto headway_at = [&](std::int32_t t) {
     const int hour = (t / 3600) % 24;
     return std::max<std::int32_t>(
-        120, static_cast<std::int32_t>(std::lround(route.peak_headway_s * HeadwayMultiplier(service, hour))));
+        120, static_cast<std::int32_t>(
+                 std::lround(route.peak_headway_s * HeadwayMultiplier(service, hour))));
   };
-  std::int32_t first = route.night ? 0 : 4 * 3600 + 1800 + static_cast<std::int32_t>(rng.UniformInt(0, 1200));
+  std::int32_t first =
+      route.night ? 0 : 4 * 3600 + 1800 + static_cast<std::int32_t>(rng.UniformInt(0, 1200));
   if (route.night_only) {
     first = 22 * 3600;
   }
   if (direction == 1) {
     first += headway_at(first) / 2;
   }
-  const std::int32_t last = route.night ? kDay - 60 : (route.night_only ? kDay + 5 * 3600 : 23 * 3600 + 1800);
+  const std::int32_t last =
+      route.night ? kDay - 60 : (route.night_only ? kDay + 5 * 3600 : 23 * 3600 + 1800);
   if (route.peak_only) {
     // Two service periods with a planned break between them, weekdays only.
     if (service != 'U') {
@@ -81,7 +85,8 @@ DirectionTimetable Timetable(const CityRoute& route, char service, int direction
     for (const auto& [from, to] : {std::pair(6, 9), std::pair(16, 20)}) {
       for (std::int32_t hour = from; hour < to; ++hour) {
         CityFrequency window;
-        window.start_s = hour * 3600 + (direction == 1 && hour == from ? headway_at(hour * 3600) / 2 : 0);
+        window.start_s =
+            hour * 3600 + (direction == 1 && hour == from ? headway_at(hour * 3600) / 2 : 0);
         window.end_s = (hour + 1) * 3600;
         window.headway_s = headway_at(window.start_s);
         for (std::int32_t t = window.start_s; t < window.end_s; t += window.headway_s) {
@@ -137,7 +142,9 @@ std::int32_t PeakOfWeekday(const City& city, std::uint64_t seed) {
   return PeakVehicles(inputs, blocks, 600, 300);
 }
 
-std::string StopName(const Node& node) { return fmt::format("Rua {} x Avenida {}", node.i + 1, node.j + 1); }
+std::string StopName(const Node& node) {
+  return fmt::format("Rua {} x Avenida {}", node.i + 1, node.j + 1);
+}
 
 // Inclusive integer steps from a to b.
 std::vector<std::int32_t> Steps(std::int32_t a, std::int32_t b) {
@@ -154,7 +161,8 @@ std::vector<std::int32_t> Steps(std::int32_t a, std::int32_t b) {
 
 }  // namespace
 
-std::vector<std::int32_t> PlanRunningTimes(const ShapePath& shape, const std::vector<double>& stop_s,
+std::vector<std::int32_t> PlanRunningTimes(const ShapePath& shape,
+                                           const std::vector<double>& stop_s,
                                            const TrafficModel& traffic, std::int32_t departure_s,
                                            double dwell_s) {
   const double length = shape.length_m();
@@ -207,18 +215,22 @@ City BuildCity(const CityOptions& options) {
       nodes[static_cast<std::size_t>(j * cols + i)] = plane.ToLatLon(x, y);
     }
   }
-  const auto node_at = [&](const Node& n) { return nodes[static_cast<std::size_t>(n.j * cols + n.i)]; };
+  const auto node_at = [&](const Node& n) {
+    return nodes[static_cast<std::size_t>(n.j * cols + n.i)];
+  };
 
   // Slow areas: a congested centre, and more of them in bigger cities.
   static constexpr std::array<const char*, 8> kAreaNames = {
       "Centro", "Zona Sul", "Madureira", "Barra", "Meier", "Campo Grande", "Tijuca", "Penha"};
-  const auto area_count =
-      std::clamp<std::size_t>(static_cast<std::size_t>(std::lround(vehicles / 1200)), 1, kAreaNames.size());
+  const auto area_count = std::clamp<std::size_t>(
+      static_cast<std::size_t>(std::lround(vehicles / 1200)), 1, kAreaNames.size());
   for (std::size_t k = 0; k < area_count; ++k) {
     SlowArea area;
     area.name = kAreaNames[k];
-    const double x = k == 0 ? rng.Uniform(-0.1, 0.1) * city.width_m : rng.Uniform(-0.35, 0.35) * city.width_m;
-    const double y = k == 0 ? rng.Uniform(-0.1, 0.1) * city.height_m : rng.Uniform(-0.35, 0.35) * city.height_m;
+    const double x =
+        k == 0 ? rng.Uniform(-0.1, 0.1) * city.width_m : rng.Uniform(-0.35, 0.35) * city.width_m;
+    const double y =
+        k == 0 ? rng.Uniform(-0.1, 0.1) * city.height_m : rng.Uniform(-0.35, 0.35) * city.height_m;
     area.center = plane.ToLatLon(x, y);
     area.radius_m = std::max(800.0, 0.08 * city.width_m);
     area.factor = k == 0 ? 0.55 : 0.65;
@@ -230,14 +242,15 @@ City BuildCity(const CityOptions& options) {
   // round-trip time over the headway in buses (Rio: ~2 h / 10 min, 12 buses a route).
   const double mean_length = std::max(2000.0, 0.3 * (city.width_m + city.height_m));
   const double peak_mps = city.traffic.free_flow_kmh / 3.6 * 0.55;
-  const double round_trip_s = 2 * (mean_length / peak_mps + mean_length / kBlockX * kPlannedDwellS) +
-                              2 * kPlannedLayoverS;
-  const auto route_count =
-      std::max<std::int32_t>(2, static_cast<std::int32_t>(std::lround(vehicles / (round_trip_s / 600))));
+  const double round_trip_s =
+      2 * (mean_length / peak_mps + mean_length / kBlockX * kPlannedDwellS) + 2 * kPlannedLayoverS;
+  const auto route_count = std::max<std::int32_t>(
+      2, static_cast<std::int32_t>(std::lround(vehicles / (round_trip_s / 600))));
   std::map<std::int32_t, std::int32_t> stop_of_node;  // node index -> stop index (served nodes)
   const auto stop_for = [&](const Node& n) {
     const std::int32_t key = n.j * cols + n.i;
-    const auto [it, inserted] = stop_of_node.try_emplace(key, static_cast<std::int32_t>(city.stops.size()));
+    const auto [it, inserted] =
+        stop_of_node.try_emplace(key, static_cast<std::int32_t>(city.stops.size()));
     if (inserted) {
       city.stops.push_back({fmt::format("S{:03d}{:03d}", n.i, n.j), StopName(n), node_at(n)});
     }
@@ -245,7 +258,8 @@ City BuildCity(const CityOptions& options) {
   };
   for (std::int32_t r = 0; r < route_count; ++r) {
     Rng route_rng = Rng::For(options.seed, "route", static_cast<std::uint64_t>(r));
-    const double target = std::max(2000.0, route_rng.Uniform(0.2, 0.4) * (city.width_m + city.height_m));
+    const double target =
+        std::max(2000.0, route_rng.Uniform(0.2, 0.4) * (city.width_m + city.height_m));
     const Node a{static_cast<std::int32_t>(route_rng.UniformInt(0, cols - 1)),
                  static_cast<std::int32_t>(route_rng.UniformInt(0, rows - 1))};
     Node b = a;
@@ -253,7 +267,8 @@ City BuildCity(const CityOptions& options) {
     for (int attempt = 0; attempt < 200; ++attempt) {
       const Node candidate{static_cast<std::int32_t>(route_rng.UniformInt(0, cols - 1)),
                            static_cast<std::int32_t>(route_rng.UniformInt(0, rows - 1))};
-      const double length = std::abs(candidate.i - a.i) * kBlockX + std::abs(candidate.j - a.j) * kBlockY;
+      const double length =
+          std::abs(candidate.i - a.i) * kBlockX + std::abs(candidate.j - a.j) * kBlockY;
       const double miss = std::abs(length - target);
       if (length > 0 && (best < 0 || miss < best)) {
         best = miss;
@@ -267,12 +282,14 @@ City BuildCity(const CityOptions& options) {
       }
     };
     if (route_rng.Bernoulli(0.5)) {  // along the street first, then the avenue, then the street
-      const auto mid = static_cast<std::int32_t>(route_rng.UniformInt(std::min(a.i, b.i), std::max(a.i, b.i)));
+      const auto mid =
+          static_cast<std::int32_t>(route_rng.UniformInt(std::min(a.i, b.i), std::max(a.i, b.i)));
       for (const auto i : Steps(a.i, mid)) append({i, a.j});
       for (const auto j : Steps(a.j, b.j)) append({mid, j});
       for (const auto i : Steps(mid, b.i)) append({i, b.j});
     } else {
-      const auto mid = static_cast<std::int32_t>(route_rng.UniformInt(std::min(a.j, b.j), std::max(a.j, b.j)));
+      const auto mid =
+          static_cast<std::int32_t>(route_rng.UniformInt(std::min(a.j, b.j), std::max(a.j, b.j)));
       for (const auto j : Steps(a.j, mid)) append({a.i, j});
       for (const auto i : Steps(a.i, b.i)) append({i, mid});
       for (const auto j : Steps(mid, b.j)) append({b.i, j});
@@ -374,8 +391,8 @@ City BuildCity(const CityOptions& options) {
   using std::chrono::days;
   city.calendar_start = options.date - days(183);
   city.calendar_end = options.date + days(183);
-  static constexpr std::array<std::pair<unsigned, unsigned>, 9> kHolidays = {{
-      {1, 1}, {4, 21}, {5, 1}, {9, 7}, {10, 12}, {11, 2}, {11, 15}, {11, 20}, {12, 25}}};
+  static constexpr std::array<std::pair<unsigned, unsigned>, 9> kHolidays = {
+      {{1, 1}, {4, 21}, {5, 1}, {9, 7}, {10, 12}, {11, 2}, {11, 15}, {11, 20}, {12, 25}}};
   for (auto day = city.calendar_start; day <= city.calendar_end; day += days(1)) {
     const std::chrono::year_month_day ymd(day);
     for (const auto& [month, dom] : kHolidays) {
@@ -394,7 +411,8 @@ City BuildCity(const CityOptions& options) {
     constexpr int kVertices = 48;
     for (int k = 0; k < kVertices; ++k) {
       const double theta = 2 * std::numbers::pi * k / kVertices;
-      const double wobble = 1 + 0.06 * std::sin(2 * theta + phase1) + 0.04 * std::sin(5 * theta + phase2);
+      const double wobble =
+          1 + 0.06 * std::sin(2 * theta + phase1) + 0.04 * std::sin(5 * theta + phase2);
       const double x = 0.85 * city.width_m * grow * wobble * std::cos(theta);
       const double y = 0.85 * city.height_m * grow * wobble * std::sin(theta);
       const LatLon p = plane.ToLatLon(x, y);
@@ -408,7 +426,8 @@ City BuildCity(const CityOptions& options) {
     geo::Ring island;
     for (int k = 0; k < 10; ++k) {
       const double theta = 2 * std::numbers::pi * k / 10;
-      const LatLon p = plane.ToLatLon(ix + island_r * std::cos(theta), iy + island_r * 0.7 * std::sin(theta));
+      const LatLon p =
+          plane.ToLatLon(ix + island_r * std::cos(theta), iy + island_r * 0.7 * std::sin(theta));
       island.emplace_back(p.lon, p.lat);
     }
     island.push_back(island.front());
@@ -448,16 +467,17 @@ base::Status WriteCityGtfs(const City& city, const fs::path& dir) {
   FROTA_RETURN_IF_ERROR(write("agency.txt", out));
 
   out.clear();
-  fmt::format_to(std::back_inserter(out), "feed_publisher_name,feed_publisher_url,feed_lang\n"
-                                          "frota simulate,https://example.invalid/frota-sim,pt\n");
+  fmt::format_to(std::back_inserter(out),
+                 "feed_publisher_name,feed_publisher_url,feed_lang\n"
+                 "frota simulate,https://example.invalid/frota-sim,pt\n");
   FROTA_RETURN_IF_ERROR(write("feed_info.txt", out));
 
   out.clear();
   fmt::format_to(std::back_inserter(out),
                  "route_id,agency_id,route_short_name,route_long_name,route_type\n");
   for (const auto& route : city.routes) {
-    fmt::format_to(std::back_inserter(out), "{},{},{},\"{}\",3\n", route.id, city.agency_id, route.id,
-                   route.long_name);
+    fmt::format_to(std::back_inserter(out), "{},{},{},\"{}\",3\n", route.id, city.agency_id,
+                   route.id, route.long_name);
   }
   FROTA_RETURN_IF_ERROR(write("routes.txt", out));
 
@@ -489,9 +509,10 @@ base::Status WriteCityGtfs(const City& city, const fs::path& dir) {
                  "route_id,service_id,trip_id,trip_headsign,direction_id,shape_id\n");
   for (const auto& trip : city.trips) {
     const auto& route = city.routes[static_cast<std::size_t>(trip.route)];
-    const auto& last_stop = city.stops[static_cast<std::size_t>(route.stops[trip.direction].back())];
-    fmt::format_to(std::back_inserter(out), "{},{},{},\"{}\",{},{}\n", route.id, trip.service, trip.id,
-                   last_stop.name, trip.direction, route.shape_id[trip.direction]);
+    const auto& last_stop =
+        city.stops[static_cast<std::size_t>(route.stops[trip.direction].back())];
+    fmt::format_to(std::back_inserter(out), "{},{},{},\"{}\",{},{}\n", route.id, trip.service,
+                   trip.id, last_stop.name, trip.direction, route.shape_id[trip.direction]);
   }
   FROTA_RETURN_IF_ERROR(write("trips.txt", out));
 
@@ -504,7 +525,8 @@ base::Status WriteCityGtfs(const City& city, const fs::path& dir) {
     for (std::size_t k = 0; k < stops.size(); ++k) {
       const std::int32_t arrival = trip.departure_s + trip.stop_offset_s[k];
       const bool intermediate = k > 0 && k + 1 < stops.size();
-      const std::int32_t departure = arrival + (intermediate ? static_cast<std::int32_t>(kPlannedDwellS) : 0);
+      const std::int32_t departure =
+          arrival + (intermediate ? static_cast<std::int32_t>(kPlannedDwellS) : 0);
       fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{:.1f}\n", trip.id,
                      base::FormatGtfsTime(arrival), base::FormatGtfsTime(departure),
                      city.stops[static_cast<std::size_t>(stops[k])].id, k + 1,
@@ -541,7 +563,8 @@ base::Status WriteCityGtfs(const City& city, const fs::path& dir) {
     if (weekday == std::chrono::Sunday) {
       continue;  // Sunday service anyway
     }
-    fmt::format_to(std::back_inserter(out), "{},{},2\n", weekday == std::chrono::Saturday ? 'S' : 'U', date);
+    fmt::format_to(std::back_inserter(out), "{},{},2\n",
+                   weekday == std::chrono::Saturday ? 'S' : 'U', date);
     fmt::format_to(std::back_inserter(out), "D,{},1\n", date);
   }
   FROTA_RETURN_IF_ERROR(write("calendar_dates.txt", out));

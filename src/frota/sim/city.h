@@ -73,7 +73,7 @@ struct City {
   std::string agency_id = "SIM";
   std::string time_zone = "America/Sao_Paulo";
   LatLon center;
-  double width_m = 0;   // extent of the street grid
+  double width_m = 0;  // extent of the street grid
   double height_m = 0;
   std::vector<geo::Ring> boundary;  // mainland and one island, closed (lon, lat) rings
   TrafficModel traffic;
@@ -83,7 +83,7 @@ struct City {
   std::vector<CityFrequency> frequencies;
   base::LocalDate calendar_start{};
   base::LocalDate calendar_end{};
-  std::vector<base::LocalDate> holidays;  // national holidays in the calendar's range
+  std::vector<base::LocalDate> holidays;   // national holidays in the calendar's range
   std::int32_t planned_peak_vehicles = 0;  // weekday peak of the planned blocks
 };
 
@@ -103,7 +103,8 @@ base::Status WriteCityGeoJson(const City& city, const std::filesystem::path& fil
 /// The planned running time of a trip: arrival offsets at each stop of `stop_s`, for a
 /// departure at local second-of-day `departure_s`, with `dwell_s` at every
 /// intermediate stop, driving at the traffic model's expected speed.
-std::vector<std::int32_t> PlanRunningTimes(const ShapePath& shape, const std::vector<double>& stop_s,
+std::vector<std::int32_t> PlanRunningTimes(const ShapePath& shape,
+                                           const std::vector<double>& stop_s,
                                            const TrafficModel& traffic, std::int32_t departure_s,
                                            double dwell_s);
 

@@ -76,7 +76,8 @@ TEST(SimSchedule, PlanExpandsFrequenciesAndFindsStopsAlongShapes) {
   std::int64_t frequency_instances = 0;
   std::int64_t weekday_trips = 0;
   for (const auto& trip : city.trips) {
-    weekday_trips += trip.service == 'U' && !city.routes[static_cast<std::size_t>(trip.route)].frequency_based;
+    weekday_trips +=
+        trip.service == 'U' && !city.routes[static_cast<std::size_t>(trip.route)].frequency_based;
   }
   for (const auto& trip : plan->trips) {
     frequency_instances += trip.frequency_based;
@@ -84,8 +85,9 @@ TEST(SimSchedule, PlanExpandsFrequenciesAndFindsStopsAlongShapes) {
   }
   EXPECT_GT(frequency_instances, 0);
   EXPECT_EQ(static_cast<std::int64_t>(plan->trips.size()) - frequency_instances, weekday_trips);
-  EXPECT_TRUE(std::is_sorted(plan->trips.begin(), plan->trips.end(),
-                             [](const auto& a, const auto& b) { return a.departure_s < b.departure_s; }));
+  EXPECT_TRUE(
+      std::is_sorted(plan->trips.begin(), plan->trips.end(),
+                     [](const auto& a, const auto& b) { return a.departure_s < b.departure_s; }));
   // Every intersection the route passes is a stop: interior stops are found on the shape.
   const auto& route = city.routes[0];
   for (const auto& shape : plan->shapes) {

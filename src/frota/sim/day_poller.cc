@@ -22,11 +22,13 @@ constexpr double kMaxLatencyS = 1800;
 
 // When fix `j` of bus `v` reaches the server (seconds after service_day_start): after
 // its delivery delay, or when a stall it was taken in ends.
-double FixArrival(const SimVehicle& vehicle, std::int64_t v, std::int64_t j, const FaultConfig& faults,
-                  std::uint64_t seed) {
+double FixArrival(const SimVehicle& vehicle, std::int64_t v, std::int64_t j,
+                  const FaultConfig& faults, std::uint64_t seed) {
   const auto fix = static_cast<double>(vehicle.first_fix + j * kFixPeriodS);
-  Rng rng = Rng::For(seed, "fix", (static_cast<std::uint64_t>(v) << 32) | static_cast<std::uint64_t>(j));
-  const double delay = faults.delivery_floor_s + rng.LogNormal(faults.delivery_median_s, faults.delivery_sigma);
+  Rng rng =
+      Rng::For(seed, "fix", (static_cast<std::uint64_t>(v) << 32) | static_cast<std::uint64_t>(j));
+  const double delay =
+      faults.delivery_floor_s + rng.LogNormal(faults.delivery_median_s, faults.delivery_sigma);
   for (const auto& [from, until] : vehicle.stalls) {
     if (fix >= from && fix < until) {
       return until + delay;
@@ -39,14 +41,14 @@ double FixArrival(const SimVehicle& vehicle, std::int64_t v, std::int64_t j, con
 }
 
 // The newest fix of the bus on the server at `now`: its index, or -1 before the first.
-std::int64_t NewestArrivedFix(const SimVehicle& vehicle, std::int64_t v, double now, const FaultConfig& faults,
-                              std::uint64_t seed) {
+std::int64_t NewestArrivedFix(const SimVehicle& vehicle, std::int64_t v, double now,
+                              const FaultConfig& faults, std::uint64_t seed) {
   const double last_fix_time = std::min(now, vehicle.t_off);
   if (last_fix_time < static_cast<double>(vehicle.first_fix)) {
     return -1;
   }
-  const auto newest = static_cast<std::int64_t>(
-      std::floor((last_fix_time - static_cast<double>(vehicle.first_fix)) / static_cast<double>(kFixPeriodS)));
+  const auto newest = static_cast<std::int64_t>(std::floor(
+      (last_fix_time - static_cast<double>(vehicle.first_fix)) / static_cast<double>(kFixPeriodS)));
   for (std::int64_t j = newest; j >= 0 && j > newest - 400; --j) {
     if (FixArrival(vehicle, v, j, faults, seed) <= now) {
       return j;
@@ -122,14 +124,15 @@ std::pair<double, double> TerminalDrift(const VehicleSample& sample, std::int32_
   const double period = rng.Uniform(3600, 7200);
   const double phase = rng.Uniform(0, 2 * std::numbers::pi);
   const double angle = phase + 2 * std::numbers::pi * (t - sample.stand_start) / period;
-  return {radius * (std::cos(angle) - std::cos(phase)), radius * (std::sin(angle) - std::sin(phase))};
+  return {radius * (std::cos(angle) - std::cos(phase)),
+          radius * (std::sin(angle) - std::sin(phase))};
 }
 
 struct VehicleFeed {
   bool in_previous_poll = false;
-  SimRecord last;                  // the entity of the previous response
-  std::int64_t last_fix = -1;      // the fix the server last showed
-  SimRecord last_fix_record;       // and how it shows it (data faults included)
+  SimRecord last;              // the entity of the previous response
+  std::int64_t last_fix = -1;  // the fix the server last showed
+  SimRecord last_fix_record;   // and how it shows it (data faults included)
 };
 
 struct StoredResponse {
@@ -144,14 +147,16 @@ struct StoredResponse {
 // The polls of one day, in order; each poll's random draws come from its own stream.
 class DayPoller {
  public:
-  DayPoller(const PollPlan& day, WriterPool& writers, ExpectedOutcomes& expected, SimulateSummary& summary);
+  DayPoller(const PollPlan& day, WriterPool& writers, ExpectedOutcomes& expected,
+            SimulateSummary& summary);
 
   base::Result<PollCounts> Run();
 
  private:
   base::Status Poll(std::int64_t k);
   void Entity(std::int32_t v, Rng& rng, double poll_t, double ingest_t, bool headerless);
-  void DataFault(SimRecord& record, const LatLon& measured, double fault_a, double fault_b, Rng& fault_rng) const;
+  void DataFault(SimRecord& record, const LatLon& measured, double fault_a, double fault_b,
+                 Rng& fault_rng) const;
   base::Status Respond(std::int64_t k, std::int64_t ingest_us, double request_ms, bool headerless,
                        std::int64_t header_s);
   void Offer(const std::vector<RecordFacts>& facts);
@@ -198,14 +203,16 @@ DayPoller::DayPoller(const PollPlan& day, WriterPool& writers, ExpectedOutcomes&
       polls_(day.last_poll - day.first_poll + 1) {
   silent_windows_.resize(fleet_.route_ids.size());
   for (const LineSilence& silence : day_.silences) {
-    silent_windows_[static_cast<std::size_t>(silence.route)].emplace_back(silence.start, silence.end);
+    silent_windows_[static_cast<std::size_t>(silence.route)].emplace_back(silence.start,
+                                                                          silence.end);
   }
   // Late responses: spread over the day, each a copy of the response `age` polls before.
   const std::int64_t age = std::max<std::int32_t>(faults_.late_response_age_polls, 30);
   if (faults_.late_responses > 0 && polls_ > age + 200) {
     const std::int64_t span = polls_ - age - 200;
     for (std::int32_t i = 0; i < faults_.late_responses; ++i) {
-      const std::int64_t k = day_.first_poll + age + 100 + span * (2 * i + 1) / (2 * faults_.late_responses);
+      const std::int64_t k =
+          day_.first_poll + age + 100 + span * (2 * i + 1) / (2 * faults_.late_responses);
       late_at_[k] = k - age;
     }
   }
@@ -235,7 +242,8 @@ bool DayPoller::InOutage(double t) const {
 
 bool DayPoller::RouteSilent(std::int32_t route, double t) const {
   const auto& list = silent_windows_[static_cast<std::size_t>(route)];
-  return std::any_of(list.begin(), list.end(), [t](const auto& o) { return t >= o.first && t < o.second; });
+  return std::any_of(list.begin(), list.end(),
+                     [t](const auto& o) { return t >= o.first && t < o.second; });
 }
 
 void DayPoller::Offer(const std::vector<RecordFacts>& facts) {
@@ -264,8 +272,8 @@ base::Status DayPoller::Poll(std::int64_t k) {
                                  static_cast<std::int64_t>(request_ms) * 1000;
   const double ingest_t = static_cast<double>(ingest_us - day_.day_start_us) / 1e6;
   const bool headerless = rng.Bernoulli(faults_.headerless_response);
-  const std::int64_t header_s =
-      static_cast<std::int64_t>(std::floor(static_cast<double>(ingest_us) / 1e6 - rng.Uniform(0.5, 3)));
+  const std::int64_t header_s = static_cast<std::int64_t>(
+      std::floor(static_cast<double>(ingest_us) / 1e6 - rng.Uniform(0.5, 3)));
   for (auto& flag : route_repeats_) {
     flag = rng.Bernoulli(faults_.repeat) ? 1 : 0;
   }
@@ -354,12 +362,14 @@ void DayPoller::Entity(std::int32_t v, Rng& rng, double poll_t, double ingest_t,
     record.fault.reset();
   } else {
     ++counts_.fresh_records;
-    ++counts_.latency_histogram[static_cast<std::size_t>(std::clamp(fix_age, 0.0, kMaxLatencyS + 1))];
+    ++counts_
+          .latency_histogram[static_cast<std::size_t>(std::clamp(fix_age, 0.0, kMaxLatencyS + 1))];
     const auto t = static_cast<double>(fix_s);
     const VehicleSample sample = SampleVehicle(vehicle, plan_, t);
     const auto [east, north] = GpsError(vehicle, t, faults_.gps_noise_m);
     const auto [drift_east, drift_north] = TerminalDrift(sample, v, t, faults_, options_.seed);
-    const LatLon measured = LocalPlane(sample.position).ToLatLon(east + drift_east, north + drift_north);
+    const LatLon measured =
+        LocalPlane(sample.position).ToLatLon(east + drift_east, north + drift_north);
     record.vehicle = v;
     record.timestamp_s = day_.day_start_us / 1'000'000 + fix_s;
     record.fix_s = record.timestamp_s;
@@ -465,9 +475,10 @@ void DayPoller::DataFault(SimRecord& record, const LatLon& measured, double faul
 
 // The response, its records' facts and the faults they carry; and, at the polls chosen
 // for it, a late copy of an old response.
-base::Status DayPoller::Respond(std::int64_t k, std::int64_t ingest_us, double request_ms, bool headerless,
-                                std::int64_t header_s) {
-  const std::optional<std::int64_t> header_time = headerless ? std::nullopt : std::optional(header_s);
+base::Status DayPoller::Respond(std::int64_t k, std::int64_t ingest_us, double request_ms,
+                                bool headerless, std::int64_t header_s) {
+  const std::optional<std::int64_t> header_time =
+      headerless ? std::nullopt : std::optional(header_s);
   StoredResponse response;
   response.header_time_s = header_time;
   response.server_ms = ingest_us / 1000;
@@ -492,7 +503,8 @@ base::Status DayPoller::Respond(std::int64_t k, std::int64_t ingest_us, double r
   counts_.injected[static_cast<std::size_t>(Fault::kHeaderlessResponse)] += headerless ? 1 : 0;
   summary_.records += static_cast<std::int64_t>(records_.size());
   ++summary_.responses;
-  if (std::any_of(late_at_.begin(), late_at_.end(), [&](const auto& entry) { return entry.second == k; })) {
+  if (std::any_of(late_at_.begin(), late_at_.end(),
+                  [&](const auto& entry) { return entry.second == k; })) {
     response.records = records_;
     kept_.emplace(k, response);
   }
@@ -540,8 +552,8 @@ base::Status DayPoller::Respond(std::int64_t k, std::int64_t ingest_us, double r
 
 }  // namespace
 
-base::Result<PollCounts> PollDay(const PollPlan& day, WriterPool& writers, ExpectedOutcomes& expected,
-                                 SimulateSummary& summary) {
+base::Result<PollCounts> PollDay(const PollPlan& day, WriterPool& writers,
+                                 ExpectedOutcomes& expected, SimulateSummary& summary) {
   DayPoller poller(day, writers, expected, summary);
   return poller.Run();
 }

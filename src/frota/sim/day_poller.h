@@ -65,7 +65,7 @@ struct PollCounts {
 // Every poll from first_poll to last_poll, in order: records and responses counted into
 // `summary`, facts offered to `expected` (finished here), responses submitted to
 // `writers` (finished here too, so the archive is complete on return).
-base::Result<PollCounts> PollDay(const PollPlan& day, WriterPool& writers, ExpectedOutcomes& expected,
-                                 SimulateSummary& summary);
+base::Result<PollCounts> PollDay(const PollPlan& day, WriterPool& writers,
+                                 ExpectedOutcomes& expected, SimulateSummary& summary);
 
 }  // namespace frota::sim

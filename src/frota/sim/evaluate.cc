@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "frota/geo/haversine.h"
-#include "frota/sink/duckdb_connection.h"
 #include "frota/sim/truth.h"
+#include "frota/sink/duckdb_connection.h"
 
 namespace frota::sim {
 
@@ -39,9 +39,13 @@ struct Interval {
   bool matched = false;
 };
 
-bool Overlaps(const Interval& a, const Interval& b) { return a.start_us <= b.end_us && b.start_us <= a.end_us; }
+bool Overlaps(const Interval& a, const Interval& b) {
+  return a.start_us <= b.end_us && b.start_us <= a.end_us;
+}
 
-double Ratio(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0; }
+double Ratio(std::int64_t a, std::int64_t b) {
+  return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0;
+}
 
 // The median with linear interpolation between order statistics (DuckDB's
 // quantile_cont(x, 0.5), which headway_summary uses). `values` must not be empty.
@@ -74,15 +78,19 @@ std::optional<double> Cv(const std::vector<double>& values) {
 }
 
 base::Result<bool> HasTable(sink::DuckDbConnection& db, std::string_view table) {
-  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
-      "SELECT count(*) FROM duckdb_tables() WHERE table_name = {}", Quote(table))));
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows, db.Query(fmt::format("SELECT count(*) FROM duckdb_tables() WHERE table_name = {}",
+                                      Quote(table))));
   return rows.Int64(0, 0) > 0;
 }
 
-base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table, std::string_view column) {
-  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
-      "SELECT count(*) FROM duckdb_columns() WHERE table_name = {} AND column_name = {}", Quote(table),
-      Quote(column))));
+base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table,
+                             std::string_view column) {
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Query(fmt::format(
+          "SELECT count(*) FROM duckdb_columns() WHERE table_name = {} AND column_name = {}",
+          Quote(table), Quote(column))));
   return rows.Int64(0, 0) > 0;
 }
 
@@ -111,9 +119,11 @@ base::Status ScoreAlerts(sink::DuckDbConnection& db, const Truth& truth, Evaluat
     bool used;
   };
   std::map<Key, std::vector<Found>> found;
-  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(
-      "SELECT kind, route_id, coalesce(direction_id, -1), epoch_us(start_time) FROM alerts "
-      "ORDER BY ALL"));
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Query(
+          "SELECT kind, route_id, coalesce(direction_id, -1), epoch_us(start_time) FROM alerts "
+          "ORDER BY ALL"));
   for (std::size_t r = 0; r < rows.rows(); ++r) {
     const std::string kind = rows.String(r, 0);
     found[{kind, rows.String(r, 1), static_cast<std::int32_t>(rows.Int64(r, 2))}].push_back(
@@ -145,9 +155,11 @@ base::Status ScoreAlerts(sink::DuckDbConnection& db, const Truth& truth, Evaluat
       ++out.by_kind[a.kind][2];
     }
   }
-  out.precision = out.found > 0 ? static_cast<double>(out.matched) / static_cast<double>(out.found) : 1.0;
-  out.recall =
-      out.true_alerts > 0 ? static_cast<double>(out.matched) / static_cast<double>(out.true_alerts) : 1.0;
+  out.precision =
+      out.found > 0 ? static_cast<double>(out.matched) / static_cast<double>(out.found) : 1.0;
+  out.recall = out.true_alerts > 0
+                   ? static_cast<double>(out.matched) / static_cast<double>(out.true_alerts)
+                   : 1.0;
   return base::Status::Ok();
 }
 // Per line: visible true departures, and how many of them were matched.
@@ -164,8 +176,9 @@ bool Hidden(const Truth& truth, const std::string& route, std::int64_t from, std
 
 // Departures: the `departures` table matched to the true departures by bus, route,
 // direction and time; per line, the visible true departures and those matched.
-base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
-                             Evaluation::Departures& out, DeparturesByLine& by_line) {
+base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth,
+                             const EvaluateOptions& options, Evaluation::Departures& out,
+                             DeparturesByLine& by_line) {
   FROTA_ASSIGN_OR_RETURN(const bool present, HasRows(db, "departures"));
   if (!present) {
     return base::Status::Ok();  // frota headways has not run on this database
@@ -180,12 +193,16 @@ base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, con
     bool used = false;
   };
   std::map<std::string, std::vector<Found>> found;  // by vehicle, in time order
-  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
-      "SELECT vehicle_id, route_id, coalesce(direction_id, -1), departure_time FROM departures "
-      "WHERE feed_id = {} ORDER BY vehicle_id, departure_time, route_id", Quote(truth.feed_id))));
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Query(fmt::format(
+          "SELECT vehicle_id, route_id, coalesce(direction_id, -1), departure_time FROM departures "
+          "WHERE feed_id = {} ORDER BY vehicle_id, departure_time, route_id",
+          Quote(truth.feed_id))));
   for (std::size_t r = 0; r < rows.rows(); ++r) {
-    found[rows.String(r, 0)].push_back(
-        {rows.String(r, 1), static_cast<std::int32_t>(rows.Int64(r, 2)), rows.TimestampMicros(r, 3)});
+    found[rows.String(r, 0)].push_back({rows.String(r, 1),
+                                        static_cast<std::int32_t>(rows.Int64(r, 2)),
+                                        rows.TimestampMicros(r, 3)});
     ++out.found_rows;
   }
   std::vector<const TruthDeparture*> ordered;
@@ -201,7 +218,8 @@ base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, con
     bool matched = false;
     if (const auto it = found.find(d->vehicle_id); it != found.end()) {
       for (Found& f : it->second) {
-        if (!f.used && f.route_id == d->route_id && (f.direction_id < 0 || f.direction_id == d->direction_id) &&
+        if (!f.used && f.route_id == d->route_id &&
+            (f.direction_id < 0 || f.direction_id == d->direction_id) &&
             f.time_us >= d->time_us - early && f.time_us <= d->time_us + late) {
           f.used = true;
           matched = true;
@@ -232,8 +250,8 @@ base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth, con
   return base::Status::Ok();
 }
 
-base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const EvaluateOptions& options,
-                           const DeparturesByLine& departures,
+base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth,
+                           const EvaluateOptions& options, const DeparturesByLine& departures,
                            Evaluation::Headways& out) {
   FROTA_ASSIGN_OR_RETURN(const bool present, HasRows(db, "headways"));
   if (!present) {
@@ -252,18 +270,23 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const
   };
   std::map<LineKey, Found> found;
   {
-    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format(
-        "SELECT route_id, coalesce(direction_id, -1), headway_s FROM headways WHERE {} "
-        "ORDER BY 1, 2, departure_time", measured)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows,
+        db.Query(fmt::format(
+            "SELECT route_id, coalesce(direction_id, -1), headway_s FROM headways WHERE {} "
+            "ORDER BY 1, 2, departure_time",
+            measured)));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
-      found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 1))}].headways.push_back(rows.Double(r, 2));
+      found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 1))}].headways.push_back(
+          rows.Double(r, 2));
     }
   }
   FROTA_ASSIGN_OR_RETURN(const bool has_summary, HasTable(db, "headway_summary"));
   if (has_summary) {
-    FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT route_id, route_short_name, coalesce(direction_id, -1), "
-                                               "departures_found FROM headway_summary "
-                                               "WHERE day_type = 'all' AND hour = -1"));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows, db.Query("SELECT route_id, route_short_name, coalesce(direction_id, -1), "
+                            "departures_found FROM headway_summary "
+                            "WHERE day_type = 'all' AND hour = -1"));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
       auto& line = found[{rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 2))}];
       line.short_name = rows.String(r, 1);
@@ -306,7 +329,8 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const
       line.matched_departures = it->second.second;
     }
     if (line.found_median_s) {
-      line.relative_error = std::abs(*line.found_median_s - line.true_median_s) / line.true_median_s;
+      line.relative_error =
+          std::abs(*line.found_median_s - line.true_median_s) / line.true_median_s;
       line.within = *line.relative_error <= options.headway_tolerance;
     }
     errors.push_back(line.relative_error.value_or(std::numeric_limits<double>::infinity()));
@@ -318,7 +342,8 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth, const
     std::sort(errors.begin(), errors.end());
     const std::size_t n = errors.size();
     // An even count's middle pair may hold an infinity: then the median is one too.
-    out.median_relative_error = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    out.median_relative_error =
+        n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
   }
   if (!all_true.empty()) {
     out.true_median_s = Median(std::move(all_true));
@@ -347,7 +372,8 @@ bool IsDeparture(const gtfs::StaticFeed& feed, const std::string& trip_id, doubl
   if (trip == nullptr) {
     return false;
   }
-  if (const gtfs::Shape* shape = feed.FindShape(trip->shape_id); shape != nullptr && !shape->points.empty()) {
+  if (const gtfs::Shape* shape = feed.FindShape(trip->shape_id);
+      shape != nullptr && !shape->points.empty()) {
     const auto& first = shape->points.front();
     return geo::HaversineM(lat, lon, first.lat, first.lon) <= kDepartureRadiusM;
   }
@@ -375,13 +401,17 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     for (const auto& s : truth.stops) {
       true_stops[s.vehicle_id].push_back({s.start_us, s.end_us});
     }
-    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
-        "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false) FROM stops "
-        "WHERE feed_id = {} ORDER BY vehicle_id, start_time", feed)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows,
+        db->Query(fmt::format(
+            "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false) FROM stops "
+            "WHERE feed_id = {} ORDER BY vehicle_id, start_time",
+            feed)));
     std::map<std::string, std::vector<Interval>> found;
     for (std::size_t r = 0; r < rows.rows(); ++r) {
       found[rows.String(r, 0)].push_back({rows.TimestampMicros(r, 1), rows.TimestampMicros(r, 2)});
-      if (rows.Bool(r, 3) && rows.TimestampMicros(r, 2) - rows.TimestampMicros(r, 1) >= options.min_stop_s * 1e6) {
+      if (rows.Bool(r, 3) &&
+          rows.TimestampMicros(r, 2) - rows.TimestampMicros(r, 1) >= options.min_stop_s * 1e6) {
         ++out.stops.found_near_terminal;
       }
     }
@@ -393,8 +423,8 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
           continue;
         }
         ++out.stops.true_stops;
-        if (it != found.end() &&
-            std::any_of(it->second.begin(), it->second.end(), [&](const Interval& f) { return Overlaps(f, t); })) {
+        if (it != found.end() && std::any_of(it->second.begin(), it->second.end(),
+                                             [&](const Interval& f) { return Overlaps(f, t); })) {
           ++out.stops.recalled;
         }
       }
@@ -407,7 +437,8 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
         }
         ++out.stops.found;
         if (it != true_stops.end() &&
-            std::any_of(it->second.begin(), it->second.end(), [&](const Interval& t) { return Overlaps(f, t); })) {
+            std::any_of(it->second.begin(), it->second.end(),
+                        [&](const Interval& t) { return Overlaps(f, t); })) {
           ++out.stops.precise;
         }
       }
@@ -428,11 +459,15 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
   };
   std::vector<TripRow> trip_rows;
   {
-    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
-        "SELECT vehicle_id, trip_id, trip_start_date, first_time, first_lat, first_lon FROM trips "
-        "WHERE feed_id = {} ORDER BY vehicle_id, first_time, trip_id", feed)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows,
+        db->Query(fmt::format("SELECT vehicle_id, trip_id, trip_start_date, first_time, first_lat, "
+                              "first_lon FROM trips "
+                              "WHERE feed_id = {} ORDER BY vehicle_id, first_time, trip_id",
+                              feed)));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
-      TripRow row{rows.String(r, 0), rows.String(r, 1), rows.String(r, 2), rows.TimestampMicros(r, 3), false};
+      TripRow row{rows.String(r, 0), rows.String(r, 1), rows.String(r, 2),
+                  rows.TimestampMicros(r, 3), false};
       row.departure = IsDeparture(gtfs, row.trip_id, rows.Double(r, 4), rows.Double(r, 5));
       trip_rows.push_back(std::move(row));
     }
@@ -443,15 +478,18 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     for (const auto& c : truth.speed_cells) {
       true_speed[{c.local_date, c.hour, c.cell_x, c.cell_y}] = c.mean_speed_kmh;
     }
-    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
-        "SELECT strftime(local_date, '%Y-%m-%d'), hour, cell_x, cell_y, mean_speed_kmh FROM speed_cell_totals "
-        "WHERE segments >= {} ORDER BY 1, 2, 3, 4", options.min_segments)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows, db->Query(fmt::format("SELECT strftime(local_date, '%Y-%m-%d'), hour, cell_x, "
+                                         "cell_y, mean_speed_kmh FROM speed_cell_totals "
+                                         "WHERE segments >= {} ORDER BY 1, 2, 3, 4",
+                                         options.min_segments)));
     double sum_abs = 0;
     double sum = 0;
     for (std::size_t r = 0; r < rows.rows(); ++r) {
-      const auto it = true_speed.find({rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 1)),
-                                       static_cast<std::int32_t>(rows.Int64(r, 2)),
-                                       static_cast<std::int32_t>(rows.Int64(r, 3))});
+      const auto it =
+          true_speed.find({rows.String(r, 0), static_cast<std::int32_t>(rows.Int64(r, 1)),
+                           static_cast<std::int32_t>(rows.Int64(r, 2)),
+                           static_cast<std::int32_t>(rows.Int64(r, 3))});
       if (it == true_speed.end()) {
         ++out.speed.cells_without_truth;
         continue;
@@ -471,14 +509,17 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
   // Faults: records by their offsets, trip faults by what the tables show.
   if (!truth.fault_records.empty()) {
     const fs::path parquet = ResolveTruthPath(options.truth, truth.fault_records);
-    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
-        "SELECT f.fault, count(*), count(r.reason), count(*) FILTER (WHERE f.expected <> 'accepted'), "
-        "count(*) FILTER (WHERE r.reason = f.expected) "
-        "FROM read_parquet({}) f LEFT JOIN rejected r "
-        "ON r.feed_id = f.feed_id AND r.source_offset = f.source_offset GROUP BY f.fault ORDER BY f.fault",
-        Quote(parquet.string()))));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows, db->Query(fmt::format("SELECT f.fault, count(*), count(r.reason), count(*) "
+                                         "FILTER (WHERE f.expected <> 'accepted'), "
+                                         "count(*) FILTER (WHERE r.reason = f.expected) "
+                                         "FROM read_parquet({}) f LEFT JOIN rejected r "
+                                         "ON r.feed_id = f.feed_id AND r.source_offset = "
+                                         "f.source_offset GROUP BY f.fault ORDER BY f.fault",
+                                         Quote(parquet.string()))));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
-      out.faults[rows.String(r, 0)] = {rows.Int64(r, 1), rows.Int64(r, 2), rows.Int64(r, 3), rows.Int64(r, 4)};
+      out.faults[rows.String(r, 0)] = {rows.Int64(r, 1), rows.Int64(r, 2), rows.Int64(r, 3),
+                                       rows.Int64(r, 4)};
     }
   }
   {
@@ -493,15 +534,18 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     }
     out.faults["never_run"] = never_run;
 
-    FROTA_ASSIGN_OR_RETURN(auto dup_rows, db->Query(fmt::format(
-        "SELECT trip_id, trip_start_date FROM duplicate_slots WHERE feed_id = {}", feed)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto dup_rows,
+        db->Query(fmt::format(
+            "SELECT trip_id, trip_start_date FROM duplicate_slots WHERE feed_id = {}", feed)));
     std::set<std::pair<std::string, std::string>> duplicates;
     for (std::size_t r = 0; r < dup_rows.rows(); ++r) {
       duplicates.emplace(dup_rows.String(r, 0), dup_rows.String(r, 1));
     }
     FaultScore duplicate;
     FaultScore late;
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<const TripRow*>> rows_of;
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<const TripRow*>>
+        rows_of;
     for (const auto& row : trip_rows) {
       rows_of[{row.vehicle_id, row.trip_id, row.start_date}].push_back(&row);
     }
@@ -515,8 +559,10 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
         // Seen: a trips row of the bus and slot starting after the departure, not a §7
         // departure because its first position is far from the terminal.
         const auto it = rows_of.find({d.vehicle_id, d.reported_trip_id, d.start_date});
-        if (it != rows_of.end() && std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
-              return !row->departure && row->first_us >= d.time_us && row->first_us <= d.time_us + 3'600'000'000;
+        if (it != rows_of.end() &&
+            std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
+              return !row->departure && row->first_us >= d.time_us &&
+                     row->first_us <= d.time_us + 3'600'000'000;
             })) {
           ++late.detected;
         }
@@ -528,8 +574,10 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     for (const auto& r : truth.reassignments) {
       ++reassigned.injected;
       const auto it = rows_of.find({r.vehicle_id, r.trip_id, r.start_date});
-      if (it != rows_of.end() && std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
-            return row->first_us >= r.start_us - 30'000'000 && row->first_us <= r.end_us + 30'000'000;
+      if (it != rows_of.end() &&
+          std::any_of(it->second.begin(), it->second.end(), [&](const TripRow* row) {
+            return row->first_us >= r.start_us - 30'000'000 &&
+                   row->first_us <= r.end_us + 30'000'000;
           })) {
         ++reassigned.detected;
       }
@@ -542,14 +590,17 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     for (const auto& [reason, n] : truth.expected_rejected) {
       out.rejections[reason] = {n, 0};
     }
-    FROTA_ASSIGN_OR_RETURN(auto rows, db->Query(fmt::format(
-        "SELECT reason, count(*) FROM rejected WHERE feed_id = {} GROUP BY reason ORDER BY reason", feed)));
+    FROTA_ASSIGN_OR_RETURN(auto rows,
+                           db->Query(fmt::format("SELECT reason, count(*) FROM rejected WHERE "
+                                                 "feed_id = {} GROUP BY reason ORDER BY reason",
+                                                 feed)));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
       auto& entry = out.rejections[rows.String(r, 0)];
       entry.second = rows.Int64(r, 1);
     }
-    FROTA_ASSIGN_OR_RETURN(auto accepted, db->Query(fmt::format(
-        "SELECT count(*) FROM positions WHERE feed_id = {}", feed)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto accepted,
+        db->Query(fmt::format("SELECT count(*) FROM positions WHERE feed_id = {}", feed)));
     out.accepted = {truth.expected_accepted, accepted.rows() > 0 ? accepted.Int64(0, 0) : 0};
   }
   return out;
@@ -558,25 +609,31 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
 std::string EvaluationJson(const Evaluation& e) {
   nlohmann::ordered_json j;
   const auto round = [](double v) { return std::round(v * 1e6) / 1e6; };
-  j["stops"] = {{"precision", round(e.stops.precision)}, {"recall", round(e.stops.recall)},
-                {"true", e.stops.true_stops}, {"found", e.stops.found},
-                {"recalled", e.stops.recalled}, {"precise", e.stops.precise},
+  j["stops"] = {{"precision", round(e.stops.precision)},
+                {"recall", round(e.stops.recall)},
+                {"true", e.stops.true_stops},
+                {"found", e.stops.found},
+                {"recalled", e.stops.recalled},
+                {"precise", e.stops.precise},
                 {"found_near_terminal", e.stops.found_near_terminal}};
-  j["departures"] = {{"computed", e.departures.computed},
-                     {"true", e.departures.true_departures},
-                     {"found", e.departures.found},
-                     {"found_ratio", round(e.departures.found_ratio)},
-                     {"left_out", e.departures.left_out},
-                     {"left_out_found", e.departures.left_out_found},
-                     {"match_window_s", {-e.departures.early_s, e.departures.late_s}},
-                     {"true_reported_at_terminal", e.departures.true_reported_at_terminal},
-                     {"found_reported_at_terminal", e.departures.found_reported_at_terminal},
-                     {"found_ratio_reported_at_terminal",
-                      round(Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal))},
-                     {"departure_rows", e.departures.found_rows},
-                     {"unmatched_rows", e.departures.unmatched_rows}};
-  j["speed"] = {{"cells", e.speed.cells}, {"mae_kmh", round(e.speed.mae_kmh)},
-                {"bias_kmh", round(e.speed.bias_kmh)}, {"cells_without_truth", e.speed.cells_without_truth}};
+  j["departures"] = {
+      {"computed", e.departures.computed},
+      {"true", e.departures.true_departures},
+      {"found", e.departures.found},
+      {"found_ratio", round(e.departures.found_ratio)},
+      {"left_out", e.departures.left_out},
+      {"left_out_found", e.departures.left_out_found},
+      {"match_window_s", {-e.departures.early_s, e.departures.late_s}},
+      {"true_reported_at_terminal", e.departures.true_reported_at_terminal},
+      {"found_reported_at_terminal", e.departures.found_reported_at_terminal},
+      {"found_ratio_reported_at_terminal", round(Ratio(e.departures.found_reported_at_terminal,
+                                                       e.departures.true_reported_at_terminal))},
+      {"departure_rows", e.departures.found_rows},
+      {"unmatched_rows", e.departures.unmatched_rows}};
+  j["speed"] = {{"cells", e.speed.cells},
+                {"mae_kmh", round(e.speed.mae_kmh)},
+                {"bias_kmh", round(e.speed.bias_kmh)},
+                {"cells_without_truth", e.speed.cells_without_truth}};
   {
     const auto& h = e.headways;
     const auto optional = [&](const std::optional<double>& v) {
@@ -618,12 +675,9 @@ std::string EvaluationJson(const Evaluation& e) {
     for (const auto& [kind, counts] : e.alerts.by_kind) {
       kinds[kind] = {{"true", counts[0]}, {"found", counts[1]}, {"matched", counts[2]}};
     }
-    j["alerts"] = {{"true", e.alerts.true_alerts},
-                   {"found", e.alerts.found},
-                   {"matched", e.alerts.matched},
-                   {"precision", round(e.alerts.precision)},
-                   {"recall", round(e.alerts.recall)},
-                   {"by_kind", kinds}};
+    j["alerts"] = {{"true", e.alerts.true_alerts},     {"found", e.alerts.found},
+                   {"matched", e.alerts.matched},      {"precision", round(e.alerts.precision)},
+                   {"recall", round(e.alerts.recall)}, {"by_kind", kinds}};
   }
   nlohmann::ordered_json faults = nlohmann::ordered_json::object();
   for (const auto& [name, score] : e.faults) {
@@ -646,27 +700,30 @@ std::string EvaluationJson(const Evaluation& e) {
 
 std::string EvaluationText(const Evaluation& e) {
   std::string out;
-  out += fmt::format("stops       precision {:.4f}  recall {:.4f}  (true {}, found {})\n", e.stops.precision,
-                     e.stops.recall, e.stops.true_stops, e.stops.found);
+  out += fmt::format("stops       precision {:.4f}  recall {:.4f}  (true {}, found {})\n",
+                     e.stops.precision, e.stops.recall, e.stops.true_stops, e.stops.found);
   if (!e.departures.computed) {
     out += "departures  not in the database: run frota headways on it first\n";
   } else {
     out += fmt::format(
-        "departures  found {} of {} ({:.4f}), {} more hidden by outages and silent lines left out ({} of them "
+        "departures  found {} of {} ({:.4f}), {} more hidden by outages and silent lines left out "
+        "({} of them "
         "found); tagged from the terminal {} of {} ({:.4f})\n",
-        e.departures.found, e.departures.true_departures, e.departures.found_ratio, e.departures.left_out,
-        e.departures.left_out_found, e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal,
+        e.departures.found, e.departures.true_departures, e.departures.found_ratio,
+        e.departures.left_out, e.departures.left_out_found, e.departures.found_reported_at_terminal,
+        e.departures.true_reported_at_terminal,
         Ratio(e.departures.found_reported_at_terminal, e.departures.true_reported_at_terminal));
   }
-  out += fmt::format("speed       cells {}  mae {:.3f} km/h  bias {:+.3f} km/h\n", e.speed.cells, e.speed.mae_kmh,
-                     e.speed.bias_kmh);
+  out += fmt::format("speed       cells {}  mae {:.3f} km/h  bias {:+.3f} km/h\n", e.speed.cells,
+                     e.speed.mae_kmh, e.speed.bias_kmh);
   if (e.alerts.computed) {
-    out += fmt::format("alerts      precision {:.4f}  recall {:.4f}  (true {}, found {}, matched {})\n",
-                       e.alerts.precision, e.alerts.recall, e.alerts.true_alerts, e.alerts.found,
-                       e.alerts.matched);
+    out += fmt::format(
+        "alerts      precision {:.4f}  recall {:.4f}  (true {}, found {}, matched {})\n",
+        e.alerts.precision, e.alerts.recall, e.alerts.true_alerts, e.alerts.found,
+        e.alerts.matched);
     for (const auto& [kind, counts] : e.alerts.by_kind) {
-      out += fmt::format("            {}: true {}, found {}, matched {}\n", kind, counts[0], counts[1],
-                         counts[2]);
+      out += fmt::format("            {}: true {}, found {}, matched {}\n", kind, counts[0],
+                         counts[1], counts[2]);
     }
   }
   if (!e.headways.computed) {
@@ -680,19 +737,21 @@ std::string EvaluationText(const Evaluation& e) {
         "headways    lines with the median within {:.0f} %: {} of {} ({:.4f}); median error {}; "
         "all lines' median {:.1f} s true, {} s found\n",
         100 * h.tolerance, h.lines_within, h.lines.size(), h.within_share,
-        number(h.median_relative_error, "{:.4f}"), h.true_median_s, number(h.found_median_s, "{:.1f}"));
+        number(h.median_relative_error, "{:.4f}"), h.true_median_s,
+        number(h.found_median_s, "{:.1f}"));
     for (const auto& l : h.lines) {
       if (!l.within) {
         out += fmt::format(
-            "  outside: {} ({}) direction {}: true {:.1f} s over {} headways (cv {}), found {} s over {} (cv {})\n",
-            l.route_short_name.empty() ? l.route_id : l.route_short_name, l.route_id, l.direction_id,
-            l.true_median_s, l.true_headways, number(l.true_cv, "{:.3f}"), number(l.found_median_s, "{:.1f}"),
-            l.found_headways, number(l.found_cv, "{:.3f}"));
+            "  outside: {} ({}) direction {}: true {:.1f} s over {} headways (cv {}), found {} s "
+            "over {} (cv {})\n",
+            l.route_short_name.empty() ? l.route_id : l.route_short_name, l.route_id,
+            l.direction_id, l.true_median_s, l.true_headways, number(l.true_cv, "{:.3f}"),
+            number(l.found_median_s, "{:.1f}"), l.found_headways, number(l.found_cv, "{:.3f}"));
       }
     }
   }
-  out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", "fault", "injected", "detected", "expected",
-                     "as_expected");
+  out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", "fault", "injected", "detected",
+                     "expected", "as_expected");
   for (const auto& [name, s] : e.faults) {
     out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", name, s.injected, s.detected,
                        s.expected >= 0 ? fmt::format("{}", s.expected) : "-",

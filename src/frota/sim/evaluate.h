@@ -1,9 +1,9 @@
 // `frota evaluate`: how well the stream's tables recover a simulated day's ground truth.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
-#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,9 +19,9 @@ class DuckDbConnection;
 namespace frota::sim {
 
 struct EvaluateOptions {
-  std::filesystem::path db;     // a DuckDB database written by `frota replay`
-  std::filesystem::path truth;  // the truth.json of `frota simulate`
-  double min_stop_s = 360;      // stops scored: true and found ones at least this long
+  std::filesystem::path db;        // a DuckDB database written by `frota replay`
+  std::filesystem::path truth;     // the truth.json of `frota simulate`
+  double min_stop_s = 360;         // stops scored: true and found ones at least this long
   std::int64_t min_segments = 20;  // speed cells scored: at least this many segments
   /// A found departure (the `departures` table of `frota headways`) matches a true one of
   /// the same bus, route and direction from this much before it to `departure_late_s`
@@ -49,10 +49,10 @@ struct Evaluation {
   struct Stops {
     double precision = 0;
     double recall = 0;
-    std::int64_t true_stops = 0;   // true stops >= min_stop_s
-    std::int64_t found = 0;        // found stops >= min_stop_s
-    std::int64_t recalled = 0;     // true stops overlapped by a found stop of the bus
-    std::int64_t precise = 0;      // found stops overlapping a true stop of the bus
+    std::int64_t true_stops = 0;  // true stops >= min_stop_s
+    std::int64_t found = 0;       // found stops >= min_stop_s
+    std::int64_t recalled = 0;    // true stops overlapped by a found stop of the bus
+    std::int64_t precise = 0;     // found stops overlapping a true stop of the bus
     std::int64_t found_near_terminal = 0;
   } stops;
   struct Departures {
@@ -104,8 +104,8 @@ struct Evaluation {
       std::int64_t found_headways = 0;    // measured rows of the headways table
       std::optional<double> found_median_s;
       std::optional<double> found_cv;
-      std::int64_t true_departures = 0;     // visible true departures (as Departures)
-      std::int64_t matched_departures = 0;  // of those, found
+      std::int64_t true_departures = 0;      // visible true departures (as Departures)
+      std::int64_t matched_departures = 0;   // of those, found
       std::optional<double> relative_error;  // |found - true| / true
       bool within = false;                   // relative_error <= headway_tolerance
     };

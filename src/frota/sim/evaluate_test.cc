@@ -1,10 +1,9 @@
 #include "frota/sim/evaluate.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include <fmt/format.h>
 
 #include "frota/base/file.h"
 #include "frota/sim/sim_test_util.h"
@@ -20,7 +19,8 @@ constexpr std::int64_t Minute(double m) { return kTen + static_cast<std::int64_t
 
 std::string Sql(std::int64_t us) { return fmt::format("make_timestamp({}::BIGINT)", us); }
 
-TruthDeparture Departure(const std::string& vehicle, const std::string& route, std::int32_t direction, double minute) {
+TruthDeparture Departure(const std::string& vehicle, const std::string& route,
+                         std::int32_t direction, double minute) {
   TruthDeparture d;
   d.vehicle_id = vehicle;
   d.route_id = route;
@@ -37,32 +37,41 @@ TruthDeparture Departure(const std::string& vehicle, const std::string& route, s
 std::unique_ptr<sink::DuckDbConnection> Database() {
   auto db = sink::DuckDbConnection::Open("");
   EXPECT_TRUE(db.ok());
-  EXPECT_TRUE((*db)->Execute(
-      "CREATE TABLE departures (feed_id VARCHAR, vehicle_id VARCHAR, feed_route_id VARCHAR, route_id VARCHAR, "
-      "direction_id TINYINT, trip_id VARCHAR, shape_id VARCHAR, service_date DATE, departure_time TIMESTAMP, "
-      "inferred BOOLEAN, distance_m DOUBLE, tagged_late BOOLEAN, unplanned BOOLEAN, day_type VARCHAR, "
-      "local_date DATE, hour TINYINT);"
-      "CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, day_type VARCHAR, "
-      "departure_time TIMESTAMP, local_date DATE, hour TINYINT, vehicle_id VARCHAR, inferred BOOLEAN, "
-      "headway_s DOUBLE, planned_headway_s DOUBLE, exclusion VARCHAR)").ok());
+  EXPECT_TRUE((*db)
+                  ->Execute("CREATE TABLE departures (feed_id VARCHAR, vehicle_id VARCHAR, "
+                            "feed_route_id VARCHAR, route_id VARCHAR, "
+                            "direction_id TINYINT, trip_id VARCHAR, shape_id VARCHAR, service_date "
+                            "DATE, departure_time TIMESTAMP, "
+                            "inferred BOOLEAN, distance_m DOUBLE, tagged_late BOOLEAN, unplanned "
+                            "BOOLEAN, day_type VARCHAR, "
+                            "local_date DATE, hour TINYINT);"
+                            "CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, "
+                            "service_date DATE, day_type VARCHAR, "
+                            "departure_time TIMESTAMP, local_date DATE, hour TINYINT, vehicle_id "
+                            "VARCHAR, inferred BOOLEAN, "
+                            "headway_s DOUBLE, planned_headway_s DOUBLE, exclusion VARCHAR)")
+                  .ok());
   return std::move(*db);
 }
 
 void AddFound(sink::DuckDbConnection& db, const std::string& vehicle, const std::string& route,
               std::int32_t direction, double minute) {
-  ASSERT_TRUE(db.Execute(fmt::format(
-      "INSERT INTO departures VALUES ('frota-sim', '{0}', '{1}', '{1}', {2}, '', 's', DATE '2024-06-05', {3}, "
-      "false, 100, false, false, 'weekday', DATE '2024-06-05', 7)",
-      vehicle, route, direction, Sql(Minute(minute)))).ok());
+  ASSERT_TRUE(db.Execute(fmt::format("INSERT INTO departures VALUES ('frota-sim', '{0}', '{1}', "
+                                     "'{1}', {2}, '', 's', DATE '2024-06-05', {3}, "
+                                     "false, 100, false, false, 'weekday', DATE '2024-06-05', 7)",
+                                     vehicle, route, direction, Sql(Minute(minute))))
+                  .ok());
 }
 
-void AddHeadway(sink::DuckDbConnection& db, const std::string& route, double minute, std::optional<double> headway_s,
-                const std::string& exclusion) {
-  ASSERT_TRUE(db.Execute(fmt::format(
-      "INSERT INTO headways VALUES ('{}', 0, DATE '2024-06-05', 'weekday', {}, DATE '2024-06-05', 7, 'A', false, "
-      "{}, 600, {})",
-      route, Sql(Minute(minute)), headway_s ? fmt::format("{}", *headway_s) : "NULL",
-      exclusion.empty() ? "NULL" : "'" + exclusion + "'")).ok());
+void AddHeadway(sink::DuckDbConnection& db, const std::string& route, double minute,
+                std::optional<double> headway_s, const std::string& exclusion) {
+  ASSERT_TRUE(db.Execute(fmt::format("INSERT INTO headways VALUES ('{}', 0, DATE '2024-06-05', "
+                                     "'weekday', {}, DATE '2024-06-05', 7, 'A', false, "
+                                     "{}, 600, {})",
+                                     route, Sql(Minute(minute)),
+                                     headway_s ? fmt::format("{}", *headway_s) : "NULL",
+                                     exclusion.empty() ? "NULL" : "'" + exclusion + "'"))
+                  .ok());
 }
 
 Truth BaseTruth() {
@@ -74,10 +83,10 @@ Truth BaseTruth() {
 
 TEST(EvaluateDepartures, MatchesABusFromTenMinutesBeforeToTenAfterOnItsRouteAndDirection) {
   Truth truth = BaseTruth();
-  truth.departures = {Departure("A", "100", 0, 0),   // found 9 min late: matched
-                      Departure("A", "100", 1, 60),  // found 11.5 min early: missed
-                      Departure("B", "100", 0, 10),  // found on another route: missed
-                      Departure("C", "101", 0, 20)}; // found 8 min early: matched
+  truth.departures = {Departure("A", "100", 0, 0),    // found 9 min late: matched
+                      Departure("A", "100", 1, 60),   // found 11.5 min early: missed
+                      Departure("B", "100", 0, 10),   // found on another route: missed
+                      Departure("C", "101", 0, 20)};  // found 8 min early: matched
   auto db = Database();
   AddFound(*db, "A", "100", 0, 9);
   AddFound(*db, "A", "100", 1, 48.5);
@@ -96,11 +105,12 @@ TEST(EvaluateDepartures, MatchesABusFromTenMinutesBeforeToTenAfterOnItsRouteAndD
 
 TEST(EvaluateDepartures, LeavesOutDeparturesHiddenByAnOutageOrASilenceOfTheirRoute) {
   Truth truth = BaseTruth();
-  truth.departures = {Departure("A", "100", 0, 0), Departure("A", "100", 0, 30), Departure("B", "101", 0, 30),
-                      Departure("B", "101", 0, 60), Departure("C", "102", 0, 90)};
+  truth.departures = {Departure("A", "100", 0, 0), Departure("A", "100", 0, 30),
+                      Departure("B", "101", 0, 30), Departure("B", "101", 0, 60),
+                      Departure("C", "102", 0, 90)};
   truth.departures[4].tagged_late = true;
-  truth.outages = {{"", Minute(25), Minute(35)}};         // hides both at minute 30
-  truth.line_silences = {{"101", Minute(55), Minute(65)}};  // hides B at 60
+  truth.outages = {{"", Minute(25), Minute(35)}};                  // hides both at minute 30
+  truth.line_silences = {{"101", Minute(55), Minute(65)}};         // hides B at 60
   truth.line_silences.push_back({"100", Minute(88), Minute(92)});  // another route's: C stays
   auto db = Database();
   AddFound(*db, "A", "100", 0, 1);
@@ -169,7 +179,8 @@ TEST(EvaluateHeadways, ReadsAVersionOneTruthAsHeadwaysWithoutExclusions) {
   testing_util::ScratchDir dir("truth-v1");
   Truth truth = BaseTruth();
   truth.time_zone = "America/Sao_Paulo";
-  truth.departures = {Departure("A", "100", 0, 0), Departure("B", "100", 0, 12), Departure("C", "100", 0, 20)};
+  truth.departures = {Departure("A", "100", 0, 0), Departure("B", "100", 0, 12),
+                      Departure("C", "100", 0, 20)};
   ASSERT_TRUE(WriteTruth(truth, dir.path() / "truth.json").ok());
   auto text = base::ReadFile(dir.path() / "truth.json");
   ASSERT_TRUE(text.ok());

@@ -24,7 +24,8 @@ ExpectedOutcomes::ExpectedOutcomes(const geo::Area* area)
 
 void ExpectedOutcomes::Decide(std::int64_t offset, std::optional<model::RejectReason> reason) {
   if (reason) {
-    outcomes_[static_cast<std::size_t>(offset)] = static_cast<std::uint8_t>(1 + static_cast<int>(*reason));
+    outcomes_[static_cast<std::size_t>(offset)] =
+        static_cast<std::uint8_t>(1 + static_cast<int>(*reason));
     ++rejected_[static_cast<std::size_t>(*reason)];
   } else {
     outcomes_[static_cast<std::size_t>(offset)] = 0;
@@ -103,7 +104,8 @@ void ExpectedOutcomes::Release(VehicleState& state, std::int64_t up_to_us) {
     state.last_lon = p.lon;
     Decide(p.offset, std::nullopt);
   }
-  state.pending.erase(state.pending.begin(), state.pending.begin() + static_cast<std::ptrdiff_t>(released));
+  state.pending.erase(state.pending.begin(),
+                      state.pending.begin() + static_cast<std::ptrdiff_t>(released));
 }
 
 void ExpectedOutcomes::EndOfResponse() {

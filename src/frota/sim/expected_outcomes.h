@@ -13,11 +13,11 @@ namespace frota::sim {
 
 /// What the simulator knows of one record it wrote, in archive (offset) order.
 struct RecordFacts {
-  std::int32_t vehicle = -1;  // key; -1 for a record without a vehicle id
+  std::int32_t vehicle = -1;                          // key; -1 for a record without a vehicle id
   std::optional<model::RejectReason> decoder_reason;  // rule 1, known from how it was encoded
-  std::int64_t event_us = 0;   // as the decoder will read it
-  std::int64_t ingest_us = 0;  // the envelope's ingest time
-  double lat = 0;              // the float on the wire, widened
+  std::int64_t event_us = 0;                          // as the decoder will read it
+  std::int64_t ingest_us = 0;                         // the envelope's ingest time
+  double lat = 0;                                     // the float on the wire, widened
   double lon = 0;
 };
 

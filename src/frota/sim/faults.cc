@@ -4,17 +4,27 @@ namespace frota::sim {
 
 namespace {
 constexpr std::array<std::string_view, kFaultCount> kNames = {
-    "future_clock",       "gps_jump",
-    "outside_city",       "missing_vehicle_id",
-    "missing_coordinates", "latitude_out_of_range",
-    "longitude_out_of_range", "null_island",
-    "missing_timestamp",  "timestamp_in_milliseconds",
-    "delayed_report",     "repeat",
-    "late_response",      "headerless_response",
+    "future_clock",
+    "gps_jump",
+    "outside_city",
+    "missing_vehicle_id",
+    "missing_coordinates",
+    "latitude_out_of_range",
+    "longitude_out_of_range",
+    "null_island",
+    "missing_timestamp",
+    "timestamp_in_milliseconds",
+    "delayed_report",
+    "repeat",
+    "late_response",
+    "headerless_response",
     "never_run",
-    "duplicate_slot",     "tagged_late",
-    "reassigned_while_parked", "never_tagged",
-    "feed_outage",        "line_silent",
+    "duplicate_slot",
+    "tagged_late",
+    "reassigned_while_parked",
+    "never_tagged",
+    "feed_outage",
+    "line_silent",
     "stale_plan",
 };
 }  // namespace
@@ -60,14 +70,13 @@ double FaultConfig::RecordRate(Fault fault) const {
 
 FaultConfig FaultConfig::None() {
   FaultConfig config;
-  for (double* rate : {&config.future_clock, &config.gps_jump, &config.outside_city,
-                       &config.missing_vehicle_id, &config.missing_coordinates,
-                       &config.latitude_out_of_range, &config.longitude_out_of_range,
-                       &config.null_island, &config.timestamp_in_milliseconds,
-                       &config.headerless_response, &config.missing_timestamp,
-                       &config.stalls_per_hour, &config.repeat, &config.never_run,
-                       &config.duplicate_slot, &config.tagged_late,
-                       &config.never_tagged, &config.reassigned_while_parked}) {
+  for (double* rate :
+       {&config.future_clock, &config.gps_jump, &config.outside_city, &config.missing_vehicle_id,
+        &config.missing_coordinates, &config.latitude_out_of_range, &config.longitude_out_of_range,
+        &config.null_island, &config.timestamp_in_milliseconds, &config.headerless_response,
+        &config.missing_timestamp, &config.stalls_per_hour, &config.repeat, &config.never_run,
+        &config.duplicate_slot, &config.tagged_late, &config.never_tagged,
+        &config.reassigned_while_parked}) {
     *rate = 0;
   }
   config.late_responses = 0;

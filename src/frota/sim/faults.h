@@ -14,31 +14,31 @@ namespace frota::sim {
 /// the feed says about a trip.
 enum class Fault : std::uint8_t {
   // Record faults (each fresh entity gets at most one).
-  kFutureClock,        // the vehicle's clock runs 40 s to 10 min ahead
-  kGpsJump,            // the position lands 3-12 km away, still inside the city
-  kOutsideCity,        // the position lands outside the city's boundary
-  kMissingVehicleId,   // no entity id, vehicle id or label
-  kMissingCoordinates, // no Position message
-  kLatitudeOutOfRange, // latitude times ten (a lost decimal point)
+  kFutureClock,         // the vehicle's clock runs 40 s to 10 min ahead
+  kGpsJump,             // the position lands 3-12 km away, still inside the city
+  kOutsideCity,         // the position lands outside the city's boundary
+  kMissingVehicleId,    // no entity id, vehicle id or label
+  kMissingCoordinates,  // no Position message
+  kLatitudeOutOfRange,  // latitude times ten (a lost decimal point)
   kLongitudeOutOfRange,
-  kNullIsland,         // 0, 0
-  kMissingTimestamp,   // no timestamp, in a response whose header has none either
+  kNullIsland,        // 0, 0
+  kMissingTimestamp,  // no timestamp, in a response whose header has none either
   kTimestampInMilliseconds,
-  kDelayedReport,      // (not drawn) a fix shown more than 300 s after it was taken
+  kDelayedReport,  // (not drawn) a fix shown more than 300 s after it was taken
   // Poll faults.
-  kRepeat,             // a line's entities repeat the previous response's
-  kLateResponse,       // an old response archived late, its ingest time going backwards
-  kHeaderlessResponse, // a response whose header has no timestamp
+  kRepeat,              // a line's entities repeat the previous response's
+  kLateResponse,        // an old response archived late, its ingest time going backwards
+  kHeaderlessResponse,  // a response whose header has no timestamp
   // Trip faults.
-  kNeverRun,           // a planned trip nobody runs
-  kDuplicateSlot,      // a bus reports the slot of the previous departure of its route
-  kTaggedLate,         // the trip id appears only 1.2-3 km after the terminal
+  kNeverRun,               // a planned trip nobody runs
+  kDuplicateSlot,          // a bus reports the slot of the previous departure of its route
+  kTaggedLate,             // the trip id appears only 1.2-3 km after the terminal
   kReassignedWhileParked,  // during a layover the trip id briefly shows another slot
-  kNeverTagged,        // no position of the trip carries its trip id (the route is there)
+  kNeverTagged,            // no position of the trip carries its trip id (the route is there)
   // Feed faults: what the feed as a whole, or a line of it, fails to deliver.
-  kFeedOutage,         // no response archived at all: the polls fail
-  kLineSilent,         // a line's entities missing from the responses while the feed is up
-  kStalePlan,          // the GTFS frota is given differs from what a route operates
+  kFeedOutage,  // no response archived at all: the polls fail
+  kLineSilent,  // a line's entities missing from the responses while the feed is up
+  kStalePlan,   // the GTFS frota is given differs from what a route operates
 };
 inline constexpr std::size_t kFaultCount = 22;
 
@@ -57,10 +57,15 @@ struct OutageSpec {
 };
 
 /// Record faults in the order a uniform draw picks them (cumulative rates).
-inline constexpr std::array<Fault, 9> kDrawnRecordFaults = {
-    Fault::kFutureClock,         Fault::kGpsJump,           Fault::kOutsideCity,
-    Fault::kMissingVehicleId,    Fault::kMissingCoordinates, Fault::kLatitudeOutOfRange,
-    Fault::kLongitudeOutOfRange, Fault::kNullIsland,        Fault::kTimestampInMilliseconds};
+inline constexpr std::array<Fault, 9> kDrawnRecordFaults = {Fault::kFutureClock,
+                                                            Fault::kGpsJump,
+                                                            Fault::kOutsideCity,
+                                                            Fault::kMissingVehicleId,
+                                                            Fault::kMissingCoordinates,
+                                                            Fault::kLatitudeOutOfRange,
+                                                            Fault::kLongitudeOutOfRange,
+                                                            Fault::kNullIsland,
+                                                            Fault::kTimestampInMilliseconds};
 
 /// How often each fault happens. Defaults are the Rio-like day of docs/simulator.md.
 struct FaultConfig {
@@ -87,7 +92,7 @@ struct FaultConfig {
   double delivery_sigma = 0.35;
   double stalls_per_hour = 0.5;  // per bus in service
   double stall_min_s = 30;
-  double stall_mean_s = 300;     // exponential beyond the minimum
+  double stall_mean_s = 300;  // exponential beyond the minimum
   // Per (line, poll): the line's entities repeat the previous response.
   double repeat = 0.5;
   // Responses archived late per day.

@@ -88,7 +88,8 @@ void AppendDecimal(std::string& out, float value) {
 
 }  // namespace
 
-std::string FeedEncoder::RioSppo(const std::vector<SimRecord>& records, std::int64_t server_ms) const {
+std::string FeedEncoder::RioSppo(const std::vector<SimRecord>& records,
+                                 std::int64_t server_ms) const {
   std::string out = "[";
   bool first = true;
   for (const SimRecord& record : records) {
@@ -113,11 +114,12 @@ std::string FeedEncoder::RioSppo(const std::vector<SimRecord>& records, std::int
     if (record.has_timestamp) {
       out += fmt::format("{}", event_ms);
     }
-    out += fmt::format("\",\"velocidade\":\"{}\",\"linha\":\"{}\",\"datahoraenvio\":\"{}\","
-                       "\"datahoraservidor\":\"{}\"}}",
-                       static_cast<int>(std::lround(record.speed_mps * 3.6)),
-                       fleet_.route_ids[static_cast<std::size_t>(vehicle.route)],
-                       record.has_timestamp ? event_ms + 2000 : server_ms, server_ms);
+    out += fmt::format(
+        "\",\"velocidade\":\"{}\",\"linha\":\"{}\",\"datahoraenvio\":\"{}\","
+        "\"datahoraservidor\":\"{}\"}}",
+        static_cast<int>(std::lround(record.speed_mps * 3.6)),
+        fleet_.route_ids[static_cast<std::size_t>(vehicle.route)],
+        record.has_timestamp ? event_ms + 2000 : server_ms, server_ms);
   }
   out += first ? "]" : "\n]";
   return out;

@@ -104,10 +104,12 @@ VehicleSample SampleVehicle(const SimVehicle& vehicle, const DayPlan& plan, doub
   sample.speed_mps = span > 0 ? moved / span : 0;
   sample.bearing_deg = path.BearingAt(s);
   sample.odometer_m = leg.odo_end - (1 - f) * moved;
-  const auto label = std::upper_bound(vehicle.labels.begin(), vehicle.labels.end(), t,
-                                      [](double value, const LabelChange& c) { return value < c.t; });
+  const auto label =
+      std::upper_bound(vehicle.labels.begin(), vehicle.labels.end(), t,
+                       [](double value, const LabelChange& c) { return value < c.t; });
   sample.slot = label == vehicle.labels.begin() ? -1 : std::prev(label)->slot;
-  if (leg.kind == LegKind::kLayover || leg.kind == LegKind::kPreService || leg.kind == LegKind::kPostService) {
+  if (leg.kind == LegKind::kLayover || leg.kind == LegKind::kPreService ||
+      leg.kind == LegKind::kPostService) {
     sample.terminal_stand = leg.s_start <= 0 || leg.s_start >= path.length_m() - 1;
     sample.stand_start = t0;
   }
@@ -121,9 +123,10 @@ std::pair<double, double> GpsError(const SimVehicle& vehicle, double t, double s
   double east = 0;
   double north = 0;
   for (std::size_t k = 0; k < 3; ++k) {
-    east += amplitude * std::sin(2 * std::numbers::pi * t / vehicle.noise_period[k] + vehicle.noise_phase[k]);
-    north += amplitude *
-             std::sin(2 * std::numbers::pi * t / vehicle.noise_period[k + 3] + vehicle.noise_phase[k + 3]);
+    east += amplitude *
+            std::sin(2 * std::numbers::pi * t / vehicle.noise_period[k] + vehicle.noise_phase[k]);
+    north += amplitude * std::sin(2 * std::numbers::pi * t / vehicle.noise_period[k + 3] +
+                                  vehicle.noise_phase[k + 3]);
   }
   return {east, north};
 }
@@ -135,10 +138,12 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     fleet.route_ids.push_back(trip.route_id);
   }
   std::sort(fleet.route_ids.begin(), fleet.route_ids.end());
-  fleet.route_ids.erase(std::unique(fleet.route_ids.begin(), fleet.route_ids.end()), fleet.route_ids.end());
+  fleet.route_ids.erase(std::unique(fleet.route_ids.begin(), fleet.route_ids.end()),
+                        fleet.route_ids.end());
   const auto route_index = [&](const std::string& id) {
     return static_cast<std::int32_t>(
-        std::lower_bound(fleet.route_ids.begin(), fleet.route_ids.end(), id) - fleet.route_ids.begin());
+        std::lower_bound(fleet.route_ids.begin(), fleet.route_ids.end(), id) -
+        fleet.route_ids.begin());
   };
 
   // Planned trips nobody runs (explicit trips only: a frequency instance has no slot of
@@ -169,7 +174,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
   }
   auto blocks = BuildBlocks(inputs, BlockOptions{});
   std::stable_sort(blocks.begin(), blocks.end(), [&](const auto& a, const auto& b) {
-    return inputs[static_cast<std::size_t>(a.front())].group < inputs[static_cast<std::size_t>(b.front())].group;
+    return inputs[static_cast<std::size_t>(a.front())].group <
+           inputs[static_cast<std::size_t>(b.front())].group;
   });
 
   // The previous run departure of the same route and direction, for duplicate_slot, and
@@ -184,7 +190,9 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     const auto& line = by_line[{trip.route_id, trip.direction_id}];
     const auto it = std::find(line.begin(), line.end(), slot);
     const auto at = (it - line.begin()) + step;
-    return at < 0 || at >= static_cast<std::ptrdiff_t>(line.size()) ? -1 : line[static_cast<std::size_t>(at)];
+    return at < 0 || at >= static_cast<std::ptrdiff_t>(line.size())
+               ? -1
+               : line[static_cast<std::size_t>(at)];
   };
 
   // Terminal points per route, for the truth's near_terminal.
@@ -193,7 +201,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     const auto& points = plan.shapes[static_cast<std::size_t>(trip.shape)].path.points();
     auto& list = terminals[static_cast<std::size_t>(route_index(trip.route_id))];
     for (const LatLon& p : {points.front(), points.back()}) {
-      if (std::none_of(list.begin(), list.end(), [&](const LatLon& q) { return q.lat == p.lat && q.lon == p.lon; })) {
+      if (std::none_of(list.begin(), list.end(),
+                       [&](const LatLon& q) { return q.lat == p.lat && q.lon == p.lon; })) {
         list.push_back(p);
       }
     }
@@ -204,8 +213,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     const auto& block = blocks[v];
     SimVehicle vehicle;
     vehicle.route = inputs[static_cast<std::size_t>(block.front())].group;
-    vehicle.id = fmt::format("{}{:05d}", kLetters[static_cast<std::size_t>(vehicle.route) % kLetters.size()],
-                             10000 + v);
+    vehicle.id = fmt::format(
+        "{}{:05d}", kLetters[static_cast<std::size_t>(vehicle.route) % kLetters.size()], 10000 + v);
     Rng rng = Rng::For(seed, "vehicle", v);
     for (std::size_t k = 0; k < 6; ++k) {
       static constexpr std::array<double, 3> kLow = {120, 300, 900};
@@ -216,7 +225,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     const std::int32_t first_slot = run_slots[static_cast<std::size_t>(block.front())];
     const PlannedTrip& first = plan.trips[static_cast<std::size_t>(first_slot)];
     vehicle.t_on = first.departure_s - rng.Uniform(360, 840);
-    vehicle.first_fix = static_cast<std::int64_t>(std::ceil(vehicle.t_on)) + rng.UniformInt(0, kFixPeriodS - 1);
+    vehicle.first_fix =
+        static_cast<std::int64_t>(std::ceil(vehicle.t_on)) + rng.UniformInt(0, kFixPeriodS - 1);
     vehicle.labels.push_back({vehicle.t_on, -1});
     Driver driver(vehicle, vehicle.t_on);
     // Terminals dispatch a little after the timetable, never exactly on it (kDispatchMaxS).
@@ -236,8 +246,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
       const bool long_trip = length >= kTaggedLateMinShapeM;
       const bool never_tagged = trip_rng.Bernoulli(faults.never_tagged);
       const bool tagged_late = !never_tagged && long_trip && trip_rng.Bernoulli(faults.tagged_late);
-      const double tag_at_m = std::min(trip_rng.Uniform(faults.tagged_late_min_m, faults.tagged_late_max_m),
-                                       length - 300);
+      const double tag_at_m = std::min(
+          trip_rng.Uniform(faults.tagged_late_min_m, faults.tagged_late_max_m), length - 300);
       const bool duplicate = !trip.frequency_based && trip_rng.Bernoulli(faults.duplicate_slot);
       const bool incident = length >= 3000 && trip_rng.Bernoulli(faults.incident);
       const double incident_s = trip_rng.Uniform(1200, std::max(1201.0, length - 1200));
@@ -279,8 +289,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
           reported = other;
         }
       }
-      fleet.departures.push_back({static_cast<std::int32_t>(v), slot, reported, t_departure, tagged_late,
-                                  tagged_late ? tag_at_m : 0, never_tagged});
+      fleet.departures.push_back({static_cast<std::int32_t>(v), slot, reported, t_departure,
+                                  tagged_late, tagged_late ? tag_at_m : 0, never_tagged});
       vehicle.labels.push_back({t_departure, tagged_late || never_tagged ? -1 : reported});
 
       // Stretches between stops (and the incident), each at its own speed.
@@ -303,8 +313,10 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
           const double before = tag_at_m - s;
           const LatLon mid = shape.path.At((s + tag_at_m) / 2);
           const int hour = static_cast<int>(std::floor(driver.t() / 3600)) % 24;
-          const double v_mps = traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
-          driver.Move(before / v_mps, trip.shape, static_cast<float>(s), static_cast<float>(tag_at_m));
+          const double v_mps =
+              traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
+          driver.Move(before / v_mps, trip.shape, static_cast<float>(s),
+                      static_cast<float>(tag_at_m));
           s = tag_at_m;
           vehicle.labels.push_back({driver.t(), reported});
           late_labelled = true;
@@ -312,16 +324,20 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
         if (target > s) {
           const LatLon mid = shape.path.At((s + target) / 2);
           const int hour = static_cast<int>(std::floor(driver.t() / 3600)) % 24;
-          const double v_mps = traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
-          driver.Move((target - s) / v_mps, trip.shape, static_cast<float>(s), static_cast<float>(target));
+          const double v_mps =
+              traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
+          driver.Move((target - s) / v_mps, trip.shape, static_cast<float>(s),
+                      static_cast<float>(target));
           s = target;
         }
         if (kind == LegKind::kDwell) {
           if (trip_rng.Bernoulli(0.8)) {
-            driver.Stand(driver.t() + trip_rng.Uniform(10, 40), trip.shape, static_cast<float>(s), LegKind::kDwell);
+            driver.Stand(driver.t() + trip_rng.Uniform(10, 40), trip.shape, static_cast<float>(s),
+                         LegKind::kDwell);
           }
         } else if (kind == LegKind::kIncident) {
-          driver.Stand(driver.t() + incident_duration, trip.shape, static_cast<float>(s), LegKind::kIncident);
+          driver.Stand(driver.t() + incident_duration, trip.shape, static_cast<float>(s),
+                       LegKind::kIncident);
         }
       }
     }
@@ -331,8 +347,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     // Link stalls, a Poisson process over the time in service.
     if (faults.stalls_per_hour > 0) {
       Rng stall_rng = Rng::For(seed, "stall", v);
-      for (double t = vehicle.t_on + stall_rng.Exponential(3600 / faults.stalls_per_hour); t < vehicle.t_off;
-           t += stall_rng.Exponential(3600 / faults.stalls_per_hour)) {
+      for (double t = vehicle.t_on + stall_rng.Exponential(3600 / faults.stalls_per_hour);
+           t < vehicle.t_off; t += stall_rng.Exponential(3600 / faults.stalls_per_hour)) {
         const double until = t + faults.stall_min_s + stall_rng.Exponential(faults.stall_mean_s);
         vehicle.stalls.emplace_back(t, until);
         t = until;
@@ -383,7 +399,8 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
     double previous_odo = -1;
     CellHourKey last_key{0, -1, 0, 0};
     CellHourSums* sums = nullptr;
-    for (auto fix = vehicle.first_fix; static_cast<double>(fix) <= vehicle.t_off; fix += kFixPeriodS) {
+    for (auto fix = vehicle.first_fix; static_cast<double>(fix) <= vehicle.t_off;
+         fix += kFixPeriodS) {
       const auto t = static_cast<double>(fix);
       const VehicleSample sample = SampleVehicle(vehicle, plan, t);
       if (previous_odo >= 0) {

@@ -15,7 +15,14 @@
 
 namespace frota::sim {
 
-enum class LegKind : std::uint8_t { kMoving, kDwell, kIncident, kLayover, kPreService, kPostService };
+enum class LegKind : std::uint8_t {
+  kMoving,
+  kDwell,
+  kIncident,
+  kLayover,
+  kPreService,
+  kPostService
+};
 std::string_view LegKindName(LegKind kind);
 
 /// A stretch of a bus's day: moving linearly along `shape` from s_start to s_end, or
@@ -56,7 +63,7 @@ inline constexpr std::int64_t kFixPeriodS = 15;
 
 /// Where a bus truly is at an instant.
 struct VehicleSample {
-  LatLon position;       // true, without GPS error
+  LatLon position;  // true, without GPS error
   double speed_mps = 0;
   double bearing_deg = 0;
   double odometer_m = 0;
@@ -84,7 +91,7 @@ struct TrueDeparture {
   std::int32_t slot = 0;           // the plan trip it ran
   std::int32_t reported_slot = 0;  // the slot the feed reports (differs for duplicate_slot)
   double t = 0;
-  bool tagged_late = false;   // the trip id first shows tagged_late_m out
+  bool tagged_late = false;  // the trip id first shows tagged_late_m out
   double tagged_late_m = 0;
   bool never_tagged = false;  // the trip id never shows
 };

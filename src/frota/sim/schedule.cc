@@ -29,8 +29,10 @@ class StopGrid {
 
   // Stops within `margin_deg` of the box around a and b, each once, in index order.
   void Near(LatLon a, LatLon b, double margin_deg, std::vector<std::int32_t>& out) const {
-    const auto [x0, y0] = Cell(std::min(a.lat, b.lat) - margin_deg, std::min(a.lon, b.lon) - margin_deg);
-    const auto [x1, y1] = Cell(std::max(a.lat, b.lat) + margin_deg, std::max(a.lon, b.lon) + margin_deg);
+    const auto [x0, y0] =
+        Cell(std::min(a.lat, b.lat) - margin_deg, std::min(a.lon, b.lon) - margin_deg);
+    const auto [x1, y1] =
+        Cell(std::max(a.lat, b.lat) + margin_deg, std::max(a.lon, b.lon) + margin_deg);
     for (std::int64_t y = y0; y <= y1; ++y) {
       for (std::int64_t x = x0; x <= x1; ++x) {
         const auto it = cells_.find({x, y});
@@ -200,7 +202,8 @@ std::vector<std::vector<std::int32_t>> BuildBlocks(const std::vector<BlockInput>
     order[i] = static_cast<std::int32_t>(i);
   }
   std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-    return trips[static_cast<std::size_t>(a)].departure_s < trips[static_cast<std::size_t>(b)].departure_s;
+    return trips[static_cast<std::size_t>(a)].departure_s <
+           trips[static_cast<std::size_t>(b)].departure_s;
   });
   struct Idle {
     std::int32_t block;
@@ -239,9 +242,8 @@ std::vector<std::vector<std::int32_t>> BuildBlocks(const std::vector<BlockInput>
     blocks[static_cast<std::size_t>(block)].push_back(index);
     idle.push_back({block, trip.arrival_s, trip.end});
     // Vehicles idle too long have pulled in: forget them so the list stays short.
-    std::erase_if(idle, [&](const Idle& v) {
-      return trip.departure_s - v.free_s > options.max_idle_s;
-    });
+    std::erase_if(idle,
+                  [&](const Idle& v) { return trip.departure_s - v.free_s > options.max_idle_s; });
   }
   return blocks;
 }

@@ -19,10 +19,10 @@ struct PlannedTrip {
   std::string trip_id;
   std::string route_id;
   std::int8_t direction_id = -1;
-  std::int32_t shape = -1;        // index into DayPlan::shapes
-  std::int32_t departure_s = 0;   // seconds of the service day (noon minus 12 h)
-  std::int32_t arrival_s = 0;     // planned arrival at the last stop
-  std::string start_time;         // HH:MM:SS, GTFS-RT TripDescriptor.start_time
+  std::int32_t shape = -1;       // index into DayPlan::shapes
+  std::int32_t departure_s = 0;  // seconds of the service day (noon minus 12 h)
+  std::int32_t arrival_s = 0;    // planned arrival at the last stop
+  std::string start_time;        // HH:MM:SS, GTFS-RT TripDescriptor.start_time
   bool frequency_based = false;
 };
 

@@ -27,8 +27,8 @@ ShapePath::ShapePath(std::vector<LatLon> points) : points_(std::move(points)) {
   double total = 0;
   for (std::size_t i = 0; i < points_.size(); ++i) {
     if (i > 0) {
-      total += geo::HaversineM(points_[i - 1].lat, points_[i - 1].lon, points_[i].lat,
-                               points_[i].lon);
+      total +=
+          geo::HaversineM(points_[i - 1].lat, points_[i - 1].lon, points_[i].lat, points_[i].lon);
     }
     cumulative_.push_back(total);
   }
@@ -37,7 +37,8 @@ ShapePath::ShapePath(std::vector<LatLon> points) : points_(std::move(points)) {
 std::size_t ShapePath::SegmentAt(double s) const {
   // The segment [i, i+1] with cumulative_[i] <= s < cumulative_[i+1].
   const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), s);
-  const auto i = static_cast<std::size_t>(std::max<std::ptrdiff_t>(it - cumulative_.begin() - 1, 0));
+  const auto i =
+      static_cast<std::size_t>(std::max<std::ptrdiff_t>(it - cumulative_.begin() - 1, 0));
   return std::min(i, points_.size() >= 2 ? points_.size() - 2 : 0);
 }
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <tuple>
@@ -14,7 +14,6 @@
 #include "frota/geo/area.h"
 #include "frota/gtfs/static_feed.h"
 #include "frota/model/rejection.h"
-#include "frota/sink/duckdb_connection.h"
 #include "frota/sim/city.h"
 #include "frota/sim/day_poller.h"
 #include "frota/sim/expected_outcomes.h"
@@ -23,6 +22,7 @@
 #include "frota/sim/schedule.h"
 #include "frota/sim/truth.h"
 #include "frota/sim/writer_pool.h"
+#include "frota/sink/duckdb_connection.h"
 #include "frota/source/bronze_archive.h"
 
 namespace frota::sim {
@@ -55,7 +55,8 @@ TrafficModel DefaultTraffic(const gtfs::StaticFeed& feed) {
     }
   }
   if (n > 0) {
-    traffic.slow_areas.push_back({"centre", {lat / static_cast<double>(n), lon / static_cast<double>(n)}, 3000, 0.6});
+    traffic.slow_areas.push_back(
+        {"centre", {lat / static_cast<double>(n), lon / static_cast<double>(n)}, 3000, 0.6});
   }
   return traffic;
 }
@@ -81,9 +82,11 @@ base::Status WriteDerivedArea(const DayPlan& plan, const fs::path& file) {
   min_lon -= margin_lon;
   max_lon += margin_lon;
   const auto r = [](double v) { return std::round(v * 1e7) / 1e7; };
-  nlohmann::ordered_json ring = nlohmann::ordered_json::array(
-      {{r(min_lon), r(min_lat)}, {r(max_lon), r(min_lat)}, {r(max_lon), r(max_lat)},
-       {r(min_lon), r(max_lat)}, {r(min_lon), r(min_lat)}});
+  nlohmann::ordered_json ring = nlohmann::ordered_json::array({{r(min_lon), r(min_lat)},
+                                                               {r(max_lon), r(min_lat)},
+                                                               {r(max_lon), r(max_lat)},
+                                                               {r(min_lon), r(max_lat)},
+                                                               {r(min_lon), r(min_lat)}});
   nlohmann::ordered_json document;
   document["type"] = "Polygon";
   document["coordinates"] = nlohmann::ordered_json::array({ring});
@@ -91,8 +94,9 @@ base::Status WriteDerivedArea(const DayPlan& plan, const fs::path& file) {
 }
 
 std::string OutcomeName(std::uint8_t outcome) {
-  return outcome == 0 ? std::string("accepted")
-                      : std::string(model::RejectReasonName(static_cast<model::RejectReason>(outcome - 1)));
+  return outcome == 0
+             ? std::string("accepted")
+             : std::string(model::RejectReasonName(static_cast<model::RejectReason>(outcome - 1)));
 }
 
 std::string DateText(std::int32_t days) { return base::FormatDate(base::LocalDateFromDays(days)); }
@@ -100,7 +104,8 @@ std::string DateText(std::int32_t days) { return base::FormatDate(base::LocalDat
 // stale_plan: the routes whose buses do not run the GTFS written for frota. Each trip of
 // a chosen route leaves up to stale_plan_early_s early or stale_plan_late_s late (the
 // GTFS is older than the operation); routes with at least 6 planned trips are eligible.
-std::vector<TruthStaleRoute> ApplyStalePlan(DayPlan& plan, const FaultConfig& faults, std::uint64_t seed) {
+std::vector<TruthStaleRoute> ApplyStalePlan(DayPlan& plan, const FaultConfig& faults,
+                                            std::uint64_t seed) {
   std::vector<TruthStaleRoute> out;
   if (faults.stale_plan_routes <= 0) {
     return out;
@@ -117,8 +122,8 @@ std::vector<TruthStaleRoute> ApplyStalePlan(DayPlan& plan, const FaultConfig& fa
   }
   Rng rng = Rng::For(seed, "stale_plan");
   for (std::size_t i = 0; i < eligible.size(); ++i) {  // Fisher-Yates
-    const auto j = static_cast<std::size_t>(rng.UniformInt(static_cast<std::int64_t>(i),
-                                                           static_cast<std::int64_t>(eligible.size()) - 1));
+    const auto j = static_cast<std::size_t>(rng.UniformInt(
+        static_cast<std::int64_t>(i), static_cast<std::int64_t>(eligible.size()) - 1));
     std::swap(eligible[i], eligible[j]);
   }
   eligible.resize(std::min(eligible.size(), static_cast<std::size_t>(faults.stale_plan_routes)));
@@ -128,34 +133,39 @@ std::vector<TruthStaleRoute> ApplyStalePlan(DayPlan& plan, const FaultConfig& fa
   }
   for (std::size_t i = 0; i < plan.trips.size(); ++i) {
     PlannedTrip& trip = plan.trips[i];
-    const auto it = std::lower_bound(out.begin(), out.end(), trip.route_id,
-                                     [](const TruthStaleRoute& r, const std::string& id) { return r.route_id < id; });
+    const auto it = std::lower_bound(
+        out.begin(), out.end(), trip.route_id,
+        [](const TruthStaleRoute& r, const std::string& id) { return r.route_id < id; });
     if (it == out.end() || it->route_id != trip.route_id) {
       continue;
     }
     Rng trip_rng = Rng::For(seed, "stale_trip", i);
-    const auto shift =
-        static_cast<std::int32_t>(std::lround(trip_rng.Uniform(-faults.stale_plan_early_s, faults.stale_plan_late_s)));
+    const auto shift = static_cast<std::int32_t>(
+        std::lround(trip_rng.Uniform(-faults.stale_plan_early_s, faults.stale_plan_late_s)));
     trip.departure_s += shift;
     trip.arrival_s += shift;
     ++it->shifted_trips;
     it->max_shift_s = std::max(it->max_shift_s, std::abs(static_cast<double>(shift)));
   }
-  std::stable_sort(plan.trips.begin(), plan.trips.end(), [](const PlannedTrip& a, const PlannedTrip& b) {
-    return std::tie(a.departure_s, a.trip_id, a.start_time) < std::tie(b.departure_s, b.trip_id, b.start_time);
-  });
+  std::stable_sort(plan.trips.begin(), plan.trips.end(),
+                   [](const PlannedTrip& a, const PlannedTrip& b) {
+                     return std::tie(a.departure_s, a.trip_id, a.start_time) <
+                            std::tie(b.departure_s, b.trip_id, b.start_time);
+                   });
   return out;
 }
 
 // Each silence starts in 06:00-21:00 and falls on a route with a departure inside it
 // (else on any route), so that it hides real departures.
-std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig& faults, std::uint64_t seed) {
+std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig& faults,
+                                          std::uint64_t seed) {
   std::vector<LineSilence> out;
   for (std::int32_t i = 0; i < faults.line_silences && !fleet.route_ids.empty(); ++i) {
     Rng rng = Rng::For(seed, "line_silent", static_cast<std::uint64_t>(i));
     LineSilence silence;
     silence.start = std::floor(rng.Uniform(6 * 3600, 21 * 3600));
-    silence.end = silence.start + std::floor(rng.Uniform(faults.line_silent_min_s, faults.line_silent_max_s));
+    silence.end =
+        silence.start + std::floor(rng.Uniform(faults.line_silent_min_s, faults.line_silent_max_s));
     std::vector<std::int32_t> candidates;
     for (const TrueDeparture& d : fleet.departures) {
       if (d.t >= silence.start && d.t < silence.end) {
@@ -164,9 +174,12 @@ std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig&
     }
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    const auto pick = [&rng](std::size_t n) { return rng.UniformInt(0, static_cast<std::int64_t>(n) - 1); };
-    silence.route = candidates.empty() ? static_cast<std::int32_t>(pick(fleet.route_ids.size()))
-                                       : candidates[static_cast<std::size_t>(pick(candidates.size()))];
+    const auto pick = [&rng](std::size_t n) {
+      return rng.UniformInt(0, static_cast<std::int64_t>(n) - 1);
+    };
+    silence.route = candidates.empty()
+                        ? static_cast<std::int32_t>(pick(fleet.route_ids.size()))
+                        : candidates[static_cast<std::size_t>(pick(candidates.size()))];
     out.push_back(silence);
   }
   std::sort(out.begin(), out.end(), [](const LineSilence& a, const LineSilence& b) {
@@ -182,10 +195,11 @@ std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig&
 // period that holds it widened by one planned headway at each end, else to the nearest),
 // or as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
 template <typename At>
-std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
-                                       const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
-                                       const std::vector<std::pair<double, double>>& outages, const At& at,
-                                       const std::string& service_date) {
+std::vector<TruthHeadway> TrueHeadways(
+    const Fleet& fleet, const DayPlan& plan,
+    const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
+    const std::vector<std::pair<double, double>>& outages, const At& at,
+    const std::string& service_date) {
   struct Span {
     double from;
     double to;
@@ -246,7 +260,8 @@ std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
       if (period_of(line, list[i - 1]) != period_of(line, list[i])) {
         h.exclusion = "service_break";
       } else if (std::any_of(outages.begin(), outages.end(), [&](const auto& o) {
-                   return o.second - o.first >= kCoverageGapS && o.first < list[i] && o.second > list[i - 1];
+                   return o.second - o.first >= kCoverageGapS && o.first < list[i] &&
+                          o.second > list[i - 1];
                  })) {
         h.exclusion = "coverage_gap";
       }
@@ -261,10 +276,11 @@ std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
 // between the departures around it (before the first: the first gap; after the last:
 // the last); bunching and gap read it at the later departure, gap_in_progress at the
 // earlier one, as semantics §7's stream does.
-std::vector<TruthAlert> TrueAlerts(const std::vector<TruthHeadway>& headways,
-                                   const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
-                                   const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
-                                   const std::function<std::int64_t(double)>& at) {
+std::vector<TruthAlert> TrueAlerts(
+    const std::vector<TruthHeadway>& headways,
+    const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
+    const std::function<std::int64_t(double)>& at) {
   std::map<std::pair<std::string, int>, std::vector<std::int64_t>> planned;
   for (const auto& [line, departures] : written) {
     auto& list = planned[line];
@@ -290,7 +306,8 @@ std::vector<TruthAlert> TrueAlerts(const std::vector<TruthHeadway>& headways,
   };
   const auto blind_between = [&](std::int64_t a, std::int64_t b) {
     return std::any_of(outages_us.begin(), outages_us.end(), [&](const auto& o) {
-      return o.second - o.first >= static_cast<std::int64_t>(kCoverageGapS * 1e6) && o.first < b && o.second > a;
+      return o.second - o.first >= static_cast<std::int64_t>(kCoverageGapS * 1e6) && o.first < b &&
+             o.second > a;
     });
   };
   std::vector<TruthAlert> out;
@@ -365,7 +382,8 @@ base::Result<Day> PlanTheDay(const SimulateOptions& options, SimulateSummary& su
   if (options.gtfs) {
     summary.gtfs = *options.gtfs;
   } else {
-    Progress(options, fmt::format("building city vehicles={} seed={}", options.vehicles, options.seed));
+    Progress(options,
+             fmt::format("building city vehicles={} seed={}", options.vehicles, options.seed));
     const City city = BuildCity({options.vehicles, options.seed, options.date});
     summary.gtfs = options.out / "gtfs";
     summary.area = options.out / "area.geojson";
@@ -407,8 +425,8 @@ base::Result<Day> PlanTheDay(const SimulateOptions& options, SimulateSummary& su
 
 // The truth's header: the day, its files, its counts, delivery latencies and what the
 // rules must accept and reject (copied into `summary`).
-Truth TruthHeader(const PollPlan& polled, const PollCounts& counts, const ExpectedOutcomes& expected,
-                  SimulateSummary& summary) {
+Truth TruthHeader(const PollPlan& polled, const PollCounts& counts,
+                  const ExpectedOutcomes& expected, SimulateSummary& summary) {
   const SimulateOptions& options = *polled.options;
   const DayPlan& plan = *polled.plan;
   const Fleet& fleet = *polled.fleet;
@@ -423,7 +441,8 @@ Truth TruthHeader(const PollPlan& polled, const PollCounts& counts, const Expect
     const fs::path base = fs::absolute(summary.truth).parent_path();
     const fs::path absolute = fs::absolute(p);
     const auto rel = absolute.lexically_relative(base);
-    return rel.empty() || rel.string().starts_with("..") ? absolute.lexically_normal().string() : rel.string();
+    return rel.empty() || rel.string().starts_with("..") ? absolute.lexically_normal().string()
+                                                         : rel.string();
   };
   truth.archive = relative(options.out);
   truth.gtfs = relative(summary.gtfs);
@@ -452,8 +471,9 @@ Truth TruthHeader(const PollPlan& polled, const PollCounts& counts, const Expect
         truth.latency_p90_s = static_cast<double>(s);
       }
     }
-    truth.latency_over_300s_share =
-        summary.records > 0 ? static_cast<double>(records_over_300) / static_cast<double>(summary.records) : 0;
+    truth.latency_over_300s_share = summary.records > 0 ? static_cast<double>(records_over_300) /
+                                                              static_cast<double>(summary.records)
+                                                        : 0;
   }
   truth.expected_accepted = expected.accepted();
   for (const auto reason : model::kAllRejectReasons) {
@@ -489,7 +509,8 @@ void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollC
   std::array<std::map<std::string, std::int64_t>, kFaultCount> outcomes;
   std::array<std::int64_t, kFaultCount> record_counts{};
   for (const FaultRow& row : fault_rows) {
-    ++outcomes[static_cast<std::size_t>(row.fault)][OutcomeName(expected.outcomes()[static_cast<std::size_t>(row.offset)])];
+    ++outcomes[static_cast<std::size_t>(row.fault)]
+              [OutcomeName(expected.outcomes()[static_cast<std::size_t>(row.offset)])];
     ++record_counts[static_cast<std::size_t>(row.fault)];
   }
   std::int64_t duplicate_injected = 0;
@@ -500,7 +521,8 @@ void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollC
     late_injected += d.tagged_late ? 1 : 0;
     never_tagged_injected += d.never_tagged ? 1 : 0;
   }
-  const auto add_fault = [&](Fault fault, std::string unit, std::int64_t n, std::int64_t of, double rate) {
+  const auto add_fault = [&](Fault fault, std::string unit, std::int64_t n, std::int64_t of,
+                             double rate) {
     TruthFault f;
     f.fault = std::string(FaultName(fault));
     f.unit = std::move(unit);
@@ -512,31 +534,36 @@ void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollC
     truth.faults.push_back(std::move(f));
   };
   for (const Fault fault : kDrawnRecordFaults) {
-    add_fault(fault, "record", injected[static_cast<std::size_t>(fault)], fresh_records, faults.RecordRate(fault));
+    add_fault(fault, "record", injected[static_cast<std::size_t>(fault)], fresh_records,
+              faults.RecordRate(fault));
   }
   add_fault(Fault::kMissingTimestamp, "record_in_headerless_response",
-            injected[static_cast<std::size_t>(Fault::kMissingTimestamp)], headerless_fresh, faults.missing_timestamp);
-  add_fault(Fault::kDelayedReport, "record", injected[static_cast<std::size_t>(Fault::kDelayedReport)],
-            summary.records, 0);
+            injected[static_cast<std::size_t>(Fault::kMissingTimestamp)], headerless_fresh,
+            faults.missing_timestamp);
+  add_fault(Fault::kDelayedReport, "record",
+            injected[static_cast<std::size_t>(Fault::kDelayedReport)], summary.records, 0);
   add_fault(Fault::kRepeat, "line_poll", repeated_line_polls, line_polls, faults.repeat);
-  add_fault(Fault::kHeaderlessResponse, "response", injected[static_cast<std::size_t>(Fault::kHeaderlessResponse)],
-            polls, faults.headerless_response);
-  add_fault(Fault::kLateResponse, "response", injected[static_cast<std::size_t>(Fault::kLateResponse)],
-            summary.responses, 0);
-  add_fault(Fault::kNeverRun, "trip", static_cast<std::int64_t>(fleet.never_run.size()), fleet.explicit_trips,
-            faults.never_run);
-  add_fault(Fault::kDuplicateSlot, "trip", duplicate_injected, fleet.explicit_run_trips, faults.duplicate_slot);
+  add_fault(Fault::kHeaderlessResponse, "response",
+            injected[static_cast<std::size_t>(Fault::kHeaderlessResponse)], polls,
+            faults.headerless_response);
+  add_fault(Fault::kLateResponse, "response",
+            injected[static_cast<std::size_t>(Fault::kLateResponse)], summary.responses, 0);
+  add_fault(Fault::kNeverRun, "trip", static_cast<std::int64_t>(fleet.never_run.size()),
+            fleet.explicit_trips, faults.never_run);
+  add_fault(Fault::kDuplicateSlot, "trip", duplicate_injected, fleet.explicit_run_trips,
+            faults.duplicate_slot);
   add_fault(Fault::kTaggedLate, "trip", late_injected, fleet.long_run_trips, faults.tagged_late);
-  add_fault(Fault::kNeverTagged, "trip", never_tagged_injected, static_cast<std::int64_t>(fleet.departures.size()),
-            faults.never_tagged);
+  add_fault(Fault::kNeverTagged, "trip", never_tagged_injected,
+            static_cast<std::int64_t>(fleet.departures.size()), faults.never_tagged);
   add_fault(Fault::kFeedOutage, "outage", static_cast<std::int64_t>(outages.size()),
             static_cast<std::int64_t>(faults.feed_outages.size()), 0);
   add_fault(Fault::kLineSilent, "line_window", static_cast<std::int64_t>(silences.size()),
             faults.line_silences, 0);
   add_fault(Fault::kStalePlan, "route", static_cast<std::int64_t>(stale_plan.size()),
             static_cast<std::int64_t>(fleet.route_ids.size()), 0);
-  add_fault(Fault::kReassignedWhileParked, "layover", static_cast<std::int64_t>(fleet.reassignments.size()),
-            fleet.long_layovers, faults.reassigned_while_parked);
+  add_fault(Fault::kReassignedWhileParked, "layover",
+            static_cast<std::int64_t>(fleet.reassignments.size()), fleet.long_layovers,
+            faults.reassigned_while_parked);
   std::sort(truth.faults.begin(), truth.faults.end(),
             [](const TruthFault& a, const TruthFault& b) { return a.fault < b.fault; });
 }
@@ -553,12 +580,14 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
   const auto& stale_plan = day.stale_plan;
   const auto& written = day.written;
   const std::string start_date = base::FormatGtfsDate(plan.service_date);
-  const auto at = [&](double t) { return day_start_us + static_cast<std::int64_t>(std::llround(t * 1e3)) * 1000; };
+  const auto at = [&](double t) {
+    return day_start_us + static_cast<std::int64_t>(std::llround(t * 1e3)) * 1000;
+  };
   const auto id_of = [&](std::int32_t v) { return fleet.vehicles[static_cast<std::size_t>(v)].id; };
   for (const TrueStop& stop : fleet.stops) {
     const SimVehicle& vehicle = fleet.vehicles[static_cast<std::size_t>(stop.vehicle)];
-    truth.stops.push_back({vehicle.id, fleet.route_ids[static_cast<std::size_t>(vehicle.route)], at(stop.t_start),
-                           at(stop.t_end), stop.position.lat, stop.position.lon,
+    truth.stops.push_back({vehicle.id, fleet.route_ids[static_cast<std::size_t>(vehicle.route)],
+                           at(stop.t_start), at(stop.t_end), stop.position.lat, stop.position.lon,
                            std::string(LegKindName(stop.kind)), stop.near_terminal});
   }
   for (const TrueDeparture& d : fleet.departures) {
@@ -595,18 +624,20 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
       if (ids.size() >= 2) {
         const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(slot)];
-        truth.duplicate_slots.push_back({trip.trip_id, start_date, trip.start_time, trip.route_id, ids});
+        truth.duplicate_slots.push_back(
+            {trip.trip_id, start_date, trip.start_time, trip.route_id, ids});
       }
     }
   }
   for (const Reassignment& r : fleet.reassignments) {
-    truth.reassignments.push_back({id_of(r.vehicle), plan.trips[static_cast<std::size_t>(r.slot)].trip_id,
-                                   start_date, at(r.t_start), at(r.t_end)});
+    truth.reassignments.push_back({id_of(r.vehicle),
+                                   plan.trips[static_cast<std::size_t>(r.slot)].trip_id, start_date,
+                                   at(r.t_start), at(r.t_end)});
   }
   for (const auto& [key, sums] : fleet.cell_hours) {
-    truth.speed_cells.push_back({DateText(key.local_days), key.hour, key.cell_x, key.cell_y, sums.segments,
-                                 sums.distance_m, sums.duration_s,
-                                 sums.duration_s > 0 ? 3.6 * sums.distance_m / sums.duration_s : 0});
+    truth.speed_cells.push_back(
+        {DateText(key.local_days), key.hour, key.cell_x, key.cell_y, sums.segments, sums.distance_m,
+         sums.duration_s, sums.duration_s > 0 ? 3.6 * sums.distance_m / sums.duration_s : 0});
   }
   const auto by_vehicle_time = [](const auto& a, const auto& b) {
     return std::tie(a.vehicle_id, a.start_us) < std::tie(b.vehicle_id, b.start_us);
@@ -620,8 +651,8 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
     truth.outages.push_back({"", at(start), at(end)});
   }
   for (const LineSilence& silence : silences) {
-    truth.line_silences.push_back({fleet.route_ids[static_cast<std::size_t>(silence.route)], at(silence.start),
-                                   at(silence.end)});
+    truth.line_silences.push_back({fleet.route_ids[static_cast<std::size_t>(silence.route)],
+                                   at(silence.start), at(silence.end)});
   }
   truth.stale_plan = stale_plan;
   for (const auto& o : truth.outages) {
@@ -631,7 +662,8 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
   for (const auto& r : stale_plan) {
     summary.stale_routes.push_back(r.route_id);
   }
-  truth.headways = TrueHeadways(fleet, plan, written, outages, at, base::FormatDate(plan.service_date));
+  truth.headways =
+      TrueHeadways(fleet, plan, written, outages, at, base::FormatDate(plan.service_date));
   {
     std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
     for (const auto& o : truth.outages) {
@@ -644,19 +676,20 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
 
 // Every record a fault touched, with what the rules must make of it: Parquet, for a
 // join with the `rejected` table on (feed_id, source_offset).
-base::Status WriteFaultRecords(const SimulateOptions& options, const Fleet& fleet, const PollCounts& counts,
-                               const ExpectedOutcomes& expected, const SimulateSummary& summary) {
+base::Status WriteFaultRecords(const SimulateOptions& options, const Fleet& fleet,
+                               const PollCounts& counts, const ExpectedOutcomes& expected,
+                               const SimulateSummary& summary) {
   const std::vector<FaultRow>& fault_rows = counts.fault_rows;
   FROTA_ASSIGN_OR_RETURN(auto db, sink::DuckDbConnection::Open(""));
   FROTA_RETURN_IF_ERROR(db->Execute(
       "CREATE TABLE fault_records (feed_id VARCHAR, source_offset BIGINT, fault VARCHAR, "
       "vehicle_id VARCHAR, expected VARCHAR)"));
   using sink::ColumnType;
-  FROTA_ASSIGN_OR_RETURN(auto appender,
-                         sink::ChunkAppender::Create(*db, "fault_records",
-                                                     {ColumnType::kVarchar, ColumnType::kBigint,
-                                                      ColumnType::kVarchar, ColumnType::kVarchar,
-                                                      ColumnType::kVarchar}));
+  FROTA_ASSIGN_OR_RETURN(
+      auto appender,
+      sink::ChunkAppender::Create(*db, "fault_records",
+                                  {ColumnType::kVarchar, ColumnType::kBigint, ColumnType::kVarchar,
+                                   ColumnType::kVarchar, ColumnType::kVarchar}));
   std::array<std::string, model::kRejectReasonCount + 1> outcome_names;
   for (std::size_t i = 0; i < outcome_names.size(); ++i) {
     outcome_names[i] = OutcomeName(static_cast<std::uint8_t>(i));
@@ -666,7 +699,8 @@ base::Status WriteFaultRecords(const SimulateOptions& options, const Fleet& flee
     appender->SetInt64(1, row.offset);
     appender->SetString(2, FaultName(row.fault));
     appender->SetString(3, fleet.vehicles[static_cast<std::size_t>(row.vehicle)].id);
-    appender->SetString(4, outcome_names[expected.outcomes()[static_cast<std::size_t>(row.offset)]]);
+    appender->SetString(4,
+                        outcome_names[expected.outcomes()[static_cast<std::size_t>(row.offset)]]);
     FROTA_RETURN_IF_ERROR(appender->EndRow());
   }
   FROTA_RETURN_IF_ERROR(appender->Close());
@@ -676,7 +710,8 @@ base::Status WriteFaultRecords(const SimulateOptions& options, const Fleet& flee
     quoted.insert(pos, "'");
   }
   FROTA_RETURN_IF_ERROR(db->Execute(fmt::format(
-      "COPY (SELECT * FROM fault_records ORDER BY source_offset) TO '{}' (FORMAT parquet)", quoted)));
+      "COPY (SELECT * FROM fault_records ORDER BY source_offset) TO '{}' (FORMAT parquet)",
+      quoted)));
   return base::Status::Ok();
 }
 
@@ -703,7 +738,8 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   FROTA_ASSIGN_OR_RETURN(const geo::Area area, geo::Area::LoadGeoJson(summary.area));
   FROTA_ASSIGN_OR_RETURN(const auto zone, base::TimeZone::Load(plan.time_zone));
 
-  Progress(options, fmt::format("driving trips={} shapes={}", plan.trips.size(), plan.shapes.size()));
+  Progress(options,
+           fmt::format("driving trips={} shapes={}", plan.trips.size(), plan.shapes.size()));
   const Fleet fleet = BuildFleet(plan, day.traffic, faults, options.seed, zone);
   summary.routes = static_cast<std::int64_t>(fleet.route_ids.size());
   summary.vehicles = static_cast<std::int64_t>(fleet.vehicles.size());
@@ -738,7 +774,8 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
     last_off = std::max(last_off, vehicle.t_off);
   }
   const auto first_poll = static_cast<std::int64_t>(std::floor(first_on / kPollS));
-  const auto last_poll = static_cast<std::int64_t>(std::ceil((last_off + kReportAfterOffS) / kPollS));
+  const auto last_poll =
+      static_cast<std::int64_t>(std::ceil((last_off + kReportAfterOffS) / kPollS));
 
   // Feed-wide outages (no poll answered) and line silences, in seconds of the service day.
   PollPlan polled{&options, &plan, &fleet, &area, day_start_us, first_poll, last_poll, {}, {}};
@@ -746,7 +783,8 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
     const OutageSpec& spec = faults.feed_outages[i];
     Rng outage_rng = Rng::For(options.seed, "feed_outage", i);
     const double start = std::floor(outage_rng.Uniform(spec.earliest_start_s, spec.latest_start_s));
-    const double end = start + std::floor(outage_rng.Uniform(spec.min_duration_s, spec.max_duration_s));
+    const double end =
+        start + std::floor(outage_rng.Uniform(spec.min_duration_s, spec.max_duration_s));
     if (end > first_on && start < last_off + kReportAfterOffS) {
       polled.outages.emplace_back(start, end);
     }

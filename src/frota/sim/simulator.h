@@ -16,7 +16,7 @@
 namespace frota::sim {
 
 struct SimulateOptions {
-  std::filesystem::path out;                 // archive root; also gets gtfs/ and area.geojson
+  std::filesystem::path out;                  // archive root; also gets gtfs/ and area.geojson
   std::optional<std::filesystem::path> gtfs;  // none: the built-in city, written to out/gtfs
   std::optional<std::filesystem::path> area;  // with gtfs: the boundary; none: derived
   base::LocalDate date{};                     // the service date to simulate
@@ -28,7 +28,7 @@ struct SimulateOptions {
   std::optional<std::pair<std::int32_t, std::int32_t>> departures_between_s;
   FaultConfig faults;
   std::string feed_id = "frota-sim";
-  bool sppo = false;         // also write the records as Rio SPPO JSON into out/sppo
+  bool sppo = false;  // also write the records as Rio SPPO JSON into out/sppo
   /// Archive writers working in parallel: BronzeWriter fsyncs every file and folder,
   /// and the disk's group commit makes parallel writers several times faster.
   std::int32_t writers = 8;

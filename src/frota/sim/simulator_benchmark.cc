@@ -62,7 +62,8 @@ void BM_SimulateMorning(benchmark::State& state) {
     }
     records += summary->records;
   }
-  state.counters["records_per_s"] = benchmark::Counter(static_cast<double>(records), benchmark::Counter::kIsRate);
+  state.counters["records_per_s"] =
+      benchmark::Counter(static_cast<double>(records), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SimulateMorning)->Unit(benchmark::kMillisecond)->Iterations(1);
 

@@ -18,11 +18,19 @@ namespace {
 using testing_util::ScratchDir;
 using testing_util::SmallDay;
 
-constexpr const char* kSection2Reasons[] = {
-    "missing_vehicle_id", "missing_coordinates", "latitude_out_of_range", "longitude_out_of_range",
-    "null_island",        "missing_timestamp",   "timestamp_in_milliseconds", "future",
-    "stale",              "out_of_area",         "duplicate",           "jump",
-    "late"};
+constexpr const char* kSection2Reasons[] = {"missing_vehicle_id",
+                                            "missing_coordinates",
+                                            "latitude_out_of_range",
+                                            "longitude_out_of_range",
+                                            "null_island",
+                                            "missing_timestamp",
+                                            "timestamp_in_milliseconds",
+                                            "future",
+                                            "stale",
+                                            "out_of_area",
+                                            "duplicate",
+                                            "jump",
+                                            "late"};
 
 TEST(SimulatorReplay, EveryReasonOfSemanticsSection2IsReportedAsTheTruthExpects) {
   ScratchDir dir("replay");
@@ -63,7 +71,8 @@ TEST(SimulatorReplay, EveryReasonOfSemanticsSection2IsReportedAsTheTruthExpects)
       EXPECT_EQ(it == report->rejected.end() ? 0 : it->second, expected) << reason;
     }
     for (const auto& [reason, n] : report->rejected) {
-      EXPECT_EQ(n, truth->expected_rejected.count(reason) ? truth->expected_rejected.at(reason) : 0) << reason;
+      EXPECT_EQ(n, truth->expected_rejected.count(reason) ? truth->expected_rejected.at(reason) : 0)
+          << reason;
     }
   }
 

@@ -96,9 +96,11 @@ TEST(Simulator, EachFaultAppearsAtItsConfiguredRate) {
       continue;
     }
     ASSERT_GT(fault.opportunities, 0) << fault.fault;
-    const double rate = static_cast<double>(fault.injected) / static_cast<double>(fault.opportunities);
+    const double rate =
+        static_cast<double>(fault.injected) / static_cast<double>(fault.opportunities);
     EXPECT_NEAR(rate, fault.configured_rate, 0.1 * fault.configured_rate)
-        << fault.fault << ": " << fault.injected << " of " << fault.opportunities << " " << fault.unit;
+        << fault.fault << ": " << fault.injected << " of " << fault.opportunities << " "
+        << fault.unit;
     ++checked;
   }
   EXPECT_EQ(checked, 17);
@@ -124,9 +126,10 @@ TEST(Simulator, ResponsesDecodeWithTheProjectsReaders) {
   ScratchDir dir("decode");
   auto options = SmallDay(dir.path(), 40);
   options.sppo = true;
-  for (double* rate : {&options.faults.missing_vehicle_id, &options.faults.missing_coordinates,
-                       &options.faults.latitude_out_of_range, &options.faults.longitude_out_of_range,
-                       &options.faults.null_island, &options.faults.timestamp_in_milliseconds}) {
+  for (double* rate :
+       {&options.faults.missing_vehicle_id, &options.faults.missing_coordinates,
+        &options.faults.latitude_out_of_range, &options.faults.longitude_out_of_range,
+        &options.faults.null_island, &options.faults.timestamp_in_milliseconds}) {
     *rate = 0.005;
   }
   options.faults.headerless_response = 0.05;
@@ -182,9 +185,9 @@ TEST(Simulator, ResponsesDecodeWithTheProjectsReaders) {
   EXPECT_EQ(records, summary->records);
   EXPECT_GT(headerless, 0);
   EXPECT_EQ(backwards, options.faults.late_responses);  // late responses go back in time
-  for (const std::string reason : {"missing_vehicle_id", "missing_coordinates", "latitude_out_of_range",
-                                   "longitude_out_of_range", "null_island", "missing_timestamp",
-                                   "timestamp_in_milliseconds"}) {
+  for (const std::string reason : {"missing_vehicle_id", "missing_coordinates",
+                                   "latitude_out_of_range", "longitude_out_of_range", "null_island",
+                                   "missing_timestamp", "timestamp_in_milliseconds"}) {
     EXPECT_GT(rule_one[reason], 0) << reason;
     EXPECT_EQ(rule_one[reason], truth->expected_rejected.at(reason)) << reason;
   }
@@ -213,9 +216,11 @@ TEST(Simulator, ResponsesDecodeWithTheProjectsReaders) {
     const auto gtfs_bytes = base::ReadFile(feed.files[i].body);
     codec::DecodeOptions gtfs_decode;
     gtfs_decode.ingest_time = feed.files[i].ingest_time;
-    ASSERT_TRUE(codec::DecodeResponse(codec::Format::kGtfsRt, *gtfs_bytes, gtfs_decode, gtfs_batch).ok());
+    ASSERT_TRUE(
+        codec::DecodeResponse(codec::Format::kGtfsRt, *gtfs_bytes, gtfs_decode, gtfs_batch).ok());
     EXPECT_EQ(batch.size(), gtfs_batch.size());
-    for (std::size_t k = 0; k < std::min(batch.positions.size(), gtfs_batch.positions.size()); ++k) {
+    for (std::size_t k = 0; k < std::min(batch.positions.size(), gtfs_batch.positions.size());
+         ++k) {
       if (batch.positions[k].vehicle_id == gtfs_batch.positions[k].vehicle_id) {
         EXPECT_NEAR(batch.positions[k].lat, gtfs_batch.positions[k].lat, 1e-5);
         EXPECT_EQ(batch.positions[k].event_time, gtfs_batch.positions[k].event_time);
@@ -267,15 +272,17 @@ TEST_F(DefaultDay, HasEveryFaultKindAndAFeedOutageOfFiveMinutesInServiceHours) {
     first = std::min(first, d.time_us);
     last = std::max(last, d.time_us);
   }
-  const bool long_outage_in_service = std::any_of(truth_->outages.begin(), truth_->outages.end(), [&](const auto& o) {
-    return o.end_us - o.start_us >= 300'000'000 && o.start_us > first && o.end_us < last;
-  });
+  const bool long_outage_in_service =
+      std::any_of(truth_->outages.begin(), truth_->outages.end(), [&](const auto& o) {
+        return o.end_us - o.start_us >= 300'000'000 && o.start_us > first && o.end_us < last;
+      });
   EXPECT_TRUE(long_outage_in_service);
   EXPECT_FALSE(truth_->line_silences.empty());
   EXPECT_FALSE(truth_->stale_plan.empty());
   const auto tagged_late = std::count_if(truth_->departures.begin(), truth_->departures.end(),
                                          [](const auto& d) { return d.tagged_late; });
-  EXPECT_NEAR(static_cast<double>(tagged_late) / static_cast<double>(truth_->departures.size()), 0.3, 0.06);
+  EXPECT_NEAR(static_cast<double>(tagged_late) / static_cast<double>(truth_->departures.size()),
+              0.3, 0.06);
 }
 
 TEST_F(DefaultDay, TrueHeadwaysNeverSpanAnOutageWithoutTheCoverageGapExclusion) {
@@ -283,10 +290,13 @@ TEST_F(DefaultDay, TrueHeadwaysNeverSpanAnOutageWithoutTheCoverageGapExclusion) 
   ASSERT_FALSE(truth_->headways.empty());
   std::int64_t coverage_gaps = 0;
   for (const auto& h : truth_->headways) {
-    const std::int64_t previous = h.time_us - static_cast<std::int64_t>(std::llround(h.headway_s * 1e6));
-    const bool spans = std::any_of(truth_->outages.begin(), truth_->outages.end(), [&](const auto& o) {
-      return o.end_us - o.start_us >= 300'000'000 && o.start_us < h.time_us && o.end_us > previous;
-    });
+    const std::int64_t previous =
+        h.time_us - static_cast<std::int64_t>(std::llround(h.headway_s * 1e6));
+    const bool spans =
+        std::any_of(truth_->outages.begin(), truth_->outages.end(), [&](const auto& o) {
+          return o.end_us - o.start_us >= 300'000'000 && o.start_us < h.time_us &&
+                 o.end_us > previous;
+        });
     if (spans) {
       EXPECT_NE(h.exclusion, "") << h.route_id << " " << h.direction_id << " at " << h.time_us;
     }
@@ -304,9 +314,11 @@ TEST_F(DefaultDay, PeakOnlyLinesHaveAServiceBreakAndTheNightLineRunsPastMidnight
     }
     ++peak_only;
     for (const std::int32_t direction : {0, 1}) {
-      const auto breaks = std::count_if(truth_->headways.begin(), truth_->headways.end(), [&](const auto& h) {
-        return h.route_id == route.id && h.direction_id == direction && h.exclusion == "service_break";
-      });
+      const auto breaks =
+          std::count_if(truth_->headways.begin(), truth_->headways.end(), [&](const auto& h) {
+            return h.route_id == route.id && h.direction_id == direction &&
+                   h.exclusion == "service_break";
+          });
       EXPECT_EQ(breaks, 1) << route.id << " direction " << direction;
     }
   }
@@ -324,7 +336,8 @@ TEST_F(DefaultDay, PeakOnlyLinesHaveAServiceBreakAndTheNightLineRunsPastMidnight
   EXPECT_GT(after_midnight, 0);
   // Every exclusion is one of the two reasons.
   for (const auto& h : truth_->headways) {
-    EXPECT_TRUE(h.exclusion.empty() || h.exclusion == "service_break" || h.exclusion == "coverage_gap");
+    EXPECT_TRUE(h.exclusion.empty() || h.exclusion == "service_break" ||
+                h.exclusion == "coverage_gap");
   }
 }
 

@@ -39,7 +39,8 @@ std::vector<TruthHeadway> HeadwaysWithoutExclusions(const std::vector<TruthDepar
     std::sort(list.begin(), list.end());
     const auto& date = std::get<2>(key);
     const std::string service_date =
-        date.size() == 8 ? date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2) : date;
+        date.size() == 8 ? date.substr(0, 4) + "-" + date.substr(4, 2) + "-" + date.substr(6, 2)
+                         : date;
     for (std::size_t i = 1; i < list.size(); ++i) {
       out.push_back({std::get<0>(key), std::get<1>(key), service_date, list[i],
                      static_cast<double>(list[i] - list[i - 1]) / 1e6, ""});
@@ -105,26 +106,38 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
   j["faults"] = faults;
   Json stops = Json::array();
   for (const auto& s : truth.stops) {
-    stops.push_back({{"vehicle_id", s.vehicle_id}, {"route_id", s.route_id}, {"start", Iso(s.start_us)},
-                     {"end", Iso(s.end_us)}, {"duration_s", Round((s.end_us - s.start_us) / 1e6, 0.001)},
-                     {"lat", Round(s.lat, 1e-7)}, {"lon", Round(s.lon, 1e-7)}, {"kind", s.kind},
+    stops.push_back({{"vehicle_id", s.vehicle_id},
+                     {"route_id", s.route_id},
+                     {"start", Iso(s.start_us)},
+                     {"end", Iso(s.end_us)},
+                     {"duration_s", Round((s.end_us - s.start_us) / 1e6, 0.001)},
+                     {"lat", Round(s.lat, 1e-7)},
+                     {"lon", Round(s.lon, 1e-7)},
+                     {"kind", s.kind},
                      {"near_terminal", s.near_terminal}});
   }
   j["stops"] = std::move(stops);
   Json departures = Json::array();
   for (const auto& d : truth.departures) {
-    departures.push_back({{"vehicle_id", d.vehicle_id}, {"route_id", d.route_id},
-                          {"direction_id", d.direction_id}, {"trip_id", d.trip_id},
-                          {"reported_trip_id", d.reported_trip_id}, {"start_date", d.start_date},
-                          {"start_time", d.start_time}, {"scheduled", Iso(d.scheduled_us)},
-                          {"time", Iso(d.time_us)}, {"tagged_late", d.tagged_late},
+    departures.push_back({{"vehicle_id", d.vehicle_id},
+                          {"route_id", d.route_id},
+                          {"direction_id", d.direction_id},
+                          {"trip_id", d.trip_id},
+                          {"reported_trip_id", d.reported_trip_id},
+                          {"start_date", d.start_date},
+                          {"start_time", d.start_time},
+                          {"scheduled", Iso(d.scheduled_us)},
+                          {"time", Iso(d.time_us)},
+                          {"tagged_late", d.tagged_late},
                           {"never_tagged", d.never_tagged}});
   }
   j["departures"] = std::move(departures);
   const auto slots = [](const std::vector<TruthSlot>& list) {
     Json out = Json::array();
     for (const auto& s : list) {
-      Json slot = {{"trip_id", s.trip_id}, {"start_date", s.start_date}, {"start_time", s.start_time},
+      Json slot = {{"trip_id", s.trip_id},
+                   {"start_date", s.start_date},
+                   {"start_time", s.start_time},
                    {"route_id", s.route_id}};
       if (!s.vehicle_ids.empty()) {
         slot["vehicle_ids"] = s.vehicle_ids;
@@ -137,16 +150,22 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
   j["duplicate_slots"] = slots(truth.duplicate_slots);
   Json reassignments = Json::array();
   for (const auto& r : truth.reassignments) {
-    reassignments.push_back({{"vehicle_id", r.vehicle_id}, {"trip_id", r.trip_id},
-                             {"start_date", r.start_date}, {"start", Iso(r.start_us)},
+    reassignments.push_back({{"vehicle_id", r.vehicle_id},
+                             {"trip_id", r.trip_id},
+                             {"start_date", r.start_date},
+                             {"start", Iso(r.start_us)},
                              {"end", Iso(r.end_us)}});
   }
   j["reassignments"] = std::move(reassignments);
   Json cells = Json::array();
   for (const auto& c : truth.speed_cells) {
-    cells.push_back({{"local_date", c.local_date}, {"hour", c.hour}, {"cell_x", c.cell_x},
-                     {"cell_y", c.cell_y}, {"segments", c.segments},
-                     {"distance_m", Round(c.distance_m, 0.001)}, {"duration_s", Round(c.duration_s, 0.001)},
+    cells.push_back({{"local_date", c.local_date},
+                     {"hour", c.hour},
+                     {"cell_x", c.cell_x},
+                     {"cell_y", c.cell_y},
+                     {"segments", c.segments},
+                     {"distance_m", Round(c.distance_m, 0.001)},
+                     {"duration_s", Round(c.duration_s, 0.001)},
                      {"mean_speed_kmh", Round(c.mean_speed_kmh, 0.001)}});
   }
   j["speed_cells"] = std::move(cells);
@@ -157,12 +176,14 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
   j["outages"] = std::move(outages);
   Json silences = Json::array();
   for (const auto& o : truth.line_silences) {
-    silences.push_back({{"route_id", o.route_id}, {"start", Iso(o.start_us)}, {"end", Iso(o.end_us)}});
+    silences.push_back(
+        {{"route_id", o.route_id}, {"start", Iso(o.start_us)}, {"end", Iso(o.end_us)}});
   }
   j["line_silences"] = std::move(silences);
   Json stale = Json::array();
   for (const auto& r : truth.stale_plan) {
-    stale.push_back({{"route_id", r.route_id}, {"shifted_trips", r.shifted_trips},
+    stale.push_back({{"route_id", r.route_id},
+                     {"shifted_trips", r.shifted_trips},
                      {"max_shift_s", Round(r.max_shift_s, 0.001)}});
   }
   j["stale_plan"] = std::move(stale);
@@ -195,14 +216,15 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
   try {
     const Json j = Json::parse(text);
     if (j.value("format", std::string()) != "frota-sim-truth") {
-      return base::InvalidInput("{}: not a truth file of frota simulate (no \"format\": "
-                                "\"frota-sim-truth\")",
-                                file.string());
+      return base::InvalidInput(
+          "{}: not a truth file of frota simulate (no \"format\": "
+          "\"frota-sim-truth\")",
+          file.string());
     }
     truth.version = j.at("version").get<std::int32_t>();
     if (truth.version != 1 && truth.version != 2) {
-      return base::InvalidInput("{}: truth format version {}, this binary reads 1 and 2", file.string(),
-                                truth.version);
+      return base::InvalidInput("{}: truth format version {}, this binary reads 1 and 2",
+                                file.string(), truth.version);
     }
     truth.seed = j.at("seed").get<std::uint64_t>();
     truth.date = j.at("date").get<std::string>();
@@ -241,8 +263,9 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
       truth.faults.push_back(std::move(fault));
     }
     for (const auto& s : j.at("stops")) {
-      truth.stops.push_back({s.at("vehicle_id").get<std::string>(), s.value("route_id", std::string()),
-                             ParseUs(s, "start"), ParseUs(s, "end"), s.at("lat").get<double>(),
+      truth.stops.push_back({s.at("vehicle_id").get<std::string>(),
+                             s.value("route_id", std::string()), ParseUs(s, "start"),
+                             ParseUs(s, "end"), s.at("lat").get<double>(),
                              s.at("lon").get<double>(), s.at("kind").get<std::string>(),
                              s.value("near_terminal", false)});
     }
@@ -277,31 +300,35 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
     read_slots(j.at("never_run"), truth.never_run);
     read_slots(j.at("duplicate_slots"), truth.duplicate_slots);
     for (const auto& r : j.at("reassignments")) {
-      truth.reassignments.push_back({r.at("vehicle_id").get<std::string>(), r.at("trip_id").get<std::string>(),
-                                     r.at("start_date").get<std::string>(), ParseUs(r, "start"),
-                                     ParseUs(r, "end")});
+      truth.reassignments.push_back(
+          {r.at("vehicle_id").get<std::string>(), r.at("trip_id").get<std::string>(),
+           r.at("start_date").get<std::string>(), ParseUs(r, "start"), ParseUs(r, "end")});
     }
     for (const auto& c : j.at("speed_cells")) {
-      truth.speed_cells.push_back({c.at("local_date").get<std::string>(), c.at("hour").get<std::int32_t>(),
-                                   c.at("cell_x").get<std::int32_t>(), c.at("cell_y").get<std::int32_t>(),
-                                   c.at("segments").get<std::int64_t>(), c.at("distance_m").get<double>(),
-                                   c.at("duration_s").get<double>(), c.at("mean_speed_kmh").get<double>()});
+      truth.speed_cells.push_back(
+          {c.at("local_date").get<std::string>(), c.at("hour").get<std::int32_t>(),
+           c.at("cell_x").get<std::int32_t>(), c.at("cell_y").get<std::int32_t>(),
+           c.at("segments").get<std::int64_t>(), c.at("distance_m").get<double>(),
+           c.at("duration_s").get<double>(), c.at("mean_speed_kmh").get<double>()});
     }
     if (truth.version >= 2) {
       for (const auto& o : j.at("outages")) {
         truth.outages.push_back({"", ParseUs(o, "start"), ParseUs(o, "end")});
       }
       for (const auto& o : j.at("line_silences")) {
-        truth.line_silences.push_back({o.at("route_id").get<std::string>(), ParseUs(o, "start"), ParseUs(o, "end")});
+        truth.line_silences.push_back(
+            {o.at("route_id").get<std::string>(), ParseUs(o, "start"), ParseUs(o, "end")});
       }
       for (const auto& r : j.value("stale_plan", Json::array())) {
-        truth.stale_plan.push_back({r.at("route_id").get<std::string>(), r.at("shifted_trips").get<std::int64_t>(),
+        truth.stale_plan.push_back({r.at("route_id").get<std::string>(),
+                                    r.at("shifted_trips").get<std::int64_t>(),
                                     r.at("max_shift_s").get<double>()});
       }
       for (const auto& h : j.at("headways")) {
         TruthHeadway headway;
         headway.route_id = h.at("route_id").get<std::string>();
-        headway.direction_id = h.at("direction_id").is_null() ? -1 : h.at("direction_id").get<std::int32_t>();
+        headway.direction_id =
+            h.at("direction_id").is_null() ? -1 : h.at("direction_id").get<std::int32_t>();
         headway.service_date = h.at("service_date").get<std::string>();
         headway.time_us = ParseUs(h, "time");
         headway.headway_s = h.at("headway_s").get<double>();
@@ -312,7 +339,8 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
         TruthAlert alert;
         alert.kind = a.at("kind").get<std::string>();
         alert.route_id = a.at("route_id").get<std::string>();
-        alert.direction_id = a.at("direction_id").is_null() ? -1 : a.at("direction_id").get<std::int32_t>();
+        alert.direction_id =
+            a.at("direction_id").is_null() ? -1 : a.at("direction_id").get<std::int32_t>();
         alert.start_us = ParseUs(a, "start");
         alert.end_us = ParseUs(a, "end");
         alert.planned_headway_s = a.at("planned_headway_s").get<double>();

@@ -53,7 +53,7 @@ struct TruthHeadway {
   std::string service_date;  // YYYY-MM-DD
   std::int64_t time_us = 0;  // the later departure
   double headway_s = 0;
-  std::string exclusion;     // "" (measured), "service_break" or "coverage_gap"
+  std::string exclusion;  // "" (measured), "service_break" or "coverage_gap"
 };
 
 /// An alert the day causes (semantics §7, the `alerts` table): bunching (a measured
@@ -109,11 +109,11 @@ struct TruthCell {
 /// How often a fault was injected, and what the rules must make of those records.
 struct TruthFault {
   std::string fault;
-  std::string unit;              // what the rate counts: record, response, line_poll, trip, layover
-  std::int64_t injected = 0;     // in that unit
+  std::string unit;           // what the rate counts: record, response, line_poll, trip, layover
+  std::int64_t injected = 0;  // in that unit
   std::int64_t opportunities = 0;
   double configured_rate = 0;
-  std::int64_t records = 0;      // records it touched (the rows in fault_records)
+  std::int64_t records = 0;  // records it touched (the rows in fault_records)
   /// Record faults: expected outcome ("accepted" or a reason) -> records.
   std::map<std::string, std::int64_t> expected;
 };
@@ -150,7 +150,7 @@ struct Truth {
   std::vector<TruthReassignment> reassignments;
   std::vector<TruthCell> speed_cells;
   // Version 2 (empty when reading version 1, except headways: see ReadTruth).
-  std::vector<TruthInterval> outages;        // feed-wide, route_id empty
+  std::vector<TruthInterval> outages;  // feed-wide, route_id empty
   std::vector<TruthInterval> line_silences;
   std::vector<TruthStaleRoute> stale_plan;
   std::vector<TruthHeadway> headways;
@@ -166,6 +166,7 @@ base::Status WriteTruth(const Truth& truth, const std::filesystem::path& file);
 /// Reads it back; errors name the file and the field.
 base::Result<Truth> ReadTruth(const std::filesystem::path& file);
 /// A path of the truth resolved against the truth file's folder.
-std::filesystem::path ResolveTruthPath(const std::filesystem::path& truth_file, const std::string& path);
+std::filesystem::path ResolveTruthPath(const std::filesystem::path& truth_file,
+                                       const std::string& path);
 
 }  // namespace frota::sim

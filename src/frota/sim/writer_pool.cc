@@ -29,11 +29,12 @@ base::Status Backdate(const fs::path& body, base::Timestamp received) {
 
 }  // namespace
 
-base::Result<std::unique_ptr<WriterPool>> WriterPool::Open(const fs::path& root, const source::FeedInfo& info,
-                                                          const std::optional<fs::path>& sppo_root,
-                                                          const source::FeedInfo& sppo_info,
-                                                          std::int32_t count, const Fleet& fleet,
-                                                          const DayPlan& plan) {
+base::Result<std::unique_ptr<WriterPool>> WriterPool::Open(const fs::path& root,
+                                                           const source::FeedInfo& info,
+                                                           const std::optional<fs::path>& sppo_root,
+                                                           const source::FeedInfo& sppo_info,
+                                                           std::int32_t count, const Fleet& fleet,
+                                                           const DayPlan& plan) {
   std::unique_ptr<WriterPool> pool(new WriterPool());
   for (std::int32_t i = 0; i < std::max(count, 1); ++i) {
     auto lane = std::make_unique<Lane>();

@@ -38,12 +38,10 @@ struct WriteJob {
 // BronzeWriters on threads of their own, response k going to writer k mod N.
 class WriterPool {
  public:
-  static base::Result<std::unique_ptr<WriterPool>> Open(const std::filesystem::path& root,
-                                                        const source::FeedInfo& info,
-                                                        const std::optional<std::filesystem::path>& sppo_root,
-                                                        const source::FeedInfo& sppo_info,
-                                                        std::int32_t count, const Fleet& fleet,
-                                                        const DayPlan& plan);
+  static base::Result<std::unique_ptr<WriterPool>> Open(
+      const std::filesystem::path& root, const source::FeedInfo& info,
+      const std::optional<std::filesystem::path>& sppo_root, const source::FeedInfo& sppo_info,
+      std::int32_t count, const Fleet& fleet, const DayPlan& plan);
 
   ~WriterPool();
 

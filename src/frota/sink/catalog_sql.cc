@@ -61,8 +61,8 @@ std::string CreateTableSql(const model::TableSpec& table, SqlDialect dialect) {
     if (column.derived) {
       continue;
     }
-    out += fmt::format("{}  {} {}{}", first ? "" : ",\n", column.name, SqlType(column.type, dialect),
-                       column.nullable ? "" : " NOT NULL");
+    out += fmt::format("{}  {} {}{}", first ? "" : ",\n", column.name,
+                       SqlType(column.type, dialect), column.nullable ? "" : " NOT NULL");
     first = false;
   }
   if (dialect == SqlDialect::kPostgres) {
@@ -81,9 +81,11 @@ std::string ExportQuery(const model::TableSpec& table) {
 
 std::string CompareViewSql(const model::TableSpec& table, std::string_view view_name,
                            std::string_view from, bool batch) {
-  return fmt::format("CREATE OR REPLACE VIEW {} AS\nSELECT {} AS k,\n       {} AS v, NULL::BIGINT AS mm{}\nFROM {};\n",
-                     view_name, Struct(table, true), Struct(table, false),
-                     batch ? ", NULL::BIGINT AS mm_allowance" : "", from);
+  return fmt::format(
+      "CREATE OR REPLACE VIEW {} AS\nSELECT {} AS k,\n       {} AS v, NULL::BIGINT AS mm{}\nFROM "
+      "{};\n",
+      view_name, Struct(table, true), Struct(table, false),
+      batch ? ", NULL::BIGINT AS mm_allowance" : "", from);
 }
 
 std::vector<ColumnType> AppenderTypes(const model::TableSpec& table) {

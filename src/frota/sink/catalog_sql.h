@@ -93,7 +93,8 @@ class CopyOut {
 /// `rows` of a catalog table as one binary COPY payload of its stored columns.
 template <typename Row>
 std::string CopyPayload(const std::vector<Row>& rows) {
-  const auto columns = static_cast<std::int16_t>(model::StoredColumns(model::Table<Row>::kSpec).size());
+  const auto columns =
+      static_cast<std::int16_t>(model::StoredColumns(model::Table<Row>::kSpec).size());
   PgCopyWriter w;
   CopyOut out(w);
   for (const Row& row : rows) {

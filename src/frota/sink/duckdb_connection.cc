@@ -205,9 +205,8 @@ duckdb_type ToDuckDbType(ColumnType type) {
 }
 }  // namespace
 
-base::Result<std::unique_ptr<ChunkAppender>> ChunkAppender::Create(DuckDbConnection& connection,
-                                                                  std::string_view table,
-                                                                  std::vector<ColumnType> columns) {
+base::Result<std::unique_ptr<ChunkAppender>> ChunkAppender::Create(
+    DuckDbConnection& connection, std::string_view table, std::vector<ColumnType> columns) {
   std::unique_ptr<ChunkAppender> appender(new ChunkAppender());
   appender->table_ = std::string(table);
   if (duckdb_appender_create(connection.raw(), nullptr, appender->table_.c_str(),

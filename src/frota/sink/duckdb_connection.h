@@ -94,8 +94,19 @@ class DuckDbConnection {
 };
 
 /// Column types a ChunkAppender writes.
-enum class ColumnType { kVarchar, kBigint, kInteger, kTinyint, kDouble, kFloat, kBoolean,
-                        kTimestamp, kDate, kSmallint, kUtinyint };
+enum class ColumnType {
+  kVarchar,
+  kBigint,
+  kInteger,
+  kTinyint,
+  kDouble,
+  kFloat,
+  kBoolean,
+  kTimestamp,
+  kDate,
+  kSmallint,
+  kUtinyint
+};
 
 /// Appends rows to a table through DuckDB's data-chunk appender (the bulk path): values
 /// go straight into column vectors, 2048 rows per chunk.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
@@ -12,8 +13,6 @@
 #include <map>
 #include <optional>
 #include <string_view>
-
-#include <spdlog/spdlog.h>
 
 #include "frota/base/file.h"
 #include "frota/base/hash.h"
@@ -50,8 +49,8 @@ struct Migration {
 // another name, or a name under another id, is a database this frota cannot read; names
 // a newer frota added to the enum are inserted.
 template <typename Enum, std::size_t N, typename NameOf>
-base::Status CheckNumbering(DuckDbConnection& db, std::string_view table,
-                            const Enum (&values)[N], NameOf name_of) {
+base::Status CheckNumbering(DuckDbConnection& db, std::string_view table, const Enum (&values)[N],
+                            NameOf name_of) {
   FROTA_ASSIGN_OR_RETURN(auto stored,
                          db.Query(fmt::format("SELECT id, name FROM {} ORDER BY id", table)));
   std::map<std::int64_t, std::string> by_id;
@@ -67,8 +66,8 @@ base::Status CheckNumbering(DuckDbConnection& db, std::string_view table,
       for (const auto& [other_id, other_name] : by_id) {
         if (other_name == name) {
           return base::InvalidInput(
-              "{}: table {} numbers '{}' {}, this frota {}: not a database it can read",
-              db.path(), table, name, other_id, id);
+              "{}: table {} numbers '{}' {}, this frota {}: not a database it can read", db.path(),
+              table, name, other_id, id);
         }
       }
       missing += fmt::format("{}({}, '{}')", missing.empty() ? "" : ", ", id, name);
@@ -86,14 +85,22 @@ base::Status CheckNumbering(DuckDbConnection& db, std::string_view table,
 
 // std::array/initializer views of the model enums for CheckNumbering.
 constexpr model::RejectReason kReasons[] = {
-    model::RejectReason::kMissingVehicleId,    model::RejectReason::kMissingCoordinates,
-    model::RejectReason::kLatitudeOutOfRange,  model::RejectReason::kLongitudeOutOfRange,
-    model::RejectReason::kNullIsland,          model::RejectReason::kMissingTimestamp,
-    model::RejectReason::kTimestampInMilliseconds, model::RejectReason::kStateVectorTooShort,
-    model::RejectReason::kMalformedRecord,     model::RejectReason::kBadPayload,
-    model::RejectReason::kFuture,              model::RejectReason::kStale,
-    model::RejectReason::kOutOfArea,           model::RejectReason::kDuplicate,
-    model::RejectReason::kJump,                model::RejectReason::kLate,
+    model::RejectReason::kMissingVehicleId,
+    model::RejectReason::kMissingCoordinates,
+    model::RejectReason::kLatitudeOutOfRange,
+    model::RejectReason::kLongitudeOutOfRange,
+    model::RejectReason::kNullIsland,
+    model::RejectReason::kMissingTimestamp,
+    model::RejectReason::kTimestampInMilliseconds,
+    model::RejectReason::kStateVectorTooShort,
+    model::RejectReason::kMalformedRecord,
+    model::RejectReason::kBadPayload,
+    model::RejectReason::kFuture,
+    model::RejectReason::kStale,
+    model::RejectReason::kOutOfArea,
+    model::RejectReason::kDuplicate,
+    model::RejectReason::kJump,
+    model::RejectReason::kLate,
 };
 static_assert(std::size(kReasons) == model::kRejectReasonCount);
 
@@ -154,9 +161,8 @@ base::Status EnsureViews(DuckDbConnection& db, bool migrated) {
 
 base::Status EnsureSchema(DuckDbConnection& db) {
   FROTA_ASSIGN_OR_RETURN(
-      auto tables,
-      db.Query("SELECT count(*) FILTER (WHERE table_name = 'frota_schema'), count(*) "
-               "FROM duckdb_tables() WHERE database_name = current_database()"));
+      auto tables, db.Query("SELECT count(*) FILTER (WHERE table_name = 'frota_schema'), count(*) "
+                            "FROM duckdb_tables() WHERE database_name = current_database()"));
   const bool has_schema_table = tables.Int64(0, 0) > 0;
   const bool has_other_tables = tables.Int64(0, 1) > 0;
   int version = 0;
@@ -175,13 +181,11 @@ base::Status EnsureSchema(DuckDbConnection& db) {
         "refusing to touch it: use a newer frota",
         db.path(), version, kDuckDbSchemaVersion);
   }
-  const Migration migrations[] = {{1, {sql::kSchemaV1Sql}},
-                                  {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
-                                  {3, {sql::kSchemaV3Sql}},
-                                  {4, {sql::kSchemaV4Sql}},
-                                  {5, {sql::kSchemaV5Sql}},
-                                  {6, {sql::kSchemaV6Sql}},
-                                  {7, {sql::kSchemaV7Sql}}};
+  const Migration migrations[] = {
+      {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
+      {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
+      {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
+      {7, {sql::kSchemaV7Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -198,9 +202,9 @@ base::Status EnsureSchema(DuckDbConnection& db) {
       }
     }
     if (status.ok()) {
-      status = db.Execute(fmt::format(
-          "INSERT INTO frota_schema VALUES ({}, now()::TIMESTAMP, '{}')", migration.to_version,
-          kVersion));
+      status =
+          db.Execute(fmt::format("INSERT INTO frota_schema VALUES ({}, now()::TIMESTAMP, '{}')",
+                                 migration.to_version, kVersion));
     }
     if (!status.ok()) {
       (void)db.Execute("ROLLBACK");
@@ -210,8 +214,7 @@ base::Status EnsureSchema(DuckDbConnection& db) {
     FROTA_RETURN_IF_ERROR(db.Execute("COMMIT"));
   }
   FROTA_RETURN_IF_ERROR(CheckNumbering(db, "modes", model::kAllModes, model::ModeName));
-  FROTA_RETURN_IF_ERROR(
-      CheckNumbering(db, "reject_reasons", kReasons, model::RejectReasonName));
+  FROTA_RETURN_IF_ERROR(CheckNumbering(db, "reject_reasons", kReasons, model::RejectReasonName));
   return EnsureViews(db, migrated);
 }
 
@@ -281,10 +284,17 @@ std::optional<double> MemorySizeBytes(std::string_view text) {
       unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
   }
-  static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"", 1},          {"b", 1},          {"bytes", 1},        {"kb", 1e3},
-      {"mb", 1e6},      {"gb", 1e9},       {"tb", 1e12},        {"kib", 1024.0},
-      {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1099511627776.0}};
+  static constexpr std::pair<std::string_view, double> kUnits[] = {{"", 1},
+                                                                   {"b", 1},
+                                                                   {"bytes", 1},
+                                                                   {"kb", 1e3},
+                                                                   {"mb", 1e6},
+                                                                   {"gb", 1e9},
+                                                                   {"tb", 1e12},
+                                                                   {"kib", 1024.0},
+                                                                   {"mib", 1 << 20},
+                                                                   {"gib", 1 << 30},
+                                                                   {"tib", 1099511627776.0}};
   for (const auto& [name, bytes] : kUnits) {
     if (unit == name) {
       return number * bytes;
@@ -296,9 +306,9 @@ std::optional<double> MemorySizeBytes(std::string_view text) {
 }  // namespace
 
 base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem::path& path,
-                                                          const model::SourceCatalog* catalog,
-                                                          std::string run_id,
-                                                          DuckDbSinkOptions options) {
+                                                           const model::SourceCatalog* catalog,
+                                                           std::string run_id,
+                                                           DuckDbSinkOptions options) {
   FROTA_ASSIGN_OR_RETURN(auto db, OpenFrotaDuckDb(path, /*must_exist=*/false));
   // Epochs commit often; letting the write-ahead log grow before DuckDB checkpoints keeps
   // it from recompressing the same partly filled row groups at every commit. Closing the
@@ -403,10 +413,10 @@ base::Status StoredLabels::Load(DuckDbConnection& db) {
   ids_.clear();
   added_.clear();
   flushed_ = 0;
-  FROTA_ASSIGN_OR_RETURN(
-      auto rows, db.Query("SELECT id, feed_id, vehicle_id, mode, route_id, trip_id, "
-                          "trip_start_date, trip_start_time, coalesce(direction_id, -1) "
-                          "FROM position_labels"));
+  FROTA_ASSIGN_OR_RETURN(auto rows,
+                         db.Query("SELECT id, feed_id, vehicle_id, mode, route_id, trip_id, "
+                                  "trip_start_date, trip_start_time, coalesce(direction_id, -1) "
+                                  "FROM position_labels"));
   std::int64_t largest = 0;
   for (std::size_t i = 0; i < rows.rows(); ++i) {
     const std::int64_t id = rows.Int64(i, 0);
@@ -445,9 +455,8 @@ base::Status StoredLabels::Flush(DuckDbConnection& db) {
   using CT = ColumnType;
   FROTA_ASSIGN_OR_RETURN(auto a, ChunkAppender::Create(db, "position_labels",
                                                        {CT::kInteger, CT::kInteger, CT::kInteger,
-                                                        CT::kUtinyint, CT::kInteger,
-                                                        CT::kInteger, CT::kInteger,
-                                                        CT::kInteger, CT::kTinyint}));
+                                                        CT::kUtinyint, CT::kInteger, CT::kInteger,
+                                                        CT::kInteger, CT::kInteger, CT::kTinyint}));
   const auto first = next_ - static_cast<std::int32_t>(added_.size());
   for (std::size_t i = flushed_; i < added_.size(); ++i) {
     const Label& l = added_[i];
@@ -491,8 +500,7 @@ base::Status AddSilverText(DuckDbConnection& db, const std::function<base::Statu
 }
 
 base::Status DuckDbSink::CheckpointWithAllCores() {
-  FROTA_RETURN_IF_ERROR(
-      connection_->Execute(fmt::format("SET threads = {}", base::CoreCount())));
+  FROTA_RETURN_IF_ERROR(connection_->Execute(fmt::format("SET threads = {}", base::CoreCount())));
   const base::Status checkpointed = connection_->Execute("CHECKPOINT");
   // Back to one thread for epochs whether or not the checkpoint went through.
   FROTA_RETURN_IF_ERROR(connection_->Execute("SET threads = 1"));
@@ -550,7 +558,7 @@ base::Status DuckDbSink::CloseAppenders() {
 }
 
 base::Result<ChunkAppender*> DuckDbSink::EpochAppender(std::string_view table,
-                                                      std::vector<ColumnType> columns) {
+                                                       std::vector<ColumnType> columns) {
   for (auto& [name, appender] : appenders_) {
     if (name == table) {
       return appender.get();
@@ -655,8 +663,8 @@ base::Status DuckDbSink::BetweenEpochs(std::int64_t epoch) {
   if (!limit || !idle || *idle <= 0 || *idle >= *limit) {
     return base::Status::Ok();
   }
-  if (const auto lowered = connection_->Execute(
-          fmt::format("SET memory_limit = '{}'", options_.idle_memory_limit));
+  if (const auto lowered =
+          connection_->Execute(fmt::format("SET memory_limit = '{}'", options_.idle_memory_limit));
       !lowered.ok()) {
     spdlog::debug("duckdb cache not brought down to {}: {}", options_.idle_memory_limit,
                   lowered.error().message());
@@ -744,8 +752,8 @@ std::int32_t DuckDbSink::LabelId(const model::StringDictionary& strings,
       recent.trip_id != p.trip_id || recent.trip_start_date != p.trip_start_date ||
       recent.trip_start_time != p.trip_start_time || recent.mode != p.mode ||
       recent.direction_id != direction) {
-    recent = {p.feed_id, p.route_id, p.trip_id, p.trip_start_date, p.trip_start_time,
-              p.mode, direction, lookup() + 1};
+    recent = {p.feed_id,         p.route_id, p.trip_id, p.trip_start_date,
+              p.trip_start_time, p.mode,     direction, lookup() + 1};
   }
   return recent.label - 1;
 }
@@ -756,11 +764,11 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
     return base::Internal("epoch rows carry records without their string dictionary");
   }
   if (!rows.positions.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("positions_data",
-                                      {CT::kInteger, CT::kDouble, CT::kDouble, CT::kFloat,
-                                       CT::kFloat, CT::kFloat, CT::kBoolean, CT::kTimestamp,
-                                       CT::kTimestamp, CT::kBoolean, CT::kInteger,
-                                       CT::kBigint}));
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("positions_data", {CT::kInteger, CT::kDouble, CT::kDouble, CT::kFloat,
+                                         CT::kFloat, CT::kFloat, CT::kBoolean, CT::kTimestamp,
+                                         CT::kTimestamp, CT::kBoolean, CT::kInteger, CT::kBigint}));
     const model::StringDictionary& strings = *rows.strings;
     for (const auto& p : rows.positions) {
       a->SetInt32(0, LabelId(strings, p));
@@ -790,26 +798,26 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
   for (const auto& r : rows.rejected) {
     if (model::HasDerivedDetail(r)) {
       if (duplicates == nullptr) {
-        FROTA_ASSIGN_OR_RETURN(duplicates, EpochAppender("duplicates_data",
-                                              {CT::kInteger, CT::kInteger, CT::kTimestamp,
-                                               CT::kTimestamp, CT::kInteger, CT::kBigint}));
+        FROTA_ASSIGN_OR_RETURN(
+            duplicates,
+            EpochAppender("duplicates_data", {CT::kInteger, CT::kInteger, CT::kTimestamp,
+                                              CT::kTimestamp, CT::kInteger, CT::kBigint}));
       }
       ChunkAppender* a = duplicates;
       a->SetInt32(0, StringId(strings, r.feed_id));
       a->SetInt32(1, StringId(strings, r.vehicle_id));
       a->SetTimestampMicros(2, base::ToUnixMicros(*r.event_time));
-      r.ingest_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.ingest_time))
-                    : a->SetNull(3);
+      r.ingest_time ? a->SetTimestampMicros(3, base::ToUnixMicros(*r.ingest_time)) : a->SetNull(3);
       a->SetInt32(4, SourceStringId(r.source.source));
       a->SetInt64(5, r.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
       continue;
     }
     if (rejected == nullptr) {
-      FROTA_ASSIGN_OR_RETURN(rejected, EpochAppender("rejected_data",
-                                          {CT::kInteger, CT::kInteger, CT::kUtinyint,
-                                           CT::kTimestamp, CT::kTimestamp, CT::kInteger,
-                                           CT::kBigint, CT::kVarchar}));
+      FROTA_ASSIGN_OR_RETURN(
+          rejected, EpochAppender("rejected_data",
+                                  {CT::kInteger, CT::kInteger, CT::kUtinyint, CT::kTimestamp,
+                                   CT::kTimestamp, CT::kInteger, CT::kBigint, CT::kVarchar}));
     }
     ChunkAppender* a = rejected;
     a->SetInt32(0, StringId(strings, r.feed_id));
@@ -829,10 +837,10 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
   using CT = ColumnType;
   FROTA_RETURN_IF_ERROR(WriteSilver(rows));
   if (!rows.speed_cells.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("speed_cells",
-                                      {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
-                                       CT::kInteger, CT::kInteger, CT::kBigint, CT::kBigint,
-                                       CT::kBigint}));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a,
+                           EpochAppender("speed_cells", {CT::kInteger, CT::kVarchar, CT::kDate,
+                                                         CT::kTinyint, CT::kInteger, CT::kInteger,
+                                                         CT::kBigint, CT::kBigint, CT::kBigint}));
     for (const auto& r : rows.speed_cells) {
       a->SetInt32(0, r.partition_id);
       a->SetString(1, Name(r.mode));
@@ -847,9 +855,10 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
     }
   }
   if (!rows.speed_lines.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("speed_lines",
-                                      {CT::kInteger, CT::kVarchar, CT::kVarchar, CT::kDate,
-                                       CT::kTinyint, CT::kBigint, CT::kBigint, CT::kBigint}));
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("speed_lines", {CT::kInteger, CT::kVarchar, CT::kVarchar, CT::kDate,
+                                      CT::kTinyint, CT::kBigint, CT::kBigint, CT::kBigint}));
     for (const auto& r : rows.speed_lines) {
       a->SetInt32(0, r.partition_id);
       a->SetString(1, Name(r.mode));
@@ -863,9 +872,9 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
     }
   }
   if (!rows.fleet_hours.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("fleet_hours",
-                                      {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
-                                       CT::kBigint, CT::kBigint}));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a,
+                           EpochAppender("fleet_hours", {CT::kInteger, CT::kVarchar, CT::kDate,
+                                                         CT::kTinyint, CT::kBigint, CT::kBigint}));
     for (const auto& r : rows.fleet_hours) {
       a->SetInt32(0, r.partition_id);
       a->SetString(1, Name(r.mode));
@@ -878,15 +887,16 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
   }
   if (!rows.stops.empty()) {
     const auto& spec = model::Table<model::StopRow>::kSpec;
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender(spec.name, AppenderTypes(spec)));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender(spec.name, AppenderTypes(spec)));
     FROTA_RETURN_IF_ERROR(AppendRows(*a, rows.stops));
   }
   if (!rows.trips.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("trips",
-                                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
-                                       CT::kTimestamp, CT::kVarchar, CT::kTinyint, CT::kVarchar,
-                                       CT::kDouble, CT::kDouble, CT::kTimestamp, CT::kDouble,
-                                       CT::kDouble, CT::kBigint, CT::kBigint}));
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("trips",
+                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp,
+                       CT::kVarchar, CT::kTinyint, CT::kVarchar, CT::kDouble, CT::kDouble,
+                       CT::kTimestamp, CT::kDouble, CT::kDouble, CT::kBigint, CT::kBigint}));
     for (const auto& r : rows.trips) {
       a->SetString(0, r.feed_id);
       a->SetString(1, r.vehicle_id);
@@ -907,13 +917,14 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
     }
   }
   if (!rows.quality.empty()) {
-    std::vector<CT> columns = {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kBigint,
-                               CT::kBigint};
+    std::vector<CT> columns = {CT::kInteger, CT::kVarchar, CT::kDate,
+                               CT::kTinyint, CT::kBigint,  CT::kBigint};
     columns.insert(columns.end(), model::kRejectReasonCount, CT::kBigint);
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("quality", columns));
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* l, EpochAppender("quality_latency",
-                                      {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
-                                       CT::kSmallint, CT::kBigint}));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender("quality", columns));
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * l,
+        EpochAppender("quality_latency", {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
+                                          CT::kSmallint, CT::kBigint}));
     for (const auto& r : rows.quality) {
       const std::int32_t days = base::DaysSinceEpoch(r.local_date);
       a->SetInt32(0, r.partition_id);
@@ -938,10 +949,11 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
     }
   }
   if (!rows.polls.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender* a, EpochAppender("collector_polls",
-                                      {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger,
-                                       CT::kVarchar, CT::kBigint, CT::kDouble, CT::kBoolean,
-                                       CT::kBigint, CT::kVarchar, CT::kVarchar}));
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("collector_polls", {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger,
+                                          CT::kVarchar, CT::kBigint, CT::kDouble, CT::kBoolean,
+                                          CT::kBigint, CT::kVarchar, CT::kVarchar}));
     for (const auto& r : rows.polls) {
       a->SetString(0, r.feed_id);
       a->SetTimestampMicros(1, base::ToUnixMicros(r.polled_at));
@@ -965,13 +977,12 @@ base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
   const auto direction = [](ChunkAppender& a, std::size_t column, std::int8_t d) {
     d >= 0 ? a.SetInt8(column, d) : a.SetNull(column);
   };
-  const auto optional_double = [](ChunkAppender& a, std::size_t column,
-                                  std::optional<double> v) {
+  const auto optional_double = [](ChunkAppender& a, std::size_t column, std::optional<double> v) {
     v ? a.SetDouble(column, *v) : a.SetNull(column);
   };
   if (!rows.departures.empty()) {
     FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender* a,
+        ChunkAppender * a,
         EpochAppender("departures", {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
                                      CT::kTinyint, CT::kVarchar, CT::kVarchar, CT::kDate,
                                      CT::kTimestamp, CT::kBoolean, CT::kDouble, CT::kBoolean,
@@ -998,7 +1009,7 @@ base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
   }
   if (!rows.headways.empty()) {
     FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender* a,
+        ChunkAppender * a,
         EpochAppender("headways", {CT::kVarchar, CT::kTinyint, CT::kDate, CT::kVarchar,
                                    CT::kTimestamp, CT::kDate, CT::kTinyint, CT::kVarchar,
                                    CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}));
@@ -1071,10 +1082,9 @@ base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoi
     FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(sql, params));
   }
   for (const auto& state : checkpoint.states) {
-    FROTA_RETURN_IF_ERROR(
-        connection_->ExecuteWith("INSERT OR REPLACE INTO engine_state VALUES ($1, $2, $3)",
-                                 {P::Int64(state.partition.value()), P::Int64(epoch),
-                                  P::Blob(state.bytes)}));
+    FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(
+        "INSERT OR REPLACE INTO engine_state VALUES ($1, $2, $3)",
+        {P::Int64(state.partition.value()), P::Int64(epoch), P::Blob(state.bytes)}));
   }
   FROTA_RETURN_IF_ERROR(
       connection_->ExecuteWith("INSERT OR REPLACE INTO runner_state VALUES (0, $1, $2)",

@@ -1,7 +1,6 @@
 // What the embedded sink costs per record: the rows the jobs make of a city's feed,
 // written and committed into a fresh DuckDB file epoch by epoch, as a replay does.
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -165,8 +165,11 @@ TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
     ASSERT_TRUE(sink.ok());
     ASSERT_TRUE((*sink)->Commit(SomeRows(), Checkpoint(1, 8)).ok());
     // Back to version 5, as a frota before the rules table left it.
-    ASSERT_TRUE((*sink)->connection().Execute("DROP TABLE rules; DELETE FROM frota_schema "
-                                              "WHERE version = 6").ok());
+    ASSERT_TRUE((*sink)
+                    ->connection()
+                    .Execute("DROP TABLE rules; DELETE FROM frota_schema "
+                             "WHERE version = 6")
+                    .ok());
   }
   auto db = OpenFrotaDuckDb(dir_ / "t.duckdb", /*must_exist=*/true);
   ASSERT_TRUE(db.ok()) << db.error().message();
@@ -187,7 +190,10 @@ TEST_F(DuckDbSinkTest, ANewerSchemaIsRefused) {
   {
     auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
     ASSERT_TRUE(sink.ok());
-    ASSERT_TRUE((*sink)->connection().Execute("INSERT INTO frota_schema VALUES (99, now()::TIMESTAMP, 'future')").ok());
+    ASSERT_TRUE((*sink)
+                    ->connection()
+                    .Execute("INSERT INTO frota_schema VALUES (99, now()::TIMESTAMP, 'future')")
+                    .ok());
   }
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2");
   ASSERT_FALSE(sink.ok());
@@ -223,7 +229,8 @@ TEST_F(DuckDbSinkTest, ExportWritesSortedCsvWithQuotingAndSummedAggregates) {
   std::ifstream cells(dir_ / "out" / "speed_cells.csv");
   std::getline(cells, header);
   std::getline(cells, row);
-  EXPECT_EQ(header, "mode,local_date,hour,cell_x,cell_y,segments,distance_m,duration_s,mean_speed_kmh");
+  EXPECT_EQ(header,
+            "mode,local_date,hour,cell_x,cell_y,segments,distance_m,duration_s,mean_speed_kmh");
   EXPECT_EQ(row, "brt,2022-06-30,3,0,0,4,2,120,0.06");
 }
 
@@ -306,10 +313,13 @@ TEST_F(DuckDbSinkTest, AVersion1DatabaseIsMigratedWithEveryRow) {
   {
     auto db = DuckDbConnection::Open(path);
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Execute(
-        "CREATE TABLE frota_schema (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL, "
-        "frota_version VARCHAR NOT NULL); INSERT INTO frota_schema VALUES (1, now()::TIMESTAMP, "
-        "'0.1.0')").ok());
+    ASSERT_TRUE((*db)
+                    ->Execute("CREATE TABLE frota_schema (version INTEGER NOT NULL, applied_at "
+                              "TIMESTAMP NOT NULL, "
+                              "frota_version VARCHAR NOT NULL); INSERT INTO frota_schema VALUES "
+                              "(1, now()::TIMESTAMP, "
+                              "'0.1.0')")
+                    .ok());
     ASSERT_TRUE((*db)->Execute(sql::kSchemaV1Sql).ok());
     const auto inserted = (*db)->Execute(R"sql(
       INSERT INTO positions VALUES
@@ -481,8 +491,8 @@ TEST_F(DuckDbSinkTest, AVersion2DatabaseIsMigratedToLabelsAndKeepsItsDuplicatesW
   ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 11)).ok());
   labels = db.Query("SELECT count(*) FROM position_labels");
   EXPECT_EQ(labels->Int64(0, 0), 3);  // SomeRows' position has a label of its own
-  auto reused = db.Query(
-      "SELECT count(DISTINCT label) FROM positions_data WHERE source_offset IN (0, 10)");
+  auto reused =
+      db.Query("SELECT count(DISTINCT label) FROM positions_data WHERE source_offset IN (0, 10)");
   EXPECT_EQ(reused->Int64(0, 0), 1);
   auto stored = db.Query(
       "SELECT (SELECT count(*) FROM rejected_data), (SELECT count(*) FROM duplicates_data)");
@@ -510,8 +520,10 @@ TEST_F(DuckDbSinkTest, ADatabaseThatNumbersReasonsDifferentlyIsRefused) {
   {
     auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
     ASSERT_TRUE(sink.ok());
-    ASSERT_TRUE(
-        (*sink)->connection().Execute("UPDATE reject_reasons SET name = 'renamed' WHERE id = 13").ok());
+    ASSERT_TRUE((*sink)
+                    ->connection()
+                    .Execute("UPDATE reject_reasons SET name = 'renamed' WHERE id = 13")
+                    .ok());
   }
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2");
   ASSERT_FALSE(sink.ok());
@@ -733,10 +745,10 @@ TEST_F(DuckDbSinkTest, MigratedSchemaMatchesTheCatalogsDdl) {
   auto fresh = DuckDbConnection::Open("");
   ASSERT_TRUE(fresh.ok());
   const auto columns = [](DuckDbConnection& db, std::string_view table) {
-    auto r = db.Query(fmt::format(
-        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
-        "WHERE table_schema = 'main' AND table_name = '{}' ORDER BY ordinal_position",
-        table));
+    auto r = db.Query(
+        fmt::format("SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+                    "WHERE table_schema = 'main' AND table_name = '{}' ORDER BY ordinal_position",
+                    table));
     EXPECT_TRUE(r.ok());
     std::vector<std::string> out;
     for (std::size_t i = 0; r.ok() && i < r->rows(); ++i) {

@@ -34,8 +34,7 @@ const std::vector<ExportTable>& ExportTables() {
        "direction_id, trip_start_time, first_lat, first_lon, last_time, last_lat, last_lon, "
        "positions, distance_m, duration_s FROM trip_rows "
        "ORDER BY feed_id, vehicle_id, trip_id, trip_start_date, first_time"},
-      {"quality",
-       "SELECT * FROM quality_hours ORDER BY feed_id, local_date, hour"},
+      {"quality", "SELECT * FROM quality_hours ORDER BY feed_id, local_date, hour"},
       {"duplicate_slots",
        "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
        "ORDER BY feed_id, trip_start_date, trip_id"},

@@ -13,12 +13,12 @@ namespace {
 // SQLSTATEs after which the same transaction, retried on a new connection, can succeed.
 bool RetryableState(std::string_view state) {
   return state.starts_with("08") ||  // connection exception
-         state == "57P01" ||          // admin_shutdown
-         state == "57P02" ||          // crash_shutdown
-         state == "57P03" ||          // cannot_connect_now (starting up, shutting down)
-         state == "53300" ||          // too_many_connections
-         state == "40001" ||          // serialization_failure
-         state == "40P01";            // deadlock_detected
+         state == "57P01" ||         // admin_shutdown
+         state == "57P02" ||         // crash_shutdown
+         state == "57P03" ||         // cannot_connect_now (starting up, shutting down)
+         state == "53300" ||         // too_many_connections
+         state == "40001" ||         // serialization_failure
+         state == "40P01";           // deadlock_detected
 }
 
 std::string Trim(std::string text) {
@@ -55,9 +55,7 @@ PgResult& PgResult::operator=(PgResult&& other) noexcept {
 
 int PgResult::rows() const { return result_ == nullptr ? 0 : PQntuples(result_); }
 int PgResult::columns() const { return result_ == nullptr ? 0 : PQnfields(result_); }
-bool PgResult::IsNull(int row, int column) const {
-  return PQgetisnull(result_, row, column) == 1;
-}
+bool PgResult::IsNull(int row, int column) const { return PQgetisnull(result_, row, column) == 1; }
 std::string_view PgResult::Value(int row, int column) const {
   return {PQgetvalue(result_, row, column),
           static_cast<std::size_t>(PQgetlength(result_, row, column))};
@@ -77,9 +75,11 @@ std::string PgConnection::Describe(const std::string& dsn) {
   }
   std::string out;
   // Unset in the DSN: libpq takes it from the PG* environment (or its default).
-  constexpr std::pair<const char*, const char*> kKeys[] = {
-      {"host", "PGHOST"}, {"hostaddr", "PGHOSTADDR"}, {"port", "PGPORT"},
-      {"dbname", "PGDATABASE"}, {"user", "PGUSER"}};
+  constexpr std::pair<const char*, const char*> kKeys[] = {{"host", "PGHOST"},
+                                                           {"hostaddr", "PGHOSTADDR"},
+                                                           {"port", "PGPORT"},
+                                                           {"dbname", "PGDATABASE"},
+                                                           {"user", "PGUSER"}};
   for (const auto& [key, env] : kKeys) {
     const char* value = nullptr;
     for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
@@ -114,7 +114,8 @@ base::Result<std::unique_ptr<PgConnection>> PgConnection::Open(const std::string
     }
     return base::Unavailable("PostgreSQL ({}) unreachable: {}", description, message);
   }
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   auto connection = std::unique_ptr<PgConnection>(new PgConnection(conn, description));
   FROTA_RETURN_IF_ERROR(connection->Execute(
       "SET TIME ZONE 'UTC'; SET statement_timeout = 0; SET client_min_messages = warning; "
@@ -209,8 +210,8 @@ base::Status PgConnection::CopyIn(std::string_view copy_sql, std::string_view da
   return status;
 }
 
-base::Status PgConnection::CopyOut(
-    std::string_view copy_sql, const std::function<base::Status(std::string_view)>& on_data) {
+base::Status PgConnection::CopyOut(std::string_view copy_sql,
+                                   const std::function<base::Status(std::string_view)>& on_data) {
   const std::string text(copy_sql);
   PGresult* start = PQexec(conn_, text.c_str());
   if (PQresultStatus(start) != PGRES_COPY_OUT) {

@@ -88,7 +88,8 @@ class PgConnection {
   /// Runs the statements in one round trip (libpq pipeline mode); every statement's
   /// error is reported, the first one returned. Statements without parameters may be
   /// several separated by ';' only outside a pipeline, so each entry is one statement.
-  base::Status Pipeline(const std::vector<std::pair<std::string, std::vector<PgParam>>>& statements);
+  base::Status Pipeline(
+      const std::vector<std::pair<std::string, std::vector<PgParam>>>& statements);
 
   [[nodiscard]] bool broken() const;
   /// The SQLSTATE of the last statement that failed on the server ("" if none had one),

@@ -5,10 +5,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <set>
 #include <thread>
@@ -44,9 +44,8 @@ struct Migration {
 
 base::Result<int> SchemaVersion(PgConnection& db, bool& exists) {
   FROTA_ASSIGN_OR_RETURN(
-      auto found,
-      db.Query("SELECT to_regclass('frota_schema') IS NOT NULL, (SELECT count(*) FROM "
-               "pg_tables WHERE schemaname = current_schema())"));
+      auto found, db.Query("SELECT to_regclass('frota_schema') IS NOT NULL, (SELECT count(*) FROM "
+                           "pg_tables WHERE schemaname = current_schema())"));
   exists = found.Value(0, 0) == "t";
   if (!exists) {
     if (found.Int(0, 1) > 0) {
@@ -57,7 +56,8 @@ base::Result<int> SchemaVersion(PgConnection& db, bool& exists) {
     }
     return 0;
   }
-  FROTA_ASSIGN_OR_RETURN(auto version, db.Query("SELECT coalesce(max(version), 0) FROM frota_schema"));
+  FROTA_ASSIGN_OR_RETURN(auto version,
+                         db.Query("SELECT coalesce(max(version), 0) FROM frota_schema"));
   const int v = static_cast<int>(version.Int(0, 0));
   if (v > kPostgresSchemaVersion) {
     return base::InvalidInput(
@@ -153,7 +153,10 @@ const std::vector<Upsert>& Upserts() {
        {"partition_id", "mode", "route_id", "local_date", "hour"},
        {"segments", "distance_mm", "duration_us"},
        true},
-      {"fleet_hours", {"partition_id", "mode", "local_date", "hour"}, {"vehicles", "positions"}, true},
+      {"fleet_hours",
+       {"partition_id", "mode", "local_date", "hour"},
+       {"vehicles", "positions"},
+       true},
       CatalogUpsert(model::Table<model::StopRow>::kSpec),
       {"trips",
        {"feed_id", "vehicle_id", "trip_id", "trip_start_date", "first_time"},
@@ -197,9 +200,8 @@ std::string UpsertSql(const Upsert& u) {
                        u.table, keys);
   }
   if (!u.add) {
-    return fmt::format(
-        "INSERT INTO {0} SELECT * FROM tmp_{0} ON CONFLICT ({1}) DO UPDATE SET {2}", u.table,
-        keys, fmt::join(sets, ", "));
+    return fmt::format("INSERT INTO {0} SELECT * FROM tmp_{0} ON CONFLICT ({1}) DO UPDATE SET {2}",
+                       u.table, keys, fmt::join(sets, ", "));
   }
   // Grouped first: a key may come twice in one epoch (a quality hour emitted, then a late
   // refusal adding a second partial row), and one INSERT may not touch a row twice.
@@ -220,8 +222,7 @@ std::string UpsertSql(const Upsert& u) {
 base::Status EnsurePostgresSchema(PgConnection& db) {
   FROTA_RETURN_IF_ERROR(db.Execute("BEGIN"));
   auto run = [&]() -> base::Status {
-    FROTA_RETURN_IF_ERROR(
-        db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
+    FROTA_RETURN_IF_ERROR(db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
     const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
@@ -242,9 +243,9 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
         return status.error().WithContext(
             fmt::format("migrating to schema version {}", migration.to_version));
       }
-      FROTA_RETURN_IF_ERROR(db.Query(
-          "INSERT INTO frota_schema VALUES ($1, now()::timestamp, $2)",
-          {PgParam::Int(migration.to_version), PgParam::Text(std::string(kVersion))}));
+      FROTA_RETURN_IF_ERROR(
+          db.Query("INSERT INTO frota_schema VALUES ($1, now()::timestamp, $2)",
+                   {PgParam::Int(migration.to_version), PgParam::Text(std::string(kVersion))}));
       migrated = true;
     }
     FROTA_ASSIGN_OR_RETURN(auto views, db.Query("SELECT to_regclass('duplicate_slots') IS NULL"));
@@ -267,9 +268,10 @@ base::Status CheckPostgresSchema(PgConnection& db) {
   bool exists = false;
   FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
   if (!exists || version == 0) {
-    return base::NotFound("PostgreSQL ({}): no frota tables in this database (nothing was "
-                          "written to it yet)",
-                          db.description());
+    return base::NotFound(
+        "PostgreSQL ({}): no frota tables in this database (nothing was "
+        "written to it yet)",
+        db.description());
   }
   if (version < kPostgresSchemaVersion) {
     return EnsurePostgresSchema(db);  // migrate, as a writer would
@@ -384,9 +386,9 @@ base::Result<T> PostgresSink::WithRetry(std::string_view what, F&& attempt) {
       base::Result<T> result = attempt(retrying);
       if (result.ok() || result.error().kind() != base::Error::Kind::kUnavailable) {
         if (n > 1 && result.ok()) {
-          spdlog::info("postgres available again what={} attempts={} waited_s={:.1f}", what, n,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                           .count());
+          spdlog::info(
+              "postgres available again what={} attempts={} waited_s={:.1f}", what, n,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
         return result;
       }
@@ -415,8 +417,8 @@ base::Result<engine::RecoveredCheckpoint> PostgresSink::Recover() {
   return WithRetry<engine::RecoveredCheckpoint>(
       "recover", [&](bool) -> base::Result<engine::RecoveredCheckpoint> {
         engine::RecoveredCheckpoint out;
-        FROTA_ASSIGN_OR_RETURN(auto kafka,
-                               db_->Query("SELECT min(stream) FROM source_progress WHERE stream <> ''"));
+        FROTA_ASSIGN_OR_RETURN(
+            auto kafka, db_->Query("SELECT min(stream) FROM source_progress WHERE stream <> ''"));
         if (!kafka.IsNull(0, 0)) {
           return base::InvalidInput(
               "PostgreSQL ({}): this database holds the state of a Kafka run (topic {}); an "
@@ -424,7 +426,8 @@ base::Result<engine::RecoveredCheckpoint> PostgresSink::Recover() {
               description_, kafka.Value(0, 0));
         }
         FROTA_ASSIGN_OR_RETURN(
-            auto epoch, db_->Query("SELECT coalesce(max(epoch), 0) FROM batches WHERE stream = ''"));
+            auto epoch,
+            db_->Query("SELECT coalesce(max(epoch), 0) FROM batches WHERE stream = ''"));
         out.last_epoch = base::EpochId(epoch.Int(0, 0));
         FROTA_ASSIGN_OR_RETURN(
             auto progress,
@@ -548,13 +551,14 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitPartitions(
 }
 
 base::Result<std::int64_t> PostgresSink::FinishedPartitions(std::string_view stream) {
-  return WithRetry<std::int64_t>("count finished partitions", [&](bool) -> base::Result<std::int64_t> {
-    FROTA_ASSIGN_OR_RETURN(auto count,
-                           db_->Query("SELECT count(*) FROM source_progress WHERE stream = $1 "
-                                      "AND finished",
-                                      {PgParam::Text(std::string(stream))}));
-    return count.Int(0, 0);
-  });
+  return WithRetry<std::int64_t>(
+      "count finished partitions", [&](bool) -> base::Result<std::int64_t> {
+        FROTA_ASSIGN_OR_RETURN(auto count,
+                               db_->Query("SELECT count(*) FROM source_progress WHERE stream = $1 "
+                                          "AND finished",
+                                          {PgParam::Text(std::string(stream))}));
+        return count.Int(0, 0);
+      });
 }
 
 base::Result<engine::CommitOutcome> PostgresSink::CommitWithRetry(const model::EpochRows& rows,
@@ -593,10 +597,9 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     std::sort(sources.begin(), sources.end());
     if (!sources.empty()) {
       FROTA_ASSIGN_OR_RETURN(
-          auto locked,
-          db_->Query("SELECT source, generation FROM source_progress WHERE source = "
-                     "ANY($1::text[]) ORDER BY source FOR UPDATE",
-                     {PgParam::Text(TextArray(sources))}));
+          auto locked, db_->Query("SELECT source, generation FROM source_progress WHERE source = "
+                                  "ANY($1::text[]) ORDER BY source FOR UPDATE",
+                                  {PgParam::Text(TextArray(sources))}));
       std::map<std::string, std::int64_t> committed;
       for (int i = 0; i < locked.rows(); ++i) {
         committed[std::string(locked.Value(i, 0))] = locked.Int(i, 1);
@@ -620,12 +623,11 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions));
     // Step 3.
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
-    const bool has[] = {merge_positions,           !rows.speed_cells.empty(),
-                        !rows.speed_lines.empty(), !rows.fleet_hours.empty(),
-                        !rows.stops.empty(),     !rows.trips.empty(),
-                        !rows.quality.empty(),   !rows.quality.empty(),
-                        !rows.polls.empty(),     !rows.departures.empty(),
-                        !rows.headways.empty(),  !rows.alerts.empty()};
+    const bool has[] = {
+        merge_positions,           !rows.speed_cells.empty(), !rows.speed_lines.empty(),
+        !rows.fleet_hours.empty(), !rows.stops.empty(),       !rows.trips.empty(),
+        !rows.quality.empty(),     !rows.quality.empty(),     !rows.polls.empty(),
+        !rows.departures.empty(),  !rows.headways.empty(),    !rows.alerts.empty()};
     static_assert(std::size(has) == 12, "one flag per Upserts() entry");
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
@@ -853,9 +855,9 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
         db_->CopyIn("COPY tmp_fleet_hours FROM STDIN (FORMAT binary)", w.Finish()));
   }
   if (!rows.stops.empty()) {
-    FROTA_RETURN_IF_ERROR(db_->CopyIn(
-        fmt::format("COPY tmp_{} FROM STDIN (FORMAT binary)", model::Table<model::StopRow>::kSpec.name),
-        CopyPayload(rows.stops)));
+    FROTA_RETURN_IF_ERROR(db_->CopyIn(fmt::format("COPY tmp_{} FROM STDIN (FORMAT binary)",
+                                                  model::Table<model::StopRow>::kSpec.name),
+                                      CopyPayload(rows.stops)));
   }
   if (!rows.trips.empty()) {
     PgCopyWriter w;
@@ -955,7 +957,8 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
       w.DateDays(base::DaysSinceEpoch(r.local_date));
       w.Int16(r.hour);
     }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_departures FROM STDIN (FORMAT binary)", w.Finish()));
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_departures FROM STDIN (FORMAT binary)", w.Finish()));
   }
   if (!rows.headways.empty()) {
     PgCopyWriter w;

@@ -176,7 +176,7 @@ TEST_F(PostgresSinkTest, TheSameEpochsExportTheSameBytesAsDuckDb) {
   }
   // PostgreSQL merged the repeated aggregate keys by adding; DuckDB kept two rows.
   std::map<std::string, std::int64_t> copied(summary.rows_per_table.begin(),
-                                              summary.rows_per_table.end());
+                                             summary.rows_per_table.end());
   EXPECT_EQ(copied["quality"], 1);
   EXPECT_EQ(copied["rejected"], 9);  // three per epoch, one a duplicate with its derived detail
   EXPECT_EQ(copied["positions"], 150);
@@ -353,7 +353,8 @@ TEST_F(PostgresSinkTest, ADatabaseWithANewerSchemaIsRefused) {
   }
   auto admin = PgConnection::Open(db_->dsn());
   ASSERT_TRUE(admin.ok());
-  ASSERT_TRUE((*admin)->Execute("INSERT INTO frota_schema VALUES (99, now(), 'from the future')").ok());
+  ASSERT_TRUE(
+      (*admin)->Execute("INSERT INTO frota_schema VALUES (99, now(), 'from the future')").ok());
   auto refused = PostgresSink::Open(Options("run"), &catalog);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("schema version 99, newer than this frota"),
@@ -401,20 +402,20 @@ TEST_F(PostgresSinkTest, MigratedSchemaMatchesTheCatalogsDdl) {
   ASSERT_TRUE((*admin)->Execute("CREATE SCHEMA catalog_ddl").ok());
   const auto columns = [&](std::string_view schema, std::string_view table) {
     std::vector<std::string> out;
-    auto r = (*admin)->Query(fmt::format(
-        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
-        "WHERE table_schema = '{0}' AND table_name = '{1}' ORDER BY ordinal_position", schema,
-        table));
+    auto r = (*admin)->Query(
+        fmt::format("SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+                    "WHERE table_schema = '{0}' AND table_name = '{1}' ORDER BY ordinal_position",
+                    schema, table));
     EXPECT_TRUE(r.ok());
     for (int i = 0; r.ok() && i < r->rows(); ++i) {
       out.push_back(fmt::format("{} {} {}", r->Value(i, 0), r->Value(i, 1), r->Value(i, 2)));
     }
-    auto key = (*admin)->Query(fmt::format(
-        "SELECT string_agg(a.attname, ', ' ORDER BY k.ord) FROM pg_index i "
-        "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
-        "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
-        "WHERE i.indisprimary AND i.indrelid = '{0}.{1}'::regclass",
-        schema, table));
+    auto key = (*admin)->Query(
+        fmt::format("SELECT string_agg(a.attname, ', ' ORDER BY k.ord) FROM pg_index i "
+                    "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
+                    "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+                    "WHERE i.indisprimary AND i.indrelid = '{0}.{1}'::regclass",
+                    schema, table));
     EXPECT_TRUE(key.ok());
     out.push_back(fmt::format("key {}", key.ok() && key->rows() > 0 ? key->Value(0, 0) : ""));
     return out;

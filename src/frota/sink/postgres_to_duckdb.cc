@@ -29,8 +29,8 @@ struct CopiedTable {
 
 const std::vector<CopiedTable>& CopiedTables() {
   static const std::vector<CopiedTable> kTables = [] {
-    std::vector<ColumnType> quality = {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
-                                       CT::kBigint, CT::kBigint};
+    std::vector<ColumnType> quality = {CT::kInteger, CT::kVarchar, CT::kDate,
+                                       CT::kTinyint, CT::kBigint,  CT::kBigint};
     quality.insert(quality.end(), model::kRejectReasonCount, CT::kBigint);
     return std::vector<CopiedTable>{
         {"positions",
@@ -73,8 +73,8 @@ const std::vector<CopiedTable>& CopiedTables() {
           CT::kTinyint, CT::kVarchar, CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}},
         {"alerts",
          {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint, CT::kDate,
-          CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kDouble,
-          CT::kDouble, CT::kVarchar}},
+          CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kDouble, CT::kDouble,
+          CT::kVarchar}},
     };
   }();
   return kTables;
@@ -186,8 +186,8 @@ class StreamingCopy {
     if (buffer_.size() - pos < 2) {
       return std::nullopt;
     }
-    const auto fields =
-        static_cast<std::int16_t>(PgCopyReader::BigEndian(std::string_view(buffer_).substr(pos, 2)));
+    const auto fields = static_cast<std::int16_t>(
+        PgCopyReader::BigEndian(std::string_view(buffer_).substr(pos, 2)));
     std::size_t at = pos + 2;
     if (fields < 0) {
       ended_ = true;
@@ -270,17 +270,28 @@ std::optional<ColumnType> DuckTypeOf(std::string_view pg_type) {
 
 std::string_view DuckTypeName(ColumnType type) {
   switch (type) {
-    case CT::kVarchar: return "VARCHAR";
-    case CT::kBigint: return "BIGINT";
-    case CT::kInteger: return "INTEGER";
-    case CT::kTinyint: return "TINYINT";
-    case CT::kSmallint: return "SMALLINT";
-    case CT::kDouble: return "DOUBLE";
-    case CT::kFloat: return "FLOAT";
-    case CT::kBoolean: return "BOOLEAN";
-    case CT::kTimestamp: return "TIMESTAMP";
-    case CT::kDate: return "DATE";
-    case CT::kUtinyint: return "UTINYINT";
+    case CT::kVarchar:
+      return "VARCHAR";
+    case CT::kBigint:
+      return "BIGINT";
+    case CT::kInteger:
+      return "INTEGER";
+    case CT::kTinyint:
+      return "TINYINT";
+    case CT::kSmallint:
+      return "SMALLINT";
+    case CT::kDouble:
+      return "DOUBLE";
+    case CT::kFloat:
+      return "FLOAT";
+    case CT::kBoolean:
+      return "BOOLEAN";
+    case CT::kTimestamp:
+      return "TIMESTAMP";
+    case CT::kDate:
+      return "DATE";
+    case CT::kUtinyint:
+      return "UTINYINT";
   }
   return "VARCHAR";
 }
@@ -288,9 +299,9 @@ std::string_view DuckTypeName(ColumnType type) {
 // A DuckDB column type as PostgreSQL's; nullopt for a type no frota table uses.
 std::optional<std::string_view> PgTypeOf(std::string_view duck_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> kTypes = {
-      {"VARCHAR", "text"},         {"TINYINT", "smallint"},      {"SMALLINT", "smallint"},
-      {"INTEGER", "integer"},      {"BIGINT", "bigint"},         {"DOUBLE", "double precision"},
-      {"FLOAT", "real"},           {"BOOLEAN", "boolean"},       {"TIMESTAMP", "timestamp"},
+      {"VARCHAR", "text"},    {"TINYINT", "smallint"}, {"SMALLINT", "smallint"},
+      {"INTEGER", "integer"}, {"BIGINT", "bigint"},    {"DOUBLE", "double precision"},
+      {"FLOAT", "real"},      {"BOOLEAN", "boolean"},  {"TIMESTAMP", "timestamp"},
       {"DATE", "date"}};
   for (const auto& [duck, pg] : kTypes) {
     if (duck == duck_type) {
@@ -315,11 +326,20 @@ std::string QuoteIdentifier(std::string_view name) {
 void AppendCopyText(std::string& out, std::string_view value) {
   for (const char c : value) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -340,9 +360,9 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     FROTA_ASSIGN_OR_RETURN(auto appender,
                            ChunkAppender::Create(*duck, table.target, table.columns));
     StreamingCopy copy(*appender, table);
-    const auto status = pg->CopyOut(
-        fmt::format("COPY {} TO STDOUT (FORMAT binary)", QuoteIdentifier(table.name)),
-        [&](std::string_view piece) { return copy.Feed(piece); });
+    const auto status =
+        pg->CopyOut(fmt::format("COPY {} TO STDOUT (FORMAT binary)", QuoteIdentifier(table.name)),
+                    [&](std::string_view piece) { return copy.Feed(piece); });
     if (!status.ok()) {
       return status.error().WithContext(fmt::format("copying table {}", table.name));
     }
@@ -403,8 +423,8 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     e.table.columns.push_back(*type);
   }
   for (const auto& e : extra) {
-    FROTA_RETURN_IF_ERROR(duck->Execute(
-        fmt::format("CREATE TABLE {} ({})", QuoteIdentifier(e.table.name), e.ddl)));
+    FROTA_RETURN_IF_ERROR(
+        duck->Execute(fmt::format("CREATE TABLE {} ({})", QuoteIdentifier(e.table.name), e.ddl)));
     FROTA_RETURN_IF_ERROR(copy_table(e.table));
   }
   FROTA_RETURN_IF_ERROR(duck->Execute("COMMIT"));
@@ -438,17 +458,17 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
       const std::string type = columns.String(c, 1);
       const auto pg_type = PgTypeOf(type);
       if (!pg_type) {
-        return base::Internal("table {}: column {} of type {} has no PostgreSQL type here",
-                              table, name, type);
+        return base::Internal("table {}: column {} of type {} has no PostgreSQL type here", table,
+                              name, type);
       }
       ddl += fmt::format("{}{} {}", c == 0 ? "" : ", ", QuoteIdentifier(name), *pg_type);
       select += fmt::format("{}{}::VARCHAR", c == 0 ? "" : ", ", QuoteIdentifier(name));
     }
-    FROTA_RETURN_IF_ERROR(pg->Execute(fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
-                                                  QuoteIdentifier(table),
-                                                  QuoteIdentifier(table), ddl)));
-    FROTA_ASSIGN_OR_RETURN(auto rows, duck.Query(fmt::format(
-                                          "SELECT {} FROM {}", select, QuoteIdentifier(table))));
+    FROTA_RETURN_IF_ERROR(
+        pg->Execute(fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
+                                QuoteIdentifier(table), QuoteIdentifier(table), ddl)));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows, duck.Query(fmt::format("SELECT {} FROM {}", select, QuoteIdentifier(table))));
     // DuckDB's text for a double is the shortest that reads back to the same bits, so the
     // values arrive exactly.
     std::string data;

@@ -29,12 +29,11 @@ struct PostgresCopySummary {
 /// speed_cells, speed_lines, fleet_hours, stops, trips, quality, quality_latency; not the
 /// bookkeeping), and every other base table of its schema that an embedded database does
 /// not define (those other commands wrote there, such as `frota headways`' tables, with
-/// PostgreSQL's column types), into a new DuckDB database: in memory when `scratch` is empty, else a
-/// new file at `scratch` (for copies larger than memory). All tables are read in one
-/// REPEATABLE READ transaction: a consistent snapshot even while consumers commit.
-/// Binary COPY both ways: doubles, reals and timestamps arrive bit for bit. The
-/// PostgreSQL database must have frota's schema (not newer than this binary); a
-/// password in the DSN never appears in an error.
+/// PostgreSQL's column types), into a new DuckDB database: in memory when `scratch` is empty, else
+/// a new file at `scratch` (for copies larger than memory). All tables are read in one REPEATABLE
+/// READ transaction: a consistent snapshot even while consumers commit. Binary COPY both ways:
+/// doubles, reals and timestamps arrive bit for bit. The PostgreSQL database must have frota's
+/// schema (not newer than this binary); a password in the DSN never appears in an error.
 base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     const std::string& dsn, const std::filesystem::path& scratch = {},
     PostgresCopySummary* summary = nullptr);

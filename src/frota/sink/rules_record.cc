@@ -11,8 +11,8 @@ base::Status CheckRecordedRules(const RuleRecord& stored, const RuleRecord& want
                                  [&key = key](const auto& s) { return s.first == key; });
     if (it == stored.end()) {
       return base::InvalidInput(
-          "{}: its results were made without rule {} (this run: {}={}); use a new database",
-          where, key, key, value);
+          "{}: its results were made without rule {} (this run: {}={}); use a new database", where,
+          key, key, value);
     }
     if (it->second != value) {
       return base::InvalidInput(

@@ -37,8 +37,14 @@ class ArchiveFollower::Feed {
  public:
   Feed(FeedInfo info, fs::path dir, std::string name, base::PartitionId id, std::int64_t skip_to,
        model::SourceCatalog* catalog, const ReplayOptions& options)
-      : info_(std::move(info)), dir_(std::move(dir)), name_(std::move(name)), id_(id),
-        skip_to_(skip_to), next_offset_(skip_to), catalog_(catalog), options_(options) {}
+      : info_(std::move(info)),
+        dir_(std::move(dir)),
+        name_(std::move(name)),
+        id_(id),
+        skip_to_(skip_to),
+        next_offset_(skip_to),
+        catalog_(catalog),
+        options_(options) {}
 
   base::Status Scan() {
     // Only folders at or after the newest one seen can hold new responses.
@@ -212,8 +218,8 @@ base::Status ArchiveFollower::Scan() {
   for (const auto& dirname : SortedNames(root_, true)) {
     const fs::path dir = root_ / dirname;
     const std::string name = dir.lexically_normal().string();
-    const bool known = std::any_of(feeds_.begin(), feeds_.end(),
-                                   [&](const auto& f) { return f->name() == name; });
+    const bool known =
+        std::any_of(feeds_.begin(), feeds_.end(), [&](const auto& f) { return f->name() == name; });
     if (known || !fs::exists(dir / "feed.json", ec)) {
       continue;
     }
@@ -228,8 +234,8 @@ base::Status ArchiveFollower::Scan() {
     } else {
       ++next_id_;
     }
-    feeds_.push_back(std::make_unique<Feed>(std::move(info), dir, name, id, skip_to, catalog_,
-                                            options_));
+    feeds_.push_back(
+        std::make_unique<Feed>(std::move(info), dir, name, id, skip_to, catalog_, options_));
   }
   for (auto& feed : feeds_) {
     FROTA_RETURN_IF_ERROR(feed->Scan());

@@ -36,8 +36,8 @@ std::string_view BodyExtension(codec::Format format) {
 
 base::Result<std::unique_ptr<BronzeWriter>> BronzeWriter::Open(const fs::path& root,
                                                                FeedInfo info) {
-  if (info.feed_id.empty() || info.feed_id.find('/') != std::string::npos ||
-      info.feed_id == "." || info.feed_id == ".." || info.feed_id == kPollJournalFolder) {
+  if (info.feed_id.empty() || info.feed_id.find('/') != std::string::npos || info.feed_id == "." ||
+      info.feed_id == ".." || info.feed_id == kPollJournalFolder) {
     return base::InvalidInput("bad feed id '{}' for an archive folder", info.feed_id);
   }
   std::unique_ptr<BronzeWriter> writer(new BronzeWriter());
@@ -59,7 +59,8 @@ base::Result<std::unique_ptr<BronzeWriter>> BronzeWriter::Open(const fs::path& r
     const auto name = entry.path().filename().string();
     if (name.size() > 21 && name[13] == '-' && !IsTemporary(entry.path())) {
       try {
-        writer->sequence_ = std::max<std::int64_t>(writer->sequence_, std::stoll(name.substr(14, 6)));
+        writer->sequence_ =
+            std::max<std::int64_t>(writer->sequence_, std::stoll(name.substr(14, 6)));
         const auto after = base::FromUnixMillis(std::stoll(name.substr(0, 13)) + 1);
         if (!writer->last_ingest_time_ || *writer->last_ingest_time_ < after) {
           writer->last_ingest_time_ = after;
@@ -78,17 +79,19 @@ base::Result<fs::path> BronzeWriter::Write(const ResponseEnvelope& envelope,
   const auto day = std::chrono::floor<std::chrono::days>(envelope.ingest_time);
   const auto hour = std::chrono::floor<std::chrono::hours>(envelope.ingest_time - day).count();
   const fs::path dir =
-      feed_dir_ / fmt::format("date={}", base::FormatDate(base::LocalDate(day.time_since_epoch()))) /
+      feed_dir_ /
+      fmt::format("date={}", base::FormatDate(base::LocalDate(day.time_since_epoch()))) /
       fmt::format("hour={:02d}", hour);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     return base::IoError("{}: cannot create: {}", dir.string(), ec.message());
   }
-  const auto millis =
-      std::chrono::floor<std::chrono::milliseconds>(envelope.ingest_time).time_since_epoch().count();
-  const std::string name =
-      fmt::format("{:013d}-{:06d}.{}", millis, ++sequence_ % 1'000'000, BodyExtension(info_.format));
+  const auto millis = std::chrono::floor<std::chrono::milliseconds>(envelope.ingest_time)
+                          .time_since_epoch()
+                          .count();
+  const std::string name = fmt::format("{:013d}-{:06d}.{}", millis, ++sequence_ % 1'000'000,
+                                       BodyExtension(info_.format));
   nlohmann::ordered_json meta;
   meta["ingest_time"] = base::FormatIso8601(envelope.ingest_time);
   meta["http_status"] = envelope.http_status;

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "frota/base/file.h"
-
 #include "frota/testing/subprocess.h"
 
 namespace frota::source {

@@ -1,9 +1,9 @@
 #include "frota/source/input.h"
 
-#include "frota/source/bronze_archive.h"
-
 #include <algorithm>
 #include <map>
+
+#include "frota/source/bronze_archive.h"
 
 namespace frota::source {
 

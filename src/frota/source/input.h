@@ -32,7 +32,7 @@ struct PartitionInput {
   std::string name;  // stable: the path as given (a folder: the folder's path)
   codec::Format format;
   std::vector<std::filesystem::path> files;  // in read order
-  std::string feed_id;                        // empty: the format's name
+  std::string feed_id;                       // empty: the format's name
   /// From a bronze archive: each file's recorded ingest time (parallel to `files`), the
   /// feed's mode and the zone of its naive timestamps.
   std::vector<base::Timestamp> ingest_times;

@@ -1,9 +1,9 @@
 #include "frota/source/replay_source.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <limits>
-
-#include <spdlog/spdlog.h>
 
 #include "frota/base/file.h"
 #include "frota/engine/keyed_processor.h"
@@ -34,7 +34,11 @@ class ReplaySource::Partition {
  public:
   Partition(const PartitionInput& input, base::PartitionId id, model::SourceCatalog* catalog,
             const ReplayOptions& options, std::int64_t skip_to)
-      : input_(input), id_(id), catalog_(catalog), options_(options), skip_to_(skip_to),
+      : input_(input),
+        id_(id),
+        catalog_(catalog),
+        options_(options),
+        skip_to_(skip_to),
         next_offset_(skip_to) {}
 
   // Chunks decoded from now on are interned by `interner` (before the first Fill).
@@ -136,8 +140,8 @@ class ReplaySource::Partition {
 
   codec::DecodeOptions OptionsFor(const std::filesystem::path& file) const {
     codec::DecodeOptions o;
-    o.feed_id = input_.feed_id.empty() ? std::string(codec::FormatName(input_.format))
-                                       : input_.feed_id;
+    o.feed_id =
+        input_.feed_id.empty() ? std::string(codec::FormatName(input_.format)) : input_.feed_id;
     o.mode = options_.mode ? options_.mode : input_.mode;
     o.source = catalog_->Intern(file.lexically_normal().string());
     o.first_offset = decoded_;
@@ -156,8 +160,8 @@ class ReplaySource::Partition {
     if (csv_) {
       // The first chunk of a partition is small: a replay fills every partition before the
       // merge starts, and most of them (a day of 15-minute files) wait hours for their turn.
-      const std::size_t chunk = chunks_ == 0 ? std::min<std::size_t>(options_.chunk_records, 64)
-                                             : options_.chunk_records;
+      const std::size_t chunk =
+          chunks_ == 0 ? std::min<std::size_t>(options_.chunk_records, 64) : options_.chunk_records;
       ++chunks_;
       FROTA_ASSIGN_OR_RETURN(const bool more, interner_ != nullptr
                                                   ? csv_->Next(interned_, chunk, *interner_)
@@ -218,8 +222,8 @@ class ReplaySource::Partition {
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
   codec::DecodedBatch batch_;      // without an interner; with one, a non-CSV file's records
   codec::InternedBatch interned_;  // with an interner
-  std::size_t chunks_ = 0;  // decoded from CSV files so far
-  std::size_t p_ = 0;  // the next position and rejection of the chunk to hand out
+  std::size_t chunks_ = 0;         // decoded from CSV files so far
+  std::size_t p_ = 0;              // the next position and rejection of the chunk to hand out
   std::size_t r_ = 0;
 };
 
@@ -285,8 +289,7 @@ base::Result<bool> ReplaySource::Next(std::vector<InternedRecord>& out, std::siz
 }
 
 template <typename Record, typename Pop>
-base::Result<bool> ReplaySource::Merge(std::vector<Record>& out, std::size_t max_records,
-                                       Pop pop) {
+base::Result<bool> ReplaySource::Merge(std::vector<Record>& out, std::size_t max_records, Pop pop) {
   out.clear();
   out.reserve(max_records);  // the batch is handed on, capacity and all
   // The partition with the earliest next record, by (its ingest time, partition id), is
@@ -334,8 +337,8 @@ base::Result<bool> ReplaySource::Merge(std::vector<Record>& out, std::size_t max
 std::vector<engine::SourceProgress> ReplaySource::Progress() const {
   std::vector<engine::SourceProgress> out;
   for (std::size_t i = 0; i < partitions_.size(); ++i) {
-    out.push_back({inputs_[i].name, partitions_[i]->id(),
-                   base::Offset(partitions_[i]->next_offset())});
+    out.push_back(
+        {inputs_[i].name, partitions_[i]->id(), base::Offset(partitions_[i]->next_offset())});
   }
   return out;
 }
@@ -360,8 +363,11 @@ template <typename Record>
 BasicPrefetchingSource<Record>::BasicPrefetchingSource(std::unique_ptr<ReplaySource> source,
                                                        std::size_t batch_records, Fill fill,
                                                        std::size_t depth)
-    : source_(std::move(source)), batch_records_(batch_records), fill_(std::move(fill)),
-      depth_(depth), progress_(source_->Progress()) {
+    : source_(std::move(source)),
+      batch_records_(batch_records),
+      fill_(std::move(fill)),
+      depth_(depth),
+      progress_(source_->Progress()) {
   thread_ = std::thread([this] {
     base::NameThisThread("frota-decode");
     Run();

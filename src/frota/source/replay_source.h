@@ -67,8 +67,8 @@ class ReplaySource {
   /// `resume` maps partition names to (partition id, next offset) from a previous run;
   /// partitions not in it get fresh ids after the largest known one.
   static base::Result<std::unique_ptr<ReplaySource>> Open(
-      std::vector<PartitionInput> partitions, model::SourceCatalog* catalog,
-      ReplayOptions options, const std::vector<engine::SourceProgress>& resume);
+      std::vector<PartitionInput> partitions, model::SourceCatalog* catalog, ReplayOptions options,
+      const std::vector<engine::SourceProgress>& resume);
   ~ReplaySource();
 
   /// Moves up to `max_records` records into `out` (cleared first); false when every
@@ -110,10 +110,9 @@ template <typename Record>
 class BasicPrefetchingSource {
  public:
   /// How the reading thread fills a batch: ReplaySource::Next of one kind or the other.
-  using Fill =
-      std::function<base::Result<bool>(ReplaySource&, std::vector<Record>&, std::size_t)>;
-  BasicPrefetchingSource(std::unique_ptr<ReplaySource> source, std::size_t batch_records,
-                         Fill fill, std::size_t depth = 3);
+  using Fill = std::function<base::Result<bool>(ReplaySource&, std::vector<Record>&, std::size_t)>;
+  BasicPrefetchingSource(std::unique_ptr<ReplaySource> source, std::size_t batch_records, Fill fill,
+                         std::size_t depth = 3);
   ~BasicPrefetchingSource();
   BasicPrefetchingSource(const BasicPrefetchingSource&) = delete;
   BasicPrefetchingSource& operator=(const BasicPrefetchingSource&) = delete;

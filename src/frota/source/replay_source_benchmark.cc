@@ -41,8 +41,8 @@ class SimulatedFiles {
               std::back_inserter(text),
               "{},A{:05d},2024-06-05T{:02d}:{:02d}:{:02d}Z,2024-06-05T{:02d}:{:02d}:{:02d}."
               "223000Z,{:.17g},{:.17g},{},{}_U_{}_{:03d},2024-06-05,{}\n",
-              seq++, v, gps / 3600, gps / 60 % 60, gps % 60, capture / 3600,
-              capture / 60 % 60, capture % 60,
+              seq++, v, gps / 3600, gps / 60 % 60, gps % 60, capture / 3600, capture / 60 % 60,
+              capture % 60,
               static_cast<double>(static_cast<float>(-22.9 - v * 1e-5 - state * 1e-6)),
               static_cast<double>(static_cast<float>(-43.5 + v * 1e-5)), 100 + v % 300,
               100 + v % 300, v % 2, response / 40, v % 2 == 0 ? 'I' : 'V');
@@ -104,19 +104,17 @@ void ReadAll(benchmark::State& state, Next next) {
 
 // Decoded records as they are (what reconcile and publish read).
 void BM_ReplaySourceDecoded(benchmark::State& state) {
-  ReadAll<SourceRecord>(state, [](ReplaySource& source, std::vector<SourceRecord>& batch,
-                                  model::RecordInterner& /*interner*/) {
-    return source.Next(batch, 16384);
-  });
+  ReadAll<SourceRecord>(
+      state, [](ReplaySource& source, std::vector<SourceRecord>& batch,
+                model::RecordInterner& /*interner*/) { return source.Next(batch, 16384); });
 }
 BENCHMARK(BM_ReplaySourceDecoded)->Unit(benchmark::kMillisecond);
 
 // Decoded and interned, a replay's reading thread.
 void BM_ReplaySourceInterned(benchmark::State& state) {
-  ReadAll<InternedRecord>(state, [](ReplaySource& source, std::vector<InternedRecord>& batch,
-                                    model::RecordInterner& interner) {
-    return source.Next(batch, 16384, interner);
-  });
+  ReadAll<InternedRecord>(
+      state, [](ReplaySource& source, std::vector<InternedRecord>& batch,
+                model::RecordInterner& interner) { return source.Next(batch, 16384, interner); });
 }
 BENCHMARK(BM_ReplaySourceInterned)->Unit(benchmark::kMillisecond);
 

@@ -1,8 +1,7 @@
 #include "frota/source/replay_source.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 
@@ -44,11 +43,11 @@ TEST(ReplaySource, MergesPartitionsInIngestTimeOrderWhateverTheInputOrder) {
   testing::TempDir dir("replay-source-merge");
   WriteCsv(dir.path() / "a.csv", {{"A", "01"}, {"A", "03"}, {"A", "05"}});
   WriteCsv(dir.path() / "b.csv", {{"B", "02"}, {"B", "04"}});
-  const std::vector<std::string> expected = {
-      "A@2022-06-30T10:01:20Z", "B@2022-06-30T10:02:20Z", "A@2022-06-30T10:03:20Z",
-      "B@2022-06-30T10:04:20Z", "A@2022-06-30T10:05:20Z"};
-  for (const auto& order : {std::vector<std::string>{"a.csv", "b.csv"},
-                            std::vector<std::string>{"b.csv", "a.csv"}}) {
+  const std::vector<std::string> expected = {"A@2022-06-30T10:01:20Z", "B@2022-06-30T10:02:20Z",
+                                             "A@2022-06-30T10:03:20Z", "B@2022-06-30T10:04:20Z",
+                                             "A@2022-06-30T10:05:20Z"};
+  for (const auto& order :
+       {std::vector<std::string>{"a.csv", "b.csv"}, std::vector<std::string>{"b.csv", "a.csv"}}) {
     std::vector<InputSpec> specs;
     for (const auto& name : order) {
       specs.push_back(*ParseInputSpec((dir.path() / name).string()));

@@ -33,8 +33,7 @@ class ChildProcess {
   /// Everything it wrote so far.
   [[nodiscard]] std::string Log() const;
   /// Waits until its log contains `text` (true), it ends, or `limit` passes.
-  bool WaitForLog(const std::string& text, std::chrono::milliseconds limit,
-                  std::size_t from = 0);
+  bool WaitForLog(const std::string& text, std::chrono::milliseconds limit, std::size_t from = 0);
   [[nodiscard]] const std::filesystem::path& log_path() const { return log_; }
 
  private:

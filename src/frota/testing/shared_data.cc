@@ -1,7 +1,6 @@
 #include "frota/testing/shared_data.h"
 
 #include <algorithm>
-
 #include <cstdlib>
 #include <string_view>
 

@@ -13,10 +13,10 @@ namespace frota::testing {
 std::filesystem::path FrotaBinary();
 
 struct ProcessResult {
-  int exit_code = -1;      // -1 when killed by a signal
-  int signal = 0;          // the signal that ended it, if any
-  std::string out;         // stdout
-  std::string err;         // stderr
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;      // the signal that ended it, if any
+  std::string out;     // stdout
+  std::string err;     // stderr
 };
 
 /// Runs `argv` to completion, capturing stdout and stderr.

@@ -3,7 +3,6 @@
 #include <librdkafka/rdkafka.h>
 #include <spdlog/spdlog.h>
 
-
 namespace frota::transport {
 
 namespace {
@@ -86,9 +85,9 @@ base::Result<std::unique_ptr<Consumer>> Consumer::Create(const ConsumerOptions& 
     return base::InvalidInput("kafka consumer: {}", error);
   }
   rd_kafka_poll_set_consumer(consumer->rk_);
-  FROTA_ASSIGN_OR_RETURN(consumer->partitions_,
-                         internal::WaitForTopic(consumer->rk_, options.brokers, options.topic,
-                                                options.connect_wait));
+  FROTA_ASSIGN_OR_RETURN(
+      consumer->partitions_,
+      internal::WaitForTopic(consumer->rk_, options.brokers, options.topic, options.connect_wait));
   rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
   rd_kafka_topic_partition_list_add(topics, options.topic.c_str(), RD_KAFKA_PARTITION_UA);
   const auto subscribed = rd_kafka_subscribe(consumer->rk_, topics);
@@ -97,8 +96,8 @@ base::Result<std::unique_ptr<Consumer>> Consumer::Create(const ConsumerOptions& 
     return base::Unavailable("kafka subscribe to {}: {}", options.topic,
                              rd_kafka_err2str(subscribed));
   }
-  spdlog::info("kafka consumer joined brokers={} topic={} group={} partitions={}",
-               options.brokers, options.topic, options.group, consumer->partitions_);
+  spdlog::info("kafka consumer joined brokers={} topic={} group={} partitions={}", options.brokers,
+               options.topic, options.group, consumer->partitions_);
   return consumer;
 }
 
@@ -129,11 +128,12 @@ void Consumer::FinishJoinBeforeLeaving() {
   }
   RebalanceListener* listener = listener_;
   listener_ = nullptr;
-  const auto wait = std::max<std::chrono::milliseconds>(options_.session_timeout,
-                                                        std::chrono::seconds(10));
-  spdlog::info("kafka consumer leaving before its first assignment: finishing the join "
-               "first (at most {} s)",
-               std::chrono::duration_cast<std::chrono::seconds>(wait).count());
+  const auto wait =
+      std::max<std::chrono::milliseconds>(options_.session_timeout, std::chrono::seconds(10));
+  spdlog::info(
+      "kafka consumer leaving before its first assignment: finishing the join "
+      "first (at most {} s)",
+      std::chrono::duration_cast<std::chrono::seconds>(wait).count());
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (!assigned_once_ && std::chrono::steady_clock::now() < deadline) {
     if (rd_kafka_message_t* m = rd_kafka_consumer_poll(rk_, 100)) {
@@ -189,7 +189,8 @@ void Consumer::OnRebalance(int error, rd_kafka_topic_partition_list_t* partition
     }
     return;
   }
-  spdlog::warn("kafka rebalance error: {}", rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(error)));
+  spdlog::warn("kafka rebalance error: {}",
+               rd_kafka_err2str(static_cast<rd_kafka_resp_err_t>(error)));
   if (cooperative) {
     if (rd_kafka_error_t* e = rd_kafka_incremental_unassign(rk_, partitions)) {
       spdlog::warn("kafka incremental unassign failed: {}", rd_kafka_error_string(e));
@@ -248,8 +249,7 @@ base::Status Consumer::Poll(std::vector<Message>& out, std::size_t max,
     held_.push_back(m);
     Message message{base::PartitionId(m->partition), m->offset,
                     std::string_view(static_cast<const char*>(m->key), m->key_len),
-                    std::string_view(static_cast<const char*>(m->payload), m->len),
-                    std::nullopt};
+                    std::string_view(static_cast<const char*>(m->payload), m->len), std::nullopt};
     rd_kafka_timestamp_type_t type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
     const std::int64_t ms = rd_kafka_message_timestamp(m, &type);
     if (type != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE && ms >= 0) {

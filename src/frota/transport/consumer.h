@@ -52,8 +52,7 @@ class RebalanceListener {
   virtual ~RebalanceListener() = default;
   virtual base::Result<std::vector<std::optional<std::int64_t>>> OnAssigned(
       const std::vector<base::PartitionId>& partitions) = 0;
-  virtual base::Status OnRevoked(const std::vector<base::PartitionId>& partitions,
-                                 bool lost) = 0;
+  virtual base::Status OnRevoked(const std::vector<base::PartitionId>& partitions, bool lost) = 0;
 };
 
 /// A member of a consumer group on one topic, with partition.assignment.strategy
@@ -74,8 +73,8 @@ class Consumer {
   base::Status Poll(std::vector<Message>& out, std::size_t max, std::chrono::milliseconds timeout);
   /// Moves the read position of assigned partitions (after a reset to the sink's state);
   /// messages fetched before the seek are never returned.
-  base::Status Seek(const std::vector<std::pair<base::PartitionId, std::optional<std::int64_t>>>&
-                        positions);
+  base::Status Seek(
+      const std::vector<std::pair<base::PartitionId, std::optional<std::int64_t>>>& positions);
   /// Informational offset commit to Kafka (monitoring tools read it), asynchronous.
   void CommitOffsets(const std::vector<std::pair<base::PartitionId, std::int64_t>>& next_offsets);
   /// Leaves the group cleanly: OnRevoked for every partition, then close.
@@ -95,7 +94,7 @@ class Consumer {
   ConsumerOptions options_;
   RebalanceListener* listener_ = nullptr;
   std::int32_t partitions_ = 0;
-  bool cooperative_ = true;  // the rebalance protocol the configured assignors use
+  bool cooperative_ = true;     // the rebalance protocol the configured assignors use
   bool assigned_once_ = false;  // an assignment (possibly empty) arrived
   std::vector<rd_kafka_message_s*> held_;
   std::optional<base::Error> callback_error_;

@@ -79,9 +79,8 @@ void OnError(rd_kafka_t* rk, int error, const char* reason, void* /*opaque*/) {
     spdlog::error("kafka fatal error: {}", fatal);
     return;
   }
-  const std::string text =
-      fmt::format("kafka error {}: {}", rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error)),
-                  reason);
+  const std::string text = fmt::format(
+      "kafka error {}: {}", rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(error)), reason);
   if (ShouldLog(text)) {
     spdlog::warn("{}", text);
   }
@@ -112,10 +111,10 @@ base::Result<std::int32_t> WaitForTopic(rd_kafka_t* rk, const std::string& broke
       if (topic_error == RD_KAFKA_RESP_ERR_NO_ERROR && partitions > 0) {
         rd_kafka_topic_destroy(handle);
         if (attempt > 1) {
-          spdlog::info("kafka brokers reachable brokers={} topic={} partitions={} waited_s={:.1f}",
-                       brokers, topic, partitions,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                           .count());
+          spdlog::info(
+              "kafka brokers reachable brokers={} topic={} partitions={} waited_s={:.1f}", brokers,
+              topic, partitions,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
         return partitions;
       }
@@ -135,9 +134,10 @@ base::Result<std::int32_t> WaitForTopic(rd_kafka_t* rk, const std::string& broke
       return base::Unavailable("kafka brokers {} unreachable for {} s ({} attempts): {}", brokers,
                                wait.count(), attempt, problem);
     }
-    spdlog::warn("kafka brokers unreachable, retrying brokers={} attempt={} retry_in_ms={} "
-                 "error=\"{}\"",
-                 brokers, attempt, backoff.count(), problem);
+    spdlog::warn(
+        "kafka brokers unreachable, retrying brokers={} attempt={} retry_in_ms={} "
+        "error=\"{}\"",
+        brokers, attempt, backoff.count(), problem);
     std::this_thread::sleep_for(backoff);
     backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::chrono::seconds(10));
   }

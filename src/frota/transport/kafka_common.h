@@ -34,8 +34,7 @@ void InstallLogging(rd_kafka_conf_s* conf);
 /// ("kafka brokers unreachable ..."), for at most `wait`. Returns the partition count. A
 /// topic the brokers do not know is an error at once (create it first).
 base::Result<std::int32_t> WaitForTopic(rd_kafka_s* rk, const std::string& brokers,
-                                        const std::string& topic,
-                                        std::chrono::seconds wait);
+                                        const std::string& topic, std::chrono::seconds wait);
 
 }  // namespace internal
 }  // namespace frota::transport

@@ -152,13 +152,11 @@ TEST(KafkaMock, TheIdempotentProducerSurvivesBrokerErrorsWithoutDuplicates) {
   // Produce requests fail with retriable errors, as a broker under leader election or
   // overload answers; then a whole broker goes down for a while.
   constexpr std::int16_t kProduceApiKey = 0;  // Kafka protocol ApiKey of Produce
-  rd_kafka_mock_push_request_errors(cluster.raw(), kProduceApiKey, 6,
-                                    RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
-                                    RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
-                                    RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
-                                    RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
-                                    RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
-                                    RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  rd_kafka_mock_push_request_errors(
+      cluster.raw(), kProduceApiKey, 6, RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+      RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT, RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
+      RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION, RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+      RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
   ProducerOptions options;
   options.brokers = cluster.bootstraps();
   options.topic = "positions";

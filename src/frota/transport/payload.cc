@@ -68,7 +68,9 @@ std::int64_t Us(base::Timestamp t) { return base::ToUnixMicros(t); }
 
 // JSON helpers: optional numbers are null, times are ISO 8601 UTC with microseconds when
 // they have a fraction (exact both ways).
-nlohmann::json OptionalFloat(float v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(static_cast<double>(v)); }
+nlohmann::json OptionalFloat(float v) {
+  return std::isnan(v) ? nlohmann::json() : nlohmann::json(static_cast<double>(v));
+}
 
 base::Result<const nlohmann::json*> Field(const nlohmann::json& j, const char* name) {
   const auto it = j.find(name);
@@ -508,8 +510,8 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
   out = w.Take();
 }
 
-void EncodeRejection(const model::Rejection& r, std::string_view source_name,
-                     PayloadFormat format, std::string& out) {
+void EncodeRejection(const model::Rejection& r, std::string_view source_name, PayloadFormat format,
+                     std::string& out) {
   out.clear();
   if (format == PayloadFormat::kJson) {
     nlohmann::ordered_json j;

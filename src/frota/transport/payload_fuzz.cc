@@ -23,8 +23,7 @@ std::string Encode(const PayloadRecord& record, const frota::model::SourceCatalo
   } else if (const auto* poll = std::get_if<frota::model::PollRow>(&record)) {
     frota::transport::EncodePoll(*poll, format, out);
   } else {
-    frota::transport::EncodeEndOfInput(std::get<frota::transport::EndOfInput>(record), format,
-                                       out);
+    frota::transport::EncodeEndOfInput(std::get<frota::transport::EndOfInput>(record), format, out);
   }
   return out;
 }

@@ -33,8 +33,8 @@ model::Position FullPosition(model::SourceCatalog& catalog) {
 
 bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-void ExpectEqual(const model::Position& a, const model::Position& b,
-                 const model::SourceCatalog& ca, const model::SourceCatalog& cb) {
+void ExpectEqual(const model::Position& a, const model::Position& b, const model::SourceCatalog& ca,
+                 const model::SourceCatalog& cb) {
   EXPECT_EQ(a.feed_id, b.feed_id);
   EXPECT_EQ(a.vehicle_id, b.vehicle_id);
   EXPECT_EQ(a.route_id, b.route_id);
@@ -130,10 +130,23 @@ TEST_P(PayloadRoundTrip, ARejectionAndAnEndMarkerComeBack) {
   EXPECT_EQ(std::get<EndOfInput>(*decoded), (EndOfInput{"run-1", 4242}));
 
   // Polls: an archived 200 and a timeout (no status, no records, no body).
-  model::PollRow ok{"rio-brt", base::FromUnixMicros(1717600000123456), 1, 200, "", 51234, 812.25,
-                    true, 2817, "bronze/rio-brt/date=2024-06-05/hour=15/x.json", "run-7"};
-  model::PollRow timeout{"rio-brt", base::FromUnixMicros(1717600030000001), 3, 0, "timeout", 0,
-                         10000.5, false, std::nullopt, "", "run-7"};
+  model::PollRow ok{"rio-brt", base::FromUnixMicros(1717600000123456),
+                    1,         200,
+                    "",        51234,
+                    812.25,    true,
+                    2817,      "bronze/rio-brt/date=2024-06-05/hour=15/x.json",
+                    "run-7"};
+  model::PollRow timeout{"rio-brt",
+                         base::FromUnixMicros(1717600030000001),
+                         3,
+                         0,
+                         "timeout",
+                         0,
+                         10000.5,
+                         false,
+                         std::nullopt,
+                         "",
+                         "run-7"};
   for (const auto& poll : {ok, timeout}) {
     EncodePoll(poll, GetParam(), bytes);
     const auto back = DecodePayload(bytes, consumer);

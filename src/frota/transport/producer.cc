@@ -8,9 +8,8 @@ namespace frota::transport {
 struct ProducerCallbacks {
   static void OnDelivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* message, void* opaque) {
     static_cast<Producer*>(opaque)->RecordDelivery(
-        message->partition, message->err == RD_KAFKA_RESP_ERR_NO_ERROR
-                                ? nullptr
-                                : rd_kafka_err2str(message->err));
+        message->partition,
+        message->err == RD_KAFKA_RESP_ERR_NO_ERROR ? nullptr : rd_kafka_err2str(message->err));
   }
 };
 
@@ -65,9 +64,9 @@ base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& 
     rd_kafka_conf_destroy(conf);
     return base::InvalidInput("kafka producer: {}", error);
   }
-  FROTA_ASSIGN_OR_RETURN(producer->partitions_,
-                         internal::WaitForTopic(producer->rk_, options.brokers, options.topic,
-                                                options.connect_wait));
+  FROTA_ASSIGN_OR_RETURN(
+      producer->partitions_,
+      internal::WaitForTopic(producer->rk_, options.brokers, options.topic, options.connect_wait));
   producer->delivered_per_partition_ = std::make_unique<std::atomic<std::int64_t>[]>(
       static_cast<std::size_t>(producer->partitions_));
   producer->topic_ = rd_kafka_topic_new(producer->rk_, options.topic.c_str(), nullptr);
@@ -81,8 +80,8 @@ base::Result<std::unique_ptr<Producer>> Producer::Create(const ProducerOptions& 
                                options.brokers, message);
     }
   }
-  spdlog::info("kafka producer ready brokers={} topic={} partitions={} payload={}",
-               options.brokers, options.topic, producer->partitions_,
+  spdlog::info("kafka producer ready brokers={} topic={} partitions={} payload={}", options.brokers,
+               options.topic, producer->partitions_,
                options.format == PayloadFormat::kBinary ? "binary" : "json");
   return producer;
 }
@@ -104,9 +103,8 @@ Producer::~Producer() {
 base::Status Producer::Produce(std::string_view key, std::string_view payload,
                                std::int32_t partition) {
   while (true) {
-    if (rd_kafka_produce(topic_, partition, RD_KAFKA_MSG_F_COPY,
-                         const_cast<char*>(payload.data()), payload.size(), key.data(),
-                         key.size(), nullptr) == 0) {
+    if (rd_kafka_produce(topic_, partition, RD_KAFKA_MSG_F_COPY, const_cast<char*>(payload.data()),
+                         payload.size(), key.data(), key.size(), nullptr) == 0) {
       ++queued_;
       // Serve delivery reports now and then without waiting.
       if ((queued_ & 0x3FF) == 0) {
@@ -154,9 +152,8 @@ base::Status Producer::PublishToTopic(const std::string& topic, std::string_view
     handle = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
     other_topics_.emplace_back(topic, handle);
   }
-  if (rd_kafka_produce(handle, 0, RD_KAFKA_MSG_F_COPY,
-                       const_cast<char*>(payload.data()), payload.size(), key.data(), key.size(),
-                       nullptr) != 0) {
+  if (rd_kafka_produce(handle, 0, RD_KAFKA_MSG_F_COPY, const_cast<char*>(payload.data()),
+                       payload.size(), key.data(), key.size(), nullptr) != 0) {
     return base::Unavailable("kafka produce to {}: {}", topic,
                              rd_kafka_err2str(rd_kafka_last_error()));
   }
@@ -186,9 +183,8 @@ base::Status Producer::BeginTransaction() {
 }
 
 base::Status Producer::CommitTransaction(std::chrono::milliseconds timeout) {
-  FROTA_RETURN_IF_ERROR(
-      TxnStatus(rd_kafka_commit_transaction(rk_, static_cast<int>(timeout.count())),
-                "commit transaction"));
+  FROTA_RETURN_IF_ERROR(TxnStatus(
+      rd_kafka_commit_transaction(rk_, static_cast<int>(timeout.count())), "commit transaction"));
   const std::lock_guard lock(mutex_);
   if (first_error_) {
     return base::Unavailable("kafka delivery to {} failed: {}", options_.topic, *first_error_);

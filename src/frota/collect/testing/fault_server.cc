@@ -27,26 +27,39 @@ std::string HttpDate(base::Timestamp t) {
 
 std::string_view FaultName(Fault fault) {
   switch (fault) {
-    case Fault::kOk: return "ok";
-    case Fault::kRepeat: return "repeat";
-    case Fault::kServerError: return "server_error";
-    case Fault::kUnavailable: return "unavailable";
-    case Fault::kRateLimitSeconds: return "rate_limit_seconds";
-    case Fault::kRateLimitDate: return "rate_limit_date";
-    case Fault::kRateLimitOpenSky: return "rate_limit_opensky";
-    case Fault::kRateLimitBare: return "rate_limit_bare";
-    case Fault::kNotFound: return "not_found";
-    case Fault::kSlow: return "slow";
-    case Fault::kTruncated: return "truncated";
-    case Fault::kEmpty: return "empty";
-    case Fault::kHtml: return "html";
-    case Fault::kNotModified: return "not_modified";
+    case Fault::kOk:
+      return "ok";
+    case Fault::kRepeat:
+      return "repeat";
+    case Fault::kServerError:
+      return "server_error";
+    case Fault::kUnavailable:
+      return "unavailable";
+    case Fault::kRateLimitSeconds:
+      return "rate_limit_seconds";
+    case Fault::kRateLimitDate:
+      return "rate_limit_date";
+    case Fault::kRateLimitOpenSky:
+      return "rate_limit_opensky";
+    case Fault::kRateLimitBare:
+      return "rate_limit_bare";
+    case Fault::kNotFound:
+      return "not_found";
+    case Fault::kSlow:
+      return "slow";
+    case Fault::kTruncated:
+      return "truncated";
+    case Fault::kEmpty:
+      return "empty";
+    case Fault::kHtml:
+      return "html";
+    case Fault::kNotModified:
+      return "not_modified";
   }
   return "?";
 }
 
-std::string SppoResponse(int poll, int buses, std::int64_t at_ms, int first_id,
-                         int spacing_ms) {
+std::string SppoResponse(int poll, int buses, std::int64_t at_ms, int first_id, int spacing_ms) {
   std::string body = "[";
   for (int b = 0; b < buses; ++b) {
     std::string lat = fmt::format("{:.5f}", -22.92 + 0.001 * b);
@@ -100,7 +113,7 @@ FaultServer::FaultServer(std::function<base::Timestamp()> now)
                     "application/json");
   });
   server_->Get(R"(/feed/([A-Za-z0-9_.-]+))", [this](const httplib::Request& req,
-                                                     httplib::Response& res) {
+                                                    httplib::Response& res) {
     const std::string feed = req.matches[1];
     ServedRequest served;
     served.at = now_();
@@ -188,15 +201,14 @@ FaultServer::FaultServer(std::function<base::Timestamp()> now)
       case Fault::kTruncated: {
         served.status = 200;
         auto body = std::make_shared<std::string>(variants[next_variant()]);
-        res.set_content_provider(
-            body->size(), "application/octet-stream",
-            [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-              if (offset == 0) {
-                sink.write(body->data(), body->size() / 2);
-                return true;
-              }
-              return false;  // closes the connection mid-body
-            });
+        res.set_content_provider(body->size(), "application/octet-stream",
+                                 [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
+                                   if (offset == 0) {
+                                     sink.write(body->data(), body->size() / 2);
+                                     return true;
+                                   }
+                                   return false;  // closes the connection mid-body
+                                 });
         break;
       }
       case Fault::kEmpty:
@@ -206,12 +218,14 @@ FaultServer::FaultServer(std::function<base::Timestamp()> now)
         break;
       case Fault::kHtml:
         served.status = 200;
-        served.body = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad "
-                      "Gateway</h1></body></html>";
+        served.body =
+            "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad "
+            "Gateway</h1></body></html>";
         res.set_content(served.body, "text/html");
         break;
       case Fault::kNotModified:
-        if (state.last_variant && req.get_header_value("If-None-Match") == etag_of(*state.last_variant)) {
+        if (state.last_variant &&
+            req.get_header_value("If-None-Match") == etag_of(*state.last_variant)) {
           served.status = 304;
           res.status = 304;
         } else {

@@ -23,20 +23,20 @@ namespace frota::collect::testing {
 
 /// What the server does with one request.
 enum class Fault {
-  kOk,              // 200 with the next body variant (fresh content)
-  kRepeat,          // 200 with the same bytes as the previous 200
-  kServerError,     // 500
-  kUnavailable,     // 503
+  kOk,                // 200 with the next body variant (fresh content)
+  kRepeat,            // 200 with the same bytes as the previous 200
+  kServerError,       // 500
+  kUnavailable,       // 503
   kRateLimitSeconds,  // 429 Retry-After: <seconds>
   kRateLimitDate,     // 429 Retry-After: <HTTP date>
   kRateLimitOpenSky,  // 429 X-Rate-Limit-Retry-After-Seconds: <seconds> (OpenSky's header)
   kRateLimitBare,     // 429 without any hint
-  kNotFound,        // 404
-  kSlow,            // sleeps `slow_ms` (real time), then 200 with the next variant
-  kTruncated,       // 200 announcing the whole body, sending half, closing
-  kEmpty,           // 200 with an empty body
-  kHtml,            // 200 with an HTML error page
-  kNotModified,     // 304 when the request carries the last ETag, else like kOk
+  kNotFound,          // 404
+  kSlow,              // sleeps `slow_ms` (real time), then 200 with the next variant
+  kTruncated,         // 200 announcing the whole body, sending half, closing
+  kEmpty,             // 200 with an empty body
+  kHtml,              // 200 with an HTML error page
+  kNotModified,       // 304 when the request carries the last ETag, else like kOk
 };
 std::string_view FaultName(Fault fault);
 

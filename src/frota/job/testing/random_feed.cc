@@ -27,7 +27,9 @@ std::string RandomFeedAreaGeoJson() {
 std::vector<OfferedRecord> GenerateRandomFeed(const RandomFeedOptions& options,
                                               model::SourceCatalog& catalog) {
   std::mt19937_64 rng(options.seed);
-  auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  auto uniform = [&](double a, double b) {
+    return std::uniform_real_distribution<double>(a, b)(rng);
+  };
   auto chance = [&](double p) { return uniform(0, 1) < p; };
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
 
@@ -152,8 +154,8 @@ std::vector<OfferedRecord> GenerateRandomFeed(const RandomFeedOptions& options,
     return a.position.ingest_time < b.position.ingest_time;
   });
   for (std::size_t i = 0; i + 1 < records.size(); ++i) {
-    const std::size_t j =
-        std::min(records.size() - 1, i + static_cast<std::size_t>(pick(options.shuffle_window + 1)));
+    const std::size_t j = std::min(records.size() - 1,
+                                   i + static_cast<std::size_t>(pick(options.shuffle_window + 1)));
     if (records[i].partition == records[j].partition) {
       continue;  // keep each source's own order
     }

@@ -148,8 +148,7 @@ ReferenceTables RunReference(
         const double kmh = Distance(last, p) /
                            (static_cast<double>(Us(p.event_time) - Us(last.event_time)) / kSecond) *
                            3.6;
-        const double limit =
-            config.MaxSpeedKmh(p.mode);
+        const double limit = config.MaxSpeedKmh(p.mode);
         if (kmh > limit) {
           t.rejected[{catalog.Name(p.source.source), p.source.offset}] = RejectReason::kJump;
           CountRejection(t, config, p.feed_id, RejectReason::kJump, p.event_time, p.ingest_time);

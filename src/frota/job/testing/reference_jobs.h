@@ -1,11 +1,11 @@
 // A deliberately naive reference of rules 2-7 and every job: sort everything, then loop.
 #pragma once
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -65,10 +65,10 @@ struct ReferenceTables {
 /// watermark recomputed from scratch, all accepted records of a key sorted, then plain
 /// loops for each rule and job. Decoder rejections are passed in `decoded_rejections`
 /// (they only count).
-ReferenceTables RunReference(const std::vector<OfferedRecord>& arrival,
-                             const std::vector<std::pair<base::PartitionId, model::Rejection>>&
-                                 decoded_rejections,
-                             const JobConfig& config, const model::SourceCatalog& catalog);
+ReferenceTables RunReference(
+    const std::vector<OfferedRecord>& arrival,
+    const std::vector<std::pair<base::PartitionId, model::Rejection>>& decoded_rejections,
+    const JobConfig& config, const model::SourceCatalog& catalog);
 
 /// The same tables from the rows one or more Pipelines emitted (summing partitions).
 ReferenceTables FromRows(const std::vector<model::EpochRows>& batches, const JobConfig& config,

@@ -21,9 +21,8 @@ std::string WithDatabase(const std::string& dsn, const std::string& database) {
     if (dsn.starts_with(scheme)) {
       const auto authority_end = dsn.find('/', scheme.size());
       const auto query = dsn.find('?', scheme.size());
-      const std::string head =
-          dsn.substr(0, authority_end != std::string::npos ? authority_end
-                                                           : std::min(query, dsn.size()));
+      const std::string head = dsn.substr(
+          0, authority_end != std::string::npos ? authority_end : std::min(query, dsn.size()));
       const std::string tail = query != std::string::npos ? dsn.substr(query) : "";
       return head + "/" + database + tail;
     }
