@@ -71,13 +71,13 @@ class TableReader {
     return base::Status::Ok();
   }
 
+  // A path given under `key` (relative to base_dir); `out` keeps its value otherwise (the
+  // defaults are resolved against base_dir once, by the caller).
   base::Status ReadPath(std::string_view key, fs::path& out, const fs::path& base_dir) {
     std::string text;
     FROTA_RETURN_IF_ERROR(Read(key, text));
     if (!text.empty()) {
       out = fs::path(text).is_absolute() ? fs::path(text) : base_dir / text;
-    } else if (!out.empty() && out.is_relative()) {
-      out = base_dir / out;
     }
     return base::Status::Ok();
   }
@@ -233,7 +233,7 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
   }
   if (const auto* run = top.SubTable("run")) {
     TableReader r(*run, "run", file);
-    fs::path db = config.db;
+    fs::path db = base_dir / config.db;
     FROTA_RETURN_IF_ERROR(r.ReadPath("db", db, base_dir));
     config.db = db.string();
     FROTA_RETURN_IF_ERROR(r.ReadSeconds("epoch_s", config.epoch_interval));

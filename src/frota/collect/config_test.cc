@@ -113,5 +113,19 @@ TEST(CollectConfig, SecretsAreRedactedFromUrls) {
   EXPECT_EQ(RedactUrl("https://h/p"), "https://h/p");
 }
 
+TEST(CollectConfig, FoldersAreRelativeToTheConfigFolderOnce) {
+  const auto config = ParseConfig(
+      "[collector]\nsilver = \"s\"\n[run]\nepoch_s = 5\n"
+      "[[feed]]\nid = \"x\"\nformat = \"rio-brt\"\nurl = \"http://h/\"\n",
+      "cfg/c.toml", "cfg");
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  EXPECT_EQ(config->silver, std::filesystem::path("cfg/s"));
+  // Keys left out keep their defaults, under the config's folder (not cfg/cfg/...).
+  EXPECT_EQ(config->archive, std::filesystem::path("cfg") / CollectorConfig{}.archive);
+  EXPECT_EQ(config->gold, std::filesystem::path("cfg") / CollectorConfig{}.gold);
+  EXPECT_EQ(config->reports, std::filesystem::path("cfg/reports"));
+  EXPECT_EQ(config->db, "cfg/frota.duckdb");
+}
+
 }  // namespace
 }  // namespace frota::collect
