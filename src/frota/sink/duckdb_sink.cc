@@ -27,6 +27,7 @@ extern const std::string_view kSchemaV3Sql;
 extern const std::string_view kSchemaV4Sql;
 extern const std::string_view kSchemaV5Sql;
 extern const std::string_view kSchemaV6Sql;
+extern const std::string_view kSchemaV7Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -183,7 +184,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
   const Migration migrations[] = {
       {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
       {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
-      {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}}};
+      {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
+      {7, {sql::kSchemaV7Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -966,6 +968,86 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       a->SetString(10, r.run_id);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
+  }
+  return WriteRegularity(rows);
+}
+
+base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
+  using CT = ColumnType;
+  const auto direction = [](ChunkAppender& a, std::size_t column, std::int8_t d) {
+    d >= 0 ? a.SetInt8(column, d) : a.SetNull(column);
+  };
+  const auto optional_double = [](ChunkAppender& a, std::size_t column, std::optional<double> v) {
+    v ? a.SetDouble(column, *v) : a.SetNull(column);
+  };
+  if (!rows.departures.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("departures", {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
+                                     CT::kTinyint, CT::kVarchar, CT::kVarchar, CT::kDate,
+                                     CT::kTimestamp, CT::kBoolean, CT::kDouble, CT::kBoolean,
+                                     CT::kBoolean, CT::kVarchar, CT::kDate, CT::kTinyint}));
+    for (const auto& r : rows.departures) {
+      a->SetString(0, r.feed_id);
+      a->SetString(1, r.vehicle_id);
+      a->SetString(2, r.feed_route_id);
+      a->SetString(3, r.route_id);
+      direction(*a, 4, r.direction_id);
+      a->SetString(5, r.trip_id);
+      a->SetString(6, r.shape_id);
+      a->SetDateDays(7, base::DaysSinceEpoch(r.service_date));
+      a->SetTimestampMicros(8, base::ToUnixMicros(r.departure_time));
+      a->SetBool(9, r.inferred);
+      a->SetDouble(10, r.distance_m);
+      a->SetBool(11, r.tagged_late);
+      a->SetBool(12, r.unplanned);
+      a->SetString(13, r.day_type);
+      a->SetDateDays(14, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(15, r.hour);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+  }
+  if (!rows.headways.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("headways", {CT::kVarchar, CT::kTinyint, CT::kDate, CT::kVarchar,
+                                   CT::kTimestamp, CT::kDate, CT::kTinyint, CT::kVarchar,
+                                   CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}));
+    for (const auto& r : rows.headways) {
+      a->SetString(0, r.route_id);
+      direction(*a, 1, r.direction_id);
+      a->SetDateDays(2, base::DaysSinceEpoch(r.service_date));
+      a->SetString(3, r.day_type);
+      a->SetTimestampMicros(4, base::ToUnixMicros(r.departure_time));
+      a->SetDateDays(5, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(6, r.hour);
+      a->SetString(7, r.vehicle_id);
+      a->SetBool(8, r.inferred);
+      optional_double(*a, 9, r.headway_s);
+      optional_double(*a, 10, r.planned_headway_s);
+      r.exclusion.empty() ? a->SetNull(11) : a->SetString(11, r.exclusion);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+  }
+  // Alerts are upserts (a closing row repeats its alert whole): statements, in order, in
+  // the epoch's transaction. An epoch holds few.
+  for (const auto& r : rows.alerts) {
+    using P = SqlParam;
+    const std::string planned = r.planned_headway_s ? fmt::format("{}", *r.planned_headway_s) : "";
+    const std::string actual = r.actual_headway_s ? fmt::format("{}", *r.actual_headway_s) : "";
+    const auto time = [](std::optional<base::Timestamp> t) {
+      return t ? P::Int64(base::ToUnixMicros(*t)) : P::Null();
+    };
+    FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(
+        "INSERT OR REPLACE INTO alerts VALUES ($1, $2, $3, $4, $5::TINYINT, "
+        "DATE '1970-01-01' + $6::INTEGER, make_timestamp($7), make_timestamp($8), "
+        "make_timestamp($9), make_timestamp($10), $11::DOUBLE, $12::DOUBLE, $13)",
+        {P::Text(r.alert_id), P::Text(r.kind), P::Text(r.feed_id), P::Text(r.route_id),
+         r.direction_id >= 0 ? P::Int64(r.direction_id) : P::Null(),
+         r.service_date ? P::Int64(base::DaysSinceEpoch(*r.service_date)) : P::Null(),
+         time(r.start_time), time(r.end_time), time(r.raised_at), time(r.closed_at),
+         r.planned_headway_s ? P::Text(planned) : P::Null(),
+         r.actual_headway_s ? P::Text(actual) : P::Null(), P::Text(r.vehicles)}));
   }
   return base::Status::Ok();
 }

@@ -22,7 +22,7 @@
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 6;
+inline constexpr int kDuckDbSchemaVersion = 7;
 
 /// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
 /// handed out in a transaction are forgotten again if it rolls back.
@@ -173,6 +173,8 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   base::Error AbortEpoch(const base::Error& error);
   base::Status WriteInEpoch(const model::EpochRows& rows);
   base::Status WriteRows(const model::EpochRows& rows);
+  /// departures, headways (appended) and alerts (upserted by alert_id).
+  base::Status WriteRegularity(const model::EpochRows& rows);
   base::Status WriteSilver(const model::EpochRows& rows);
   base::Status WriteCheckpoint(const engine::EpochCheckpoint& checkpoint);
   /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
