@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 #include "frota/base/bytes.h"
@@ -12,7 +13,7 @@ namespace frota::regularity {
 
 namespace {
 
-constexpr std::uint32_t kSnapshotVersion = 1;
+constexpr std::uint32_t kSnapshotVersion = 2;
 
 base::Timestamp AddSeconds(base::Timestamp t, double seconds) {
   return t + base::Micros(std::llround(seconds * 1e6));
@@ -117,6 +118,24 @@ base::Result<Departure> ReadDeparture(base::ByteReader& r) {
   return d;
 }
 
+// The first minute in [from, before) that begins `g` or more minutes without a position;
+// minutes after the last covered one count as without (the caller asks only where the
+// coverage is complete g minutes past `before`, or at the end of input).
+std::optional<std::int64_t> FirstSilence(const Coverage& coverage, std::int64_t from,
+                                         std::int64_t before, int g) {
+  const auto& minutes = coverage.minutes();
+  auto it = std::lower_bound(minutes.begin(), minutes.end(), from);
+  std::int64_t s = from;
+  while (s < before) {
+    if (it == minutes.end() || *it - s >= g) {
+      return s;
+    }
+    s = *it + 1;
+    ++it;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 model::DepartureRow DepartureRowOf(const Placed& p, const base::TimeZone& zone) {
@@ -183,6 +202,7 @@ struct Stream::Line {
   std::optional<base::Timestamp> point;
   double point_planned_s = 0;
   std::optional<model::AlertRow> open;  // raised, not yet closed
+  std::deque<base::Timestamp> recent;   // its in-period departures in the watch window
 };
 
 Stream::Stream(const gtfs::StaticFeed& feed, const gtfs::RouteResolver& routes,
@@ -305,6 +325,51 @@ void Stream::AddMinutes(std::int64_t minute_horizon, model::EpochRows& out) {
   }
 }
 
+std::optional<base::Timestamp> Stream::LostBefore(const Line& line, base::Timestamp limit) const {
+  // The service period's end: its last planned departure plus its last planned headway.
+  const LinePlan& plan = *line.placed.plan;
+  const Period& period = plan.periods[*line.placed.period];
+  std::optional<base::Timestamp> lost = AddSeconds(
+      plan.day_start + std::chrono::seconds(plan.times[period.end - 1]), period.last_headway_s);
+  // The feed's first silence after the alert was raised.
+  const auto feed = feeds_.find(line.feed_id);
+  if (feed != feeds_.end()) {
+    if (const auto m = FirstSilence(feed->second.coverage, MinuteOf(line.open->raised_at),
+                                    MinuteOf(limit) + 1, options_.coverage_gap_minutes)) {
+      lost = std::min(*lost, std::max(MinuteStart(*m), line.open->raised_at));
+    }
+  }
+  if (*lost >= limit) {
+    return std::nullopt;
+  }
+  return lost;
+}
+
+void Stream::CloseLost(Line& line, base::Timestamp limit, model::EpochRows& out) {
+  if (!line.open) {
+    return;
+  }
+  if (const auto lost = LostBefore(line, limit)) {
+    // The period ended or the feed stopped showing the line: closed then, unmeasured.
+    model::AlertRow row = std::move(*line.open);
+    line.open.reset();
+    row.end_time = *lost;
+    row.closed_at = *lost;
+    out.alerts.push_back(std::move(row));
+  }
+}
+
+bool Stream::Watched(const Line& line) const {
+  const LinePlan& plan = *line.placed.plan;
+  const base::Timestamp until = line.last->departure_time;
+  const std::int32_t to = SecondsInto(plan, until);
+  const std::int32_t from = SecondsInto(plan, until - options_.watch_window);
+  const auto planned = std::count_if(plan.times.begin(), plan.times.end(),
+                                     [&](std::int32_t s) { return s >= from && s <= to; });
+  return static_cast<double>(line.recent.size()) >=
+         options_.watch_share * static_cast<double>(planned);
+}
+
 void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out) {
   if (!line.point || *line.point >= final_before) {
     return;
@@ -347,6 +412,7 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
     // closed by it at once; an open one is closed.
     CheckGapInProgress(line, d.departure_time, out);
     line.point.reset();
+    CloseLost(line, d.departure_time, out);
     if (line.open) {
       model::AlertRow row = std::move(*line.open);
       line.open.reset();
@@ -372,6 +438,9 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
     } else if (h > options_.gap_headways * planned) {
       kind = "gap";
     }
+    if (kind == "gap" && !Watched(line)) {
+      kind = {};
+    }
     if (!kind.empty()) {
       const Departure& before = *line.last;
       model::AlertRow row;
@@ -393,11 +462,15 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   line.last = d;
   line.placed = p;
   line.placed.departure = &*line.last;
+  line.recent.push_back(d.departure_time);
+  while (line.recent.front() < d.departure_time - options_.watch_window) {
+    line.recent.pop_front();
+  }
   // The next gap_in_progress: 2 x the planned headway after this departure, when that
   // moment is still in this service period.
   const auto planned =
       p.plan->HeadwayIn(p.plan->periods[*p.period], SecondsInto(*p.plan, d.departure_time));
-  if (planned && *planned > 0) {
+  if (planned && *planned > 0 && Watched(line)) {
     const base::Timestamp point = AddSeconds(d.departure_time, options_.gap_headways * *planned);
     if (p.plan->PeriodOf(SecondsInto(*p.plan, point)) == p.period) {
       line.point = point;
@@ -446,6 +519,7 @@ void Stream::Emit(model::EpochRows& out, base::Timestamp final_before,
   }
   for (auto& [key, line] : lines_) {
     CheckGapInProgress(line, final_before, out);
+    CloseLost(line, final_before, out);
   }
 }
 
@@ -513,6 +587,10 @@ std::string Stream::Snapshot() const {
     w.Bool(line.open.has_value());
     if (line.open) {
       WriteAlert(w, *line.open);
+    }
+    w.Varint(line.recent.size());
+    for (const auto t : line.recent) {
+      WriteTime(w, t);
     }
   }
   return w.Take();
@@ -602,6 +680,11 @@ base::Status Stream::Restore(std::string_view bytes) {
     FROTA_ASSIGN_OR_RETURN(const bool open, r.Bool());
     if (open) {
       FROTA_ASSIGN_OR_RETURN(line.open, ReadAlert(r));
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto recent, r.Varint());
+    for (std::uint64_t k = 0; k < recent; ++k) {
+      FROTA_ASSIGN_OR_RETURN(const auto t, ReadTime(r));
+      line.recent.push_back(t);
     }
   }
   if (!r.AtEnd()) {

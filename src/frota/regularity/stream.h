@@ -36,6 +36,11 @@ struct StreamOptions {
   /// gap: a measured headway over this many planned ones; gap_in_progress: no departure
   /// for longer than that.
   double gap_headways = 2;
+  /// gap and gap_in_progress need the line watched before the departure that opens them:
+  /// in the `watch_window` up to it, at least `watch_share` of the planned departures
+  /// were found. A feed that shows a third of a line's buses shows no gaps, only holes.
+  std::chrono::seconds watch_window{std::chrono::hours(2)};
+  double watch_share = 0.5;
 };
 
 /// The row of a placed departure, as both `frota headways` and the stream write it.
@@ -100,6 +105,14 @@ class Stream {
   void AddMinutes(std::int64_t minute_horizon, model::EpochRows& out);
   void OnDeparture(const Departure& d, model::EpochRows& out);
   void CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out);
+  /// When the line's open gap_in_progress stopped being measurable before `limit`: its
+  /// service period ended, or the feed fell silent after it was raised.
+  [[nodiscard]] std::optional<base::Timestamp> LostBefore(const Line& line,
+                                                          base::Timestamp limit) const;
+  /// Closes the open gap_in_progress, unmeasured, when LostBefore says so.
+  void CloseLost(Line& line, base::Timestamp limit, model::EpochRows& out);
+  /// Whether the line was watched up to its last departure (StreamOptions::watch_share).
+  [[nodiscard]] bool Watched(const Line& line) const;
   const Coverage& CoverageOf(const std::string& feed_id);
 
   const gtfs::StaticFeed& feed_;

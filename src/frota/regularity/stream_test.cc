@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <numbers>
 
@@ -118,6 +119,33 @@ class StreamTest : public ::testing::Test {
       const auto p = At(x);
       points_.push_back({id, t, p.first, p.second, "53B"});
     }
+  }
+
+  // Replaces the morning: buses leaving at these minutes after 06:00 local, the other
+  // line covering the feed from 05:50 to 09:30, the feed blind in [blind_from, blind_to)
+  // minutes after 06:00 (none when equal).
+  void Morning(const std::vector<int>& leaves, int blind_from = 0, int blind_to = 0) {
+    points_.clear();
+    for (const int leave : leaves) {
+      Bus(fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
+    }
+    for (auto t = Local(5, 50); t < Local(9, 30); t += seconds(30)) {
+      const auto p = At(-20000, 3000);
+      points_.push_back({"other", t, p.first, p.second, "99"});
+    }
+    std::erase_if(points_, [&](const Point& p) {
+      return p.time >= Local(6, blind_from) && p.time < Local(6, blind_to);
+    });
+    std::sort(points_.begin(), points_.end(),
+              [](const Point& a, const Point& b) { return a.time < b.time; });
+  }
+
+  static std::vector<std::string> Starting(const std::vector<std::string>& rows,
+                                           std::string_view prefix) {
+    std::vector<std::string> out;
+    std::copy_if(rows.begin(), rows.end(), std::back_inserter(out),
+                 [&](const std::string& r) { return r.starts_with(prefix); });
+    return out;
   }
 
   std::unique_ptr<Stream> NewStream() const {
@@ -253,6 +281,54 @@ TEST_F(StreamTest, DeparturesWaitForTheHorizon) {
   // 06:30 - 40 minutes is before every departure: none is final yet.
   EXPECT_TRUE(rows.departures.empty());
   EXPECT_EQ(stream->Horizon(), minutes(40));
+}
+
+TEST_F(StreamTest, AGapInProgressWithoutADepartureClosesAtThePeriodsEnd) {
+  // The last bus leaves at 06:22 (its last position at the terminal), raised 20 minutes
+  // later; the plan runs to 09:00 every 10 minutes, so its
+  // service period ends at 09:10 local (12:10 UTC): closed then, unmeasured.
+  Morning({0, 10, 20});
+  const auto rows = AllAtOnce();
+  const auto open = Starting(rows, "alert gap_in_progress|f|R53|0|");
+  ASSERT_EQ(open.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(
+      open[0].find("2022-08-03T09:22:00Z end=2022-08-03T12:10:00Z raised=2022-08-03T09:42:00Z "
+                   "closed=2022-08-03T12:10:00Z planned=600 actual=-1"),
+      std::string::npos)
+      << open[0];
+  EXPECT_EQ(Run(minutes(7)), rows);
+}
+
+TEST_F(StreamTest, AGapInProgressClosesWhenTheFeedFallsSilent) {
+  // As above, but the feed is blind from 07:30 local: the alert closes at 07:30 (10:30
+  // UTC), as nothing shows any more whether a bus left.
+  Morning({0, 10, 20}, 90, 100);
+  const auto rows = AllAtOnce();
+  const auto open = Starting(rows, "alert gap_in_progress|f|R53|0|");
+  ASSERT_EQ(open.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(open[0].find("end=2022-08-03T10:30:00Z raised=2022-08-03T09:42:00Z "
+                         "closed=2022-08-03T10:30:00Z planned=600 actual=-1"),
+            std::string::npos)
+      << open[0];
+  EXPECT_EQ(Run(minutes(7)), rows);
+  EXPECT_EQ(Run(minutes(1), Local(7, 35)), rows);
+}
+
+TEST_F(StreamTest, NoGapOnALineTheFeedShowsTooLittleOf) {
+  // Buses at 06:00, 06:50, 07:40 and 07:50 (each departs 2 minutes later, from its last
+  // position at the terminal): at 06:00 the one planned departure of the
+  // two hours before was found (a gap to 06:50 and a gap_in_progress); at 06:50, 2 of 6
+  // planned were (the line is not watched: no gap to 07:40, no gap_in_progress).
+  Morning({0, 50, 100, 110});
+  const auto rows = AllAtOnce();
+  const auto gaps = Starting(rows, "alert gap|f|R53|0|");
+  ASSERT_EQ(gaps.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(gaps[0].find("|2022-08-03T09:02"), std::string::npos) << gaps[0];
+  const auto in_progress = Starting(rows, "alert gap_in_progress|f|R53|0|");
+  ASSERT_EQ(in_progress.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(in_progress[0].find("|2022-08-03T09:02"), std::string::npos) << in_progress[0];
+  EXPECT_EQ(Starting(rows, "headway ").size(), 4u);
+  EXPECT_EQ(Run(minutes(3)), rows);
 }
 
 TEST_F(StreamTest, RestoreRefusesGarbage) {

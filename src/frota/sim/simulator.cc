@@ -7,6 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <set>
 #include <tuple>
 
 #include "frota/base/file.h"
@@ -272,13 +273,16 @@ std::vector<TruthHeadway> TrueHeadways(
 }
 
 // The alerts the day causes (TruthAlert), from its true headways, the written plan and
-// the feed outages (UTC µs). The planned headway at a moment is the written plan's gap
-// between the departures around it (before the first: the first gap; after the last:
-// the last); bunching and gap read it at the later departure, gap_in_progress at the
-// earlier one, as semantics §7's stream does.
+// the feed outages (UTC µs). The planned headway at a moment is that of the frequency
+// windows holding it (several at once combine as rates: 1 / sum of 1 / headway), else the
+// written plan's gap between the departures around it (before the first: the first gap;
+// after the last: the last); bunching and gap read it at the later departure,
+// gap_in_progress at the earlier one, as semantics §7's stream does.
 std::vector<TruthAlert> TrueAlerts(
     const std::vector<TruthHeadway>& headways,
     const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
+    const std::map<std::pair<std::string, int>,
+                   std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>& windows,
     const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
     const std::function<std::int64_t(double)>& at) {
   std::map<std::pair<std::string, int>, std::vector<std::int64_t>> planned;
@@ -291,6 +295,17 @@ std::vector<TruthAlert> TrueAlerts(
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   const auto planned_at = [&](const std::pair<std::string, int>& line, std::int64_t t) -> double {
+    if (const auto w = windows.find(line); w != windows.end()) {
+      double rate = 0;
+      for (const auto& [start, end, headway] : w->second) {
+        if (at(start) <= t && t < at(end) && headway > 0) {
+          rate += 1.0 / headway;
+        }
+      }
+      if (rate > 0) {
+        return 1.0 / rate;
+      }
+    }
     const auto it = planned.find(line);
     if (it == planned.end() || it->second.size() < 2) {
       return 0;
@@ -370,6 +385,10 @@ struct Day {
   // The planned departures of the GTFS frota is given, per route and direction, before
   // --hours and stale_plan change what runs: the service periods of the truth's headways.
   std::map<std::pair<std::string, int>, std::vector<std::int32_t>> written;
+  // Its frequency windows (start, end, headway), per route and direction.
+  std::map<std::pair<std::string, int>,
+           std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>
+      windows;
   std::vector<TruthStaleRoute> stale_plan;
 };
 
@@ -400,6 +419,10 @@ base::Result<Day> PlanTheDay(const SimulateOptions& options, SimulateSummary& su
   auto& written = day.written;
   for (const PlannedTrip& trip : plan.trips) {
     written[{trip.route_id, trip.direction_id}].push_back(trip.departure_s);
+    if (trip.frequency_based) {
+      day.windows[{trip.route_id, trip.direction_id}].emplace(trip.window_start_s,
+                                                              trip.window_end_s, trip.headway_s);
+    }
   }
   if (options.departures_between_s) {
     const auto [from, to] = *options.departures_between_s;
@@ -669,7 +692,7 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
     for (const auto& o : truth.outages) {
       outages_us.emplace_back(o.start_us, o.end_us);
     }
-    truth.alerts = TrueAlerts(truth.headways, written, outages_us,
+    truth.alerts = TrueAlerts(truth.headways, written, day.windows, outages_us,
                               [&at](double s) { return static_cast<std::int64_t>(at(s)); });
   }
 }

@@ -222,6 +222,15 @@ std::string_view Name(Mode mode) { return model::ModeName(mode); }
 
 // Table `rules`: `wanted` recorded if the database has none yet, else checked against
 // what it has.
+// A SQL string literal.
+std::string SqlQuoted(std::string_view text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  }
+  return quoted + "'";
+}
+
 base::Status RecordRules(DuckDbConnection& db, const RuleRecord& wanted) {
   FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT key, value FROM rules"));
   RuleRecord stored;
@@ -233,11 +242,7 @@ base::Status RecordRules(DuckDbConnection& db, const RuleRecord& wanted) {
   }
   std::string values;
   for (const auto& [key, value] : wanted) {
-    std::string quoted;
-    for (const char c : key) {
-      quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    }
-    values += fmt::format("{}('{}', {}::DOUBLE)", values.empty() ? "" : ", ", quoted, value);
+    values += fmt::format("{}({}, {}::DOUBLE)", values.empty() ? "" : ", ", SqlQuoted(key), value);
   }
   return db.Execute(fmt::format("INSERT INTO rules VALUES {}", values));
 }
@@ -572,6 +577,7 @@ base::Result<ChunkAppender*> DuckDbSink::EpochAppender(std::string_view table,
 
 base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
   (void)CloseAppenders();  // what they hold goes with the transaction
+  epoch_alerts_.clear();
   if (in_epoch_) {
     (void)connection_->Execute("ROLLBACK");
     in_epoch_ = false;
@@ -616,6 +622,9 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   auto status = WriteInEpoch(rows);
   if (status.ok()) {
     status = CloseAppenders();
+  }
+  if (status.ok()) {
+    status = WriteAlerts();
   }
   if (status.ok()) {
     status = stored_.Flush(*connection_);
@@ -1029,27 +1038,57 @@ base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
   }
-  // Alerts are upserts (a closing row repeats its alert whole): statements, in order, in
-  // the epoch's transaction. An epoch holds few.
+  // Alerts are upserts (a closing row repeats its alert whole): the epoch's last row of
+  // each, written at commit (WriteAlerts).
   for (const auto& r : rows.alerts) {
-    using P = SqlParam;
-    const std::string planned = r.planned_headway_s ? fmt::format("{}", *r.planned_headway_s) : "";
-    const std::string actual = r.actual_headway_s ? fmt::format("{}", *r.actual_headway_s) : "";
-    const auto time = [](std::optional<base::Timestamp> t) {
-      return t ? P::Int64(base::ToUnixMicros(*t)) : P::Null();
-    };
-    FROTA_RETURN_IF_ERROR(connection_->ExecuteWith(
-        "INSERT OR REPLACE INTO alerts VALUES ($1, $2, $3, $4, $5::TINYINT, "
-        "DATE '1970-01-01' + $6::INTEGER, make_timestamp($7), make_timestamp($8), "
-        "make_timestamp($9), make_timestamp($10), $11::DOUBLE, $12::DOUBLE, $13)",
-        {P::Text(r.alert_id), P::Text(r.kind), P::Text(r.feed_id), P::Text(r.route_id),
-         r.direction_id >= 0 ? P::Int64(r.direction_id) : P::Null(),
-         r.service_date ? P::Int64(base::DaysSinceEpoch(*r.service_date)) : P::Null(),
-         time(r.start_time), time(r.end_time), time(r.raised_at), time(r.closed_at),
-         r.planned_headway_s ? P::Text(planned) : P::Null(),
-         r.actual_headway_s ? P::Text(actual) : P::Null(), P::Text(r.vehicles)}));
+    epoch_alerts_.insert_or_assign(r.alert_id, r);
   }
   return base::Status::Ok();
+}
+
+base::Status DuckDbSink::WriteAlerts() {
+  if (epoch_alerts_.empty()) {
+    return base::Status::Ok();
+  }
+  // One statement removes the rows these replace, one appender adds them: per-row upserts
+  // inside an epoch's large transaction cost DuckDB a block each.
+  std::string ids;
+  for (const auto& [id, row] : epoch_alerts_) {
+    ids += (ids.empty() ? "" : ", ") + SqlQuoted(id);
+  }
+  FROTA_RETURN_IF_ERROR(
+      connection_->Execute(fmt::format("DELETE FROM alerts WHERE alert_id IN ({})", ids)));
+  using CT = ColumnType;
+  FROTA_ASSIGN_OR_RETURN(
+      auto a,
+      ChunkAppender::Create(*connection_, "alerts",
+                            {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint,
+                             CT::kDate, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp,
+                             CT::kTimestamp, CT::kDouble, CT::kDouble, CT::kVarchar}));
+  const auto time = [&a](std::size_t column, std::optional<base::Timestamp> t) {
+    t ? a->SetTimestampMicros(column, base::ToUnixMicros(*t)) : a->SetNull(column);
+  };
+  const auto number = [&a](std::size_t column, std::optional<double> v) {
+    v ? a->SetDouble(column, *v) : a->SetNull(column);
+  };
+  for (const auto& [id, r] : epoch_alerts_) {
+    a->SetString(0, r.alert_id);
+    a->SetString(1, r.kind);
+    a->SetString(2, r.feed_id);
+    a->SetString(3, r.route_id);
+    r.direction_id >= 0 ? a->SetInt8(4, r.direction_id) : a->SetNull(4);
+    r.service_date ? a->SetDateDays(5, base::DaysSinceEpoch(*r.service_date)) : a->SetNull(5);
+    time(6, r.start_time);
+    time(7, r.end_time);
+    time(8, r.raised_at);
+    time(9, r.closed_at);
+    number(10, r.planned_headway_s);
+    number(11, r.actual_headway_s);
+    a->SetString(12, r.vehicles);
+    FROTA_RETURN_IF_ERROR(a->EndRow());
+  }
+  epoch_alerts_.clear();
+  return a->Close();
 }
 
 base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoint) {

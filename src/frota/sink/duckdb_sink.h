@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -173,8 +174,10 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   base::Error AbortEpoch(const base::Error& error);
   base::Status WriteInEpoch(const model::EpochRows& rows);
   base::Status WriteRows(const model::EpochRows& rows);
-  /// departures, headways (appended) and alerts (upserted by alert_id).
+  /// departures, headways (appended); alerts kept for WriteAlerts.
   base::Status WriteRegularity(const model::EpochRows& rows);
+  /// The epoch's alerts, the last row of each, replacing their earlier rows.
+  base::Status WriteAlerts();
   base::Status WriteSilver(const model::EpochRows& rows);
   base::Status WriteCheckpoint(const engine::EpochCheckpoint& checkpoint);
   /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
@@ -201,6 +204,7 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   };
   EpochCounts epoch_counts_;
   std::vector<std::pair<std::string, std::unique_ptr<ChunkAppender>>> appenders_;
+  std::map<std::string, model::AlertRow> epoch_alerts_;  // by alert_id, this epoch's last
   std::optional<base::Error> failed_epoch_;
   // Stored id + 1 by dictionary id (0: not looked up yet), for `dictionary_`; and by
   // source id. Cleared when a commit rolls back, as the ids it added are forgotten.
