@@ -264,6 +264,45 @@ function buildHostile() {
   return { db, html };
 }
 
+
+// OpenSky captures (an Austria box and the Denver polls) and a response written here whose
+// callsign and country try to run script, with an aircraft on ground and altitudes missing.
+const HOSTILE_AIRCRAFT = {
+  callsign: "<img src=x onerror=window.__pwned=6>",
+  country: '"><script>window.__pwned=7</script>',
+};
+function buildAircraft() {
+  const dir = path.join(SHARED, "opensky");
+  const inputs = [path.join(dir, "austria_bbox_states_1604921480.json")];
+  const series = path.join(dir, "denver_bbox_series");
+  if (!fs.existsSync(inputs[0]) || !fs.existsSync(series)) throw new Error(`real capture not found: ${dir} (set FROTA_SHARED_DATA)`);
+  for (const f of fs.readdirSync(series).filter((x) => x.endsWith(".json")).sort()) inputs.push(path.join(series, f));
+  const time = 1700000000;
+  // icao24, callsign, origin_country, time_position, last_contact, lon, lat, baro_altitude,
+  // on_ground, velocity, true_track, vertical_rate, sensors, geo_altitude, squawk, spi, source
+  const states = [
+    ["f00001", HOSTILE_AIRCRAFT.callsign, HOSTILE_AIRCRAFT.country, time - 5, time - 5, -43.25, -22.81, 2500.5, false, 120.5, 45, 0, null, 2600, null, false, 0],
+    ["f00002", "GLO1234 ", "Brazil", time - 3, time - 2, -43.24, -22.80, null, true, 5, null, null, null, null, null, false, 0],
+    ["f00003", "", "Brazil", null, time - 8, -46.47, -23.43, null, false, 230, 270, 0, null, 11000, null, false, 0],
+    ["f00004", "AZU4321", "Brazil", time - 1, time - 1, -47.0, -23.0, null, null, null, null, null, null, null, null, false, 0],
+  ];
+  const hostile = path.join(WORK, "hostile-states.json");
+  fs.writeFileSync(hostile, JSON.stringify({ time: time, states: states }));
+  inputs.push(hostile);
+  const db = path.join(WORK, "aircraft.duckdb");
+  frota("replay", ...inputs.map((f) => "opensky:" + f), "--db", db);
+  const html = path.join(ARTIFACTS, "aircraft.html");
+  frota("dashboard", "--db", db, "--out", html);
+  return { db, html };
+}
+
+// Each aircraft's latest accepted position, as docs/dashboard.md defines it, with the page's
+// altitude band (whole metres; barometric else geometric, as the decoder stored it).
+const LATEST_AIRCRAFT = `WITH l AS (SELECT * FROM positions WHERE mode = 'aircraft'
+  QUALIFY row_number() OVER (PARTITION BY feed_id, vehicle_id ORDER BY event_time DESC, ingest_time DESC, source DESC, source_offset DESC) = 1)
+  SELECT *, CASE WHEN on_ground THEN 'ground' WHEN altitude_m IS NULL OR isnan(altitude_m) THEN 'unknown'
+    WHEN round(altitude_m) < 3000 THEN 'low' WHEN round(altitude_m) <= 9000 THEN 'mid' ELSE 'high' END AS band FROM l`;
+
 // ---------------------------------------------------------------- expectations from SQL
 
 // The overview's numbers for a filter, computed from the base tables (not the views the
@@ -601,6 +640,129 @@ async function functionalTests() {
     });
   }
 
+
+  let aircraft;
+  await test("build: OpenSky captures and a hostile response, replayed and rendered", async () => {
+    aircraft = buildAircraft();
+  });
+  if (brt) {
+    await test("bus and BRT only: no aircraft tab, and #p=aircraft shows the overview", async () => {
+      const page = await openDashboard(brt.html, { hash: "p=aircraft" });
+      assert.equal(await page.$$eval('[data-fk="tab:aircraft"]', (n) => n.length), 0, "an aircraft tab without aircraft");
+      assert.equal(await page.getAttribute("main", "data-page"), "overview");
+      assertClean(page, "no aircraft");
+      await closePage(page);
+    });
+  }
+  if (aircraft) {
+    const countSql = (where) => value(aircraft.db, `SELECT count(*) FROM (${LATEST_AIRCRAFT}) WHERE ${where}`);
+    const shown = async (page) => ({
+      kpi: await kpi(page, "ac_shown"),
+      points: Number(await page.getAttribute('[data-visual="ac-map"] .map', "data-points")),
+      rows: (await page.$$('[data-table="ac-table"] tbody tr')).length,
+    });
+
+    await test("aircraft: every page renders; the map draws every aircraft; the table lists them", async () => {
+      const page = await openDashboard(aircraft.html);
+      for (const p of [...PAGES, "aircraft"]) {
+        await goTo(page, p === "overview" ? "" : "p=" + p);
+        await checkPageDrawn(page, p);
+      }
+      await goTo(page, "p=aircraft");
+      const total = countSql("true");
+      assert.ok(total > 20, `only ${total} aircraft`);
+      assert.deepEqual(await shown(page), { kpi: total, points: total, rows: total });
+      await page.screenshot({ path: path.join(ARTIFACTS, "aircraft-aircraft.png"), fullPage: true });
+      await page.click('[data-fk="lang-en"]');
+      assert.equal(await page.textContent('[data-fk="tab:aircraft"]'), "Aircraft");
+      assert.equal((await page.textContent('[data-visual="ac-table"] th')).trim().startsWith("icao24"), true);
+      log(`aircraft: ${total}`);
+      assertClean(page, "aircraft");
+      await closePage(page);
+    });
+
+    await test("aircraft: on-ground and altitude filters change the map and the table as SQL says", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      const cases = [
+        [{ ground: "air" }, "on_ground = false"],
+        [{ ground: "ground" }, "on_ground = true"],
+        [{ alt: "low" }, "band = 'low'"],
+        [{ alt: "mid" }, "band = 'mid'"],
+        [{ alt: "high" }, "band = 'high'"],
+        [{ alt: "unknown" }, "band = 'unknown'"],
+        [{ ground: "air", alt: "high" }, "on_ground = false AND band = 'high'"],
+      ];
+      const seen = new Set();
+      for (const [filter, where] of cases) {
+        await page.selectOption("#ac-ground", filter.ground || "");
+        await page.selectOption("#ac-alt", filter.alt || "");
+        const params = await hashParams(page);
+        assert.equal(params.ground, filter.ground, "ground in the URL");
+        assert.equal(params.alt, filter.alt, "alt in the URL");
+        const n = countSql(where);
+        const got = await shown(page);
+        assert.deepEqual(got, { kpi: n, points: n, rows: n }, `${JSON.stringify(filter)}: SQL gives ${n}`);
+        seen.add(n);
+        log(`${JSON.stringify(filter)}: ${n} aircraft`);
+      }
+      assert.ok(seen.size >= 3, "the filters hardly change the count: a weak fixture");
+      await page.click('[data-fk="ac-clear"]');
+      assert.equal((await shown(page)).rows, countSql("true"));
+      assertClean(page, "aircraft filters");
+      await closePage(page);
+    });
+
+    await test("aircraft: the table sorts by altitude, speed and callsign", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      const column = async (i) => page.$$eval('[data-table="ac-table"] tbody tr', (rows, k) => rows.map((r) => r.children[k].textContent), i);
+      await page.click('[data-fk="sort:ac-table:altitude"]');
+      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(3)', "aria-sort"), "descending");
+      const altitudes = (await column(2)).map(parsePt);
+      assert.equal(altitudes[0], value(aircraft.db, `SELECT max(round(altitude_m)) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(altitude_m)`));
+      const known = altitudes.filter((v) => Number.isFinite(v));
+      for (let i = 1; i < known.length; i++) assert.ok(known[i - 1] >= known[i], `altitude order at ${i}`);
+      await page.click('[data-fk="sort:ac-table:altitude"]');
+      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(3)', "aria-sort"), "ascending");
+      const up = (await column(2)).map(parsePt).filter((v) => Number.isFinite(v));
+      assert.equal(up[0], value(aircraft.db, `SELECT min(round(altitude_m)) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(altitude_m)`));
+      await page.click('[data-fk="sort:ac-table:speed"]');
+      const speeds = (await column(4)).map(parsePt);
+      assertShown(speeds[0], value(aircraft.db, `SELECT max(reported_speed_kmh) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(reported_speed_kmh)`), 1, "fastest");
+      await page.click('[data-fk="sort:ac-table:callsign"]');
+      const callsigns = (await column(1)).map((c) => (c === "–" ? "" : c));
+      const sorted = [...callsigns].sort((a, b) => a.localeCompare(b, "pt-BR", { numeric: true }));
+      assert.deepEqual(callsigns, sorted, "callsign order");
+      assertClean(page, "aircraft sort");
+      await closePage(page);
+    });
+
+    await test("aircraft: the quality figures are those of the aircraft feeds", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      const feeds = "feed_id IN (SELECT DISTINCT feed_id FROM positions WHERE mode = 'aircraft')";
+      assertShown(await kpi(page, "ac_accepted"), value(aircraft.db, `SELECT sum(accepted) FROM quality WHERE ${feeds}`), 0, "accepted");
+      assertShown(await kpi(page, "ac_duplicates"), value(aircraft.db, `SELECT sum(duplicate) FROM quality WHERE ${feeds}`), 0, "duplicates");
+      assertShown(await kpi(page, "ac_jumps"), value(aircraft.db, `SELECT sum(jump) FROM quality WHERE ${feeds}`), 0, "jumps");
+      assertShown(await kpi(page, "ac_errors"), value(aircraft.db, `SELECT sum(errors) FROM quality_hours WHERE ${feeds}`), 0, "errors");
+      assertClean(page, "aircraft quality");
+      await closePage(page);
+    });
+
+    await test("aircraft: a hostile callsign shows as text and nothing runs", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      assert.equal(await page.evaluate(() => window.__pwned), undefined, "a string from the data ran as script");
+      assert.equal(await page.$$eval("img, svg[onload], [onerror]", (n) => n.length), 0, "data became markup");
+      const cells = await page.$$eval('[data-table="ac-table"] td', (n) => n.map((x) => x.textContent));
+      assert.ok(cells.includes(HOSTILE_AIRCRAFT.callsign), "the hostile callsign is not shown as text");
+      // The hover text of the map carries the callsign too.
+      const at = await page.evaluate(() => window.__frotaMaps["ac-map"].screen(-43.25, -22.81));
+      await page.mouse.move(at[0], at[1]);
+      const tip = await page.textContent(".tooltip");
+      assert.ok(tip.includes(HOSTILE_AIRCRAFT.callsign), `tooltip: ${tip}`);
+      assert.equal(await page.evaluate(() => window.__pwned), undefined, "the tooltip ran script");
+      assertClean(page, "aircraft hostile");
+      await closePage(page);
+    });
+  }
   if (hostile) {
     await test("hostile feed: <script>, quotes and emoji show as text and nothing runs", async () => {
       const page = await openDashboard(hostile.html);

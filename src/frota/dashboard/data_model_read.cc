@@ -30,6 +30,7 @@ base::Status Builder::ReadTables() {
   FROTA_RETURN_IF_ERROR(ReadTrips());
   FROTA_RETURN_IF_ERROR(ReadQuality());
   FROTA_RETURN_IF_ERROR(ReadDuplicateSlots());
+  FROTA_RETURN_IF_ERROR(ReadAircraft());
   FROTA_RETURN_IF_ERROR(ReadOptionalTables());
   return base::Status::Ok();
 }
@@ -47,6 +48,35 @@ base::Status Builder::ReadPositionBuckets() {
   for (std::size_t i = 0; i < r.rows(); ++i) {
     buckets_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 3),
                         r.Int64(i, 4), r.Int64(i, 5)});
+  }
+  return base::Status::Ok();
+}
+
+// Each aircraft's latest accepted position (the largest event time; ties by ingest time,
+// then by source and offset, so the choice is the same every time) and its position count.
+base::Status Builder::ReadAircraft() {
+  FROTA_ASSIGN_OR_RETURN(
+      auto r, Query(db_, "aircraft positions",
+                    "SELECT feed_id, vehicle_id, route_id, lat, lon, altitude_m, on_ground, "
+                    "reported_speed_kmh, bearing_deg, epoch_us(event_time), "
+                    "count(*) OVER (PARTITION BY feed_id, vehicle_id)::BIGINT "
+                    "FROM positions WHERE mode = 'aircraft' "
+                    "QUALIFY row_number() OVER (PARTITION BY feed_id, vehicle_id ORDER BY "
+                    "event_time DESC, ingest_time DESC, source DESC, source_offset DESC) = 1 "
+                    "ORDER BY feed_id, vehicle_id"));
+  auto number = [&r](std::size_t i, std::size_t c) -> std::optional<double> {
+    if (r.IsNull(i, c)) {
+      return std::nullopt;
+    }
+    const double v = r.Double(i, c);
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+  };
+  aircraft_.reserve(r.rows());
+  for (std::size_t i = 0; i < r.rows(); ++i) {
+    aircraft_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.Double(i, 3),
+                         r.Double(i, 4), number(i, 5), number(i, 7), number(i, 8),
+                         r.IsNull(i, 6) ? std::nullopt : std::optional<bool>(r.Bool(i, 6)),
+                         r.Int64(i, 9), r.Int64(i, 10)});
   }
   return base::Status::Ok();
 }

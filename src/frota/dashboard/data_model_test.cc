@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -91,6 +93,24 @@ class DataModelTest : public ::testing::Test {
         ", " + Q(route) + ", '', '', '', NULL, " + std::to_string(lat) + ", " +
         std::to_string(lon) + ", NULL, NULL, NULL, NULL, TIMESTAMP '" + utc + "', TIMESTAMP '" +
         utc + "' + INTERVAL 20 SECOND, false, 'fixture', " + std::to_string(offset_++) + ")";
+    const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
+    ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
+  }
+
+  // An aircraft position as the OpenSky decoder stores it: icao24 as vehicle, callsign as
+  // route, altitude, on ground, speed and track (NAN / -1: absent).
+  void Aircraft(const std::string& icao24, const std::string& callsign, const std::string& utc,
+                double lat, double lon, double altitude_m, int on_ground, double speed_kmh,
+                double track_deg) {
+    auto number = [](double v) { return std::isnan(v) ? std::string("NULL") : std::to_string(v); };
+    const std::string ground =
+        on_ground < 0 ? std::string("NULL") : (on_ground != 0 ? "true" : "false");
+    const std::string sql =
+        "INSERT INTO positions_text VALUES ('opensky', " + Q(icao24) + ", 'aircraft', " +
+        Q(callsign) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
+        ", " + number(speed_kmh) + ", " + number(track_deg) + ", " + number(altitude_m) + ", " +
+        ground + ", TIMESTAMP '" + utc + "', TIMESTAMP '" + utc +
+        "' + INTERVAL 5 SECOND, false, 'states.json', " + std::to_string(offset_++) + ")";
     const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
     ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
   }
@@ -327,6 +347,39 @@ TEST_F(DataModelTest, RegularityTablesMatchTheGoldenFile) {
   ASSERT_TRUE(feed.ok()) << feed.error().message();
   options_.feed = &*feed;
   ExpectGolden("regularity.golden.json", PrettyJson(Build().json));
+}
+
+TEST_F(DataModelTest, ADatabaseWithoutAircraftHasNoAircraftSection) {
+  FillCoreTables();
+  EXPECT_FALSE(Json::parse(Build().json).contains("aircraft"));
+}
+
+TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
+  FillCoreTables();
+  // a1: two positions, the later one is kept; a0: on ground, no track; b2: no altitude and
+  // no on-ground flag, a callsign that tries to run script.
+  Aircraft("a1", "TAM3054", "2024-06-05 10:00:00", -23.4321, -46.4699, 1234.56, 0, 800.04, 90.4);
+  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6);
+  Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN);
+  Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN,
+           -1, NAN, NAN);
+  const Json doc = Json::parse(Build().json);
+  ASSERT_TRUE(doc.contains("aircraft"));
+  const Json& a = doc["aircraft"];
+  const auto feeds = doc["feeds"].get<std::vector<std::string>>();
+  const auto opensky = std::find(feeds.begin(), feeds.end(), "opensky") - feeds.begin();
+  EXPECT_EQ(a["icao24"], Json({"a0", "a1", "b2"}));
+  EXPECT_EQ(a["feed"], Json({opensky, opensky, opensky}));
+  EXPECT_EQ(a["callsign"], Json({"", "TAM3054", "<img src=x onerror=alert(1)>"}));
+  EXPECT_EQ(a["lat"], Json({-228100, -235000, 514700}));
+  EXPECT_EQ(a["lon"], Json({-432500, -466000, -4543}));
+  EXPECT_EQ(a["altitude_m"], Json({10, 3049, nullptr}));
+  EXPECT_EQ(a["on_ground"], Json({1, 0, nullptr}));
+  EXPECT_EQ(a["speed_kmh"], Json({20.0, 812.4, nullptr}));
+  EXPECT_EQ(a["track_deg"], Json({nullptr, 92, nullptr}));
+  EXPECT_EQ(a["time"], Json({1717581570, 1717581660, 1717581610}));
+  EXPECT_EQ(a["positions"], Json({1, 2, 1}));
+  EXPECT_EQ(a["step_deg"], 1e-4);
 }
 
 TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReason) {
