@@ -705,6 +705,27 @@ async function functionalTests() {
         log(`${JSON.stringify(filter)}: ${n} aircraft`);
       }
       assert.ok(seen.size >= 3, "the filters hardly change the count: a weak fixture");
+      await page.selectOption("#ac-ground", "");
+      await page.selectOption("#ac-alt", "");
+      // Countries: read here from the response files the latest positions name.
+      const latest = sql(aircraft.db, `SELECT source, source_offset FROM (${LATEST_AIRCRAFT})`);
+      const files = new Map();
+      const byCountry = new Map();
+      for (const [source, offset] of latest) {
+        if (!files.has(source)) files.set(source, JSON.parse(fs.readFileSync(source, "utf8")).states);
+        const country = files.get(source)[Number(offset)][2];
+        byCountry.set(country, (byCountry.get(country) || 0) + 1);
+      }
+      for (const country of ["Brazil", "United States", "Austria", HOSTILE_AIRCRAFT.country]) {
+        await page.selectOption("#ac-country", country);
+        assert.equal((await hashParams(page)).country, country, "country in the URL");
+        const n = byCountry.get(country) || 0;
+        assert.ok(n > 0, `no aircraft of ${country} in the fixture`);
+        assert.deepEqual(await shown(page), { kpi: n, points: n, rows: n }, `${country}: the files give ${n}`);
+        log(`${country}: ${n} aircraft`);
+      }
+      const options = await page.$$eval("#ac-country option", (n) => n.map((o) => o.value).filter((v) => v !== "*"));
+      assert.deepEqual(options, [...byCountry.keys()].sort(), "one option per country, in order");
       await page.click('[data-fk="ac-clear"]');
       assert.equal((await shown(page)).rows, countSql("true"));
       assertClean(page, "aircraft filters");
@@ -715,17 +736,17 @@ async function functionalTests() {
       const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
       const column = async (i) => page.$$eval('[data-table="ac-table"] tbody tr', (rows, k) => rows.map((r) => r.children[k].textContent), i);
       await page.click('[data-fk="sort:ac-table:altitude"]');
-      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(3)', "aria-sort"), "descending");
-      const altitudes = (await column(2)).map(parsePt);
+      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(4)', "aria-sort"), "descending");
+      const altitudes = (await column(3)).map(parsePt);
       assert.equal(altitudes[0], value(aircraft.db, `SELECT max(round(altitude_m)) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(altitude_m)`));
       const known = altitudes.filter((v) => Number.isFinite(v));
       for (let i = 1; i < known.length; i++) assert.ok(known[i - 1] >= known[i], `altitude order at ${i}`);
       await page.click('[data-fk="sort:ac-table:altitude"]');
-      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(3)', "aria-sort"), "ascending");
-      const up = (await column(2)).map(parsePt).filter((v) => Number.isFinite(v));
+      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(4)', "aria-sort"), "ascending");
+      const up = (await column(3)).map(parsePt).filter((v) => Number.isFinite(v));
       assert.equal(up[0], value(aircraft.db, `SELECT min(round(altitude_m)) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(altitude_m)`));
       await page.click('[data-fk="sort:ac-table:speed"]');
-      const speeds = (await column(4)).map(parsePt);
+      const speeds = (await column(5)).map(parsePt);
       assertShown(speeds[0], value(aircraft.db, `SELECT max(reported_speed_kmh) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(reported_speed_kmh)`), 1, "fastest");
       await page.click('[data-fk="sort:ac-table:callsign"]');
       const callsigns = (await column(1)).map((c) => (c === "–" ? "" : c));
@@ -763,12 +784,15 @@ async function functionalTests() {
       await closePage(page);
     });
 
-    await test("aircraft: a hostile callsign shows as text and nothing runs", async () => {
+    await test("aircraft: a hostile callsign and country show as text and nothing runs", async () => {
       const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
       assert.equal(await page.evaluate(() => window.__pwned), undefined, "a string from the data ran as script");
       assert.equal(await page.$$eval("img, svg[onload], [onerror]", (n) => n.length), 0, "data became markup");
       const cells = await page.$$eval('[data-table="ac-table"] td', (n) => n.map((x) => x.textContent));
       assert.ok(cells.includes(HOSTILE_AIRCRAFT.callsign), "the hostile callsign is not shown as text");
+      assert.ok(cells.includes(HOSTILE_AIRCRAFT.country), "the hostile country is not shown as text");
+      const options = await page.$$eval("#ac-country option", (n) => n.map((o) => o.textContent));
+      assert.ok(options.includes(HOSTILE_AIRCRAFT.country), "the hostile country is not an option's text");
       // The hover text of the map carries the callsign too.
       await page.locator('[data-visual="ac-map"] canvas').scrollIntoViewIfNeeded();
       const at = await page.evaluate(() => window.__frotaMaps["ac-map"].screen(-43.25, -22.81));

@@ -173,11 +173,15 @@ struct FeedHourRow {
   int64_t covered_minutes;
 };
 struct AircraftRow {  // an aircraft's latest accepted position
-  std::string feed, icao24, callsign;
+  std::string feed, icao24, callsign, source;
+  int64_t source_offset;
   double lat, lon;
   std::optional<double> altitude_m, speed_kmh, track_deg;
   std::optional<bool> on_ground;
   int64_t time_us, positions;
+  // From the state vector in the response file `source` names, when it is still there.
+  std::optional<std::string> origin_country;
+  std::optional<int64_t> last_contact;
 };
 struct PollRow {
   std::string feed;
@@ -212,6 +216,7 @@ class Builder {
   base::Status ReadQuality();
   base::Status ReadDuplicateSlots();
   base::Status ReadAircraft();
+  void ReadAircraftStates();
 
   // ---- dictionaries --------------------------------------------------------------------
 

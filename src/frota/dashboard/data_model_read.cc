@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "frota/base/file.h"
 #include "frota/base/time.h"
+#include "frota/codec/aircraft_state.h"
 #include "frota/dashboard/data_model_builder.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/model/mode.h"
@@ -59,7 +61,8 @@ base::Status Builder::ReadAircraft() {
       auto r, Query(db_, "aircraft positions",
                     "SELECT feed_id, vehicle_id, route_id, lat, lon, altitude_m, on_ground, "
                     "reported_speed_kmh, bearing_deg, epoch_us(event_time), "
-                    "count(*) OVER (PARTITION BY feed_id, vehicle_id)::BIGINT "
+                    "count(*) OVER (PARTITION BY feed_id, vehicle_id)::BIGINT, source, "
+                    "source_offset "
                     "FROM positions WHERE mode = 'aircraft' "
                     "QUALIFY row_number() OVER (PARTITION BY feed_id, vehicle_id ORDER BY "
                     "event_time DESC, ingest_time DESC, source DESC, source_offset DESC) = 1 "
@@ -73,12 +76,52 @@ base::Status Builder::ReadAircraft() {
   };
   aircraft_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
-    aircraft_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.Double(i, 3),
-                         r.Double(i, 4), number(i, 5), number(i, 7), number(i, 8),
+    aircraft_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 11),
+                         r.Int64(i, 12), r.Double(i, 3), r.Double(i, 4), number(i, 5),
+                         number(i, 7), number(i, 8),
                          r.IsNull(i, 6) ? std::nullopt : std::optional<bool>(r.Bool(i, 6)),
-                         r.Int64(i, 9), r.Int64(i, 10)});
+                         r.Int64(i, 9), r.Int64(i, 10), std::nullopt, std::nullopt});
   }
+  ReadAircraftStates();
   return base::Status::Ok();
+}
+
+// The database keeps neither origin_country nor last_contact (the decoder reads them into
+// no column). A position's source names the OpenSky response it came from and its offset
+// the state vector's index there (a replay of response files), so both are read back from
+// that file: only when it still decodes as a response and holds the same icao24 at that
+// index. Anything else (a moved file, a bronze archive, another format) leaves them
+// unknown; the page says so.
+void Builder::ReadAircraftStates() {
+  std::map<std::string, std::vector<AircraftRow*>> by_source;
+  for (auto& a : aircraft_) {
+    by_source[a.source].push_back(&a);
+  }
+  for (const auto& [source, rows] : by_source) {
+    std::error_code error;
+    if (source.empty() || !std::filesystem::is_regular_file(source, error)) {
+      continue;
+    }
+    auto bytes = base::ReadFile(source);
+    if (!bytes.ok()) {
+      continue;
+    }
+    auto states = codec::DecodeAircraftStates(*bytes);
+    if (!states.ok()) {
+      continue;
+    }
+    for (AircraftRow* a : rows) {
+      if (a->source_offset < 0 || static_cast<std::size_t>(a->source_offset) >= states->size()) {
+        continue;
+      }
+      const auto& state = (*states)[static_cast<std::size_t>(a->source_offset)];
+      if (!state.icao24 || *state.icao24 != a->icao24) {
+        continue;
+      }
+      a->origin_country = state.origin_country;
+      a->last_contact = state.last_contact;
+    }
+  }
 }
 
 base::Status Builder::ReadFleet() {

@@ -502,13 +502,22 @@ Json Builder::DuplicateSlotsSection() const {
 /// coordinates in whole 1e-4° (not from geo's origin: aircraft span continents), altitude
 /// in whole metres (barometric, else geometric, as the decoder stored it), on ground
 /// (1/0), speed in km/h to 0.1, true track in whole degrees (null when absent), the
-/// position's time in Unix seconds and the aircraft's accepted positions.
+/// position's time in Unix seconds and the aircraft's accepted positions; `country` (an
+/// index into `countries`, sorted) and `last_contact` (Unix seconds) are null when the
+/// response file could not be read back (ReadAircraftStates).
 Json Builder::AircraftSection() const {
   std::vector<int32_t> feed;
   std::vector<std::string> icao24, callsign;
   std::vector<int64_t> lat, lon, time, positions;
   Json altitude = Json::array(), on_ground = Json::array(), speed = Json::array(),
-       track = Json::array();
+       track = Json::array(), country = Json::array(), last_contact = Json::array();
+  std::set<std::string> country_names;
+  for (const auto& a : aircraft_) {
+    if (a.origin_country) {
+      country_names.insert(*a.origin_country);
+    }
+  }
+  const std::vector<std::string> countries(country_names.begin(), country_names.end());
   auto rounded = [](const std::optional<double>& v, double scale) -> Json {
     if (!v) {
       return nullptr;
@@ -527,6 +536,11 @@ Json Builder::AircraftSection() const {
     track.push_back(a.track_deg ? Json(std::llround(*a.track_deg)) : Json(nullptr));
     time.push_back(a.time_us >= 0 ? a.time_us / 1000000 : -((-a.time_us + 999999) / 1000000));
     positions.push_back(a.positions);
+    country.push_back(a.origin_country ? Json(std::lower_bound(countries.begin(), countries.end(),
+                                                               *a.origin_country) -
+                                              countries.begin())
+                                       : Json(nullptr));
+    last_contact.push_back(a.last_contact ? Json(*a.last_contact) : Json(nullptr));
   }
   Json s;
   s["step_deg"] = kCoordStep;
@@ -541,6 +555,9 @@ Json Builder::AircraftSection() const {
   s["track_deg"] = track;
   s["time"] = time;
   s["positions"] = positions;
+  s["countries"] = countries;
+  s["country"] = country;
+  s["last_contact"] = last_contact;
   return s;
 }
 

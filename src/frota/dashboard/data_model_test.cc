@@ -98,10 +98,11 @@ class DataModelTest : public ::testing::Test {
   }
 
   // An aircraft position as the OpenSky decoder stores it: icao24 as vehicle, callsign as
-  // route, altitude, on ground, speed and track (NAN / -1: absent).
+  // route, altitude, on ground, speed and track (NAN / -1: absent), from state vector
+  // `offset` of the response file `source`.
   void Aircraft(const std::string& icao24, const std::string& callsign, const std::string& utc,
                 double lat, double lon, double altitude_m, int on_ground, double speed_kmh,
-                double track_deg) {
+                double track_deg, const std::string& source = "states.json", int offset = 0) {
     auto number = [](double v) { return std::isnan(v) ? std::string("NULL") : std::to_string(v); };
     const std::string ground =
         on_ground < 0 ? std::string("NULL") : (on_ground != 0 ? "true" : "false");
@@ -110,7 +111,7 @@ class DataModelTest : public ::testing::Test {
         Q(callsign) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
         ", " + number(speed_kmh) + ", " + number(track_deg) + ", " + number(altitude_m) + ", " +
         ground + ", TIMESTAMP '" + utc + "', TIMESTAMP '" + utc +
-        "' + INTERVAL 5 SECOND, false, 'states.json', " + std::to_string(offset_++) + ")";
+        "' + INTERVAL 5 SECOND, false, " + Q(source) + ", " + std::to_string(offset) + ")";
     const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
     ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
   }
@@ -358,11 +359,24 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   FillCoreTables();
   // a1: two positions, the later one is kept; a0: on ground, no track; b2: no altitude and
   // no on-ground flag, a callsign that tries to run script.
+  // The response the latest positions of a1 and b2 came from; at a0's offset it holds
+  // another aircraft (as a file replaced since the replay would), and a1's first position
+  // names a file that is not there.
+  const std::string states = (tmp_.path() / "states_1717581665.json").string();
+  std::ofstream(states)
+      << R"({"time": 1717581665, "states": [)"
+      << R"(["b2", "x", "<script>alert(2)</script>", 1717581610, 1717581611, -0.4543, 51.47,)"
+      << R"( null, null, null, null, null, null, null, null, false, 0],)"
+      << R"(["a1", "TAM3054 ", "Brazil", 1717581660, 1717581664, -46.6, -23.5, 3048.7, false,)"
+      << R"( 225.6, 91.6, 0, null, 3100, null, false, 0],)"
+      << R"(["zz", "", "Chile", 1717581660, 1717581664, -70, -33, null, true, 0, null, null,)"
+      << R"( null, null, null, false, 0]]})";
   Aircraft("a1", "TAM3054", "2024-06-05 10:00:00", -23.4321, -46.4699, 1234.56, 0, 800.04, 90.4);
-  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6);
-  Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN);
+  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6, states,
+           1);
+  Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN, states, 2);
   Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN,
-           -1, NAN, NAN);
+           -1, NAN, NAN, states, 0);
   const Json doc = Json::parse(Build().json);
   ASSERT_TRUE(doc.contains("aircraft"));
   const Json& a = doc["aircraft"];
@@ -379,6 +393,10 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   EXPECT_EQ(a["track_deg"], Json({nullptr, 92, nullptr}));
   EXPECT_EQ(a["time"], Json({1717581570, 1717581660, 1717581610}));
   EXPECT_EQ(a["positions"], Json({1, 2, 1}));
+  // Country and last contact from the response file, only where it holds that aircraft.
+  EXPECT_EQ(a["countries"], Json({"<script>alert(2)</script>", "Brazil"}));
+  EXPECT_EQ(a["country"], Json({nullptr, 1, 0}));
+  EXPECT_EQ(a["last_contact"], Json({nullptr, 1717581664, 1717581611}));
   EXPECT_EQ(a["step_deg"], 1e-4);
 }
 

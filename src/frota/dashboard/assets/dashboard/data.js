@@ -129,7 +129,10 @@
         track: A.track_deg[i],
         time: A.time[i],
         positions: A.positions[i],
+        country: A.country[i] === null ? null : A.countries[A.country[i]],
+        lastContact: A.last_contact[i],
       }));
+      d.aircraftCountries = A.countries;
     }
     return d;
   }

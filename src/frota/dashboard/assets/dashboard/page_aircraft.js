@@ -19,6 +19,7 @@
     if (S.gnd === "ground" && a.ground !== 1) return false;
     if (S.gnd === "air" && a.ground !== 0) return false;
     if (S.alt !== null && aircraftBand(a).key !== S.alt) return false;
+    if (S.country !== null && (a.country === null ? "" : a.country) !== S.country) return false;
     return true;
   }
   function aircraftFeeds() {
@@ -32,7 +33,7 @@
     return d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate()) + " " + pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + ":" + pad2(d.getUTCSeconds()) + " UTC";
   }
   function aircraftTip(a) {
-    return [a.icao24 + (a.callsign ? " · " + a.callsign : ""),
+    return [a.icao24 + (a.callsign ? " · " + a.callsign : "") + " · " + (a.country === null ? t("ac_country_unknown") : a.country),
       t("ac_col_altitude") + ": " + (a.alt === null ? "–" : nf(a.alt) + " m") + " · " + t("ac_band_" + aircraftBand(a).key),
       t("ac_col_speed") + ": " + (a.speed === null ? "–" : nf(a.speed) + " km/h"),
       t("ac_col_time") + ": " + utcTime(a.time)].join("\n");
@@ -147,11 +148,16 @@
     const altSel = h("select", { id: "ac-alt", "data-fk": "sel:ac-alt", onchange: (e) => update({ alt: e.target.value === "" ? null : e.target.value }) },
       h("option", { value: "", text: t("ac_alt_all") }));
     for (const band of AIRCRAFT_BANDS) altSel.appendChild(h("option", { value: band.key, text: t("ac_band_" + band.key), selected: S.alt === band.key }));
+    const countrySel = h("select", { id: "ac-country", "data-fk": "sel:ac-country", onchange: (e) => update({ country: e.target.value === "*" ? null : e.target.value }) },
+      h("option", { value: "*", text: t("ac_country_all") }));
+    for (const name of D.aircraftCountries) countrySel.appendChild(h("option", { value: name, text: name, selected: S.country === name }));
+    if (all.some((a) => a.country === null)) countrySel.appendChild(h("option", { value: "", text: t("ac_country_unknown"), selected: S.country === "" }));
     cards.push(card("ac-kpis", t("ac_kpis"), t("ac_kpis_sub"), [
       h("div", { class: "ac-filters" },
+        h("label", { class: "field", for: "ac-country" }, t("ac_country"), countrySel),
         h("label", { class: "field", for: "ac-ground" }, t("ac_ground"), groundSel),
         h("label", { class: "field", for: "ac-alt" }, t("ac_alt"), altSel),
-        S.gnd !== null || S.alt !== null ? h("button", { type: "button", class: "btn", "data-fk": "ac-clear", text: t("clear_filters"), onclick: () => update({ gnd: null, alt: null }) }) : null),
+        S.gnd !== null || S.alt !== null || S.country !== null ? h("button", { type: "button", class: "btn", "data-fk": "ac-clear", text: t("clear_filters"), onclick: () => update({ gnd: null, alt: null, country: null }) }) : null),
       h("div", { class: "kpis" },
         kpi("ac_shown", t("ac_shown"), nf(shown.length), t("ac_of_total", { n: nf(all.length) })),
         kpi("ac_airborne", t("ac_ground_air"), nf(shown.filter((a) => a.ground === 0).length)),
@@ -167,6 +173,8 @@
     const rows = shown.map((a) => ({
       icao24: a.icao24,
       callsign: a.callsign,
+      country: a.country,
+      lastContact: a.lastContact,
       feed: D.feeds[a.feed],
       altitude: a.alt,
       ground: a.ground,
@@ -177,10 +185,12 @@
     const table = rows.length ? dataTable({ id: "ac-table", caption: t("ac_table"), limit: AIRCRAFT_TABLE_LIMIT, columns: [
       { key: "icao24", label: "icao24" },
       { key: "callsign", label: t("ac_col_callsign"), format: (r) => r.callsign || "–" },
+      { key: "country", label: t("ac_col_country"), format: (r) => (r.country === null ? "–" : r.country), value: (r) => (r.country === null ? "" : r.country) },
       { key: "altitude", label: t("ac_col_altitude"), num: true, format: (r) => (r.altitude === null ? "–" : nf(r.altitude)), value: (r) => (r.altitude === null ? NaN : r.altitude) },
       { key: "ground", label: t("ac_col_ground"), format: (r) => (r.ground === null ? "–" : r.ground ? t("yes") : t("no")), value: (r) => (r.ground === null ? "" : String(r.ground)) },
       { key: "speed", label: t("ac_col_speed"), num: true, format: (r) => (r.speed === null ? "–" : nf(r.speed, 1)), value: (r) => (r.speed === null ? NaN : r.speed) },
       { key: "time", label: t("ac_col_time"), num: true, format: (r) => utcTime(r.time) },
+      { key: "lastContact", label: t("ac_col_last_contact"), num: true, format: (r) => (r.lastContact === null ? "–" : utcTime(r.lastContact)), value: (r) => (r.lastContact === null ? NaN : r.lastContact) },
       { key: "positions", label: t("ac_col_positions"), num: true, format: (r) => nf(r.positions) },
       { key: "feed", label: t("ac_col_feed") },
     ], rows: rows, sort: { key: "icao24", desc: false } }) : unavailable(null, t("ac_none_shown"));

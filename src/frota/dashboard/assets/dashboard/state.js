@@ -2,8 +2,9 @@
 
   // "aircraft" joins at the start when the data holds aircraft (shell.js).
   const PAGES = ["overview", "speed", "regularity", "stops", "quality"];
-  // gnd and alt: the aircraft page's on-ground and altitude-band filters (page_aircraft.js).
-  const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null, gnd: null, alt: null };
+  // gnd, alt and country: the aircraft page's filters (page_aircraft.js); country "" is
+  // "unknown".
+  const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null, gnd: null, alt: null, country: null };
 
   function lineKey(l) {
     return D.modes[D.lineMode[l]] + ":" + D.lineRoute[l];
@@ -39,6 +40,8 @@
     S.gnd = D.aircraft && (gnd === "air" || gnd === "ground") ? gnd : null;
     const alt = params.get("alt");
     S.alt = D.aircraft && AIRCRAFT_BANDS.some((b) => b.key === alt) ? alt : null;
+    const country = params.get("country");
+    S.country = D.aircraft && country !== null && (country === "" || D.aircraftCountries.includes(country)) ? country : null;
   }
   function writeHash() {
     const params = new URLSearchParams();
@@ -50,6 +53,7 @@
     if (S.dt !== null) params.set("dt", S.dt);
     if (S.gnd !== null) params.set("ground", S.gnd);
     if (S.alt !== null) params.set("alt", S.alt);
+    if (S.country !== null) params.set("country", S.country);
     if (LANG !== DEFAULT_LANG) params.set("lang", LANG);
     const text = params.toString();
     const next = text ? "#" + text : "#";
