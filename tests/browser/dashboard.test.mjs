@@ -285,12 +285,19 @@ function buildAircraft() {
     ["f00002", "GLO1234 ", "Brazil", time - 3, time - 2, -43.24, -22.80, null, true, 5, null, null, null, null, null, false, 0],
     ["f00003", "", "Brazil", null, time - 8, -46.47, -23.43, null, false, 230, 270, 0, null, 11000, null, false, 0],
     ["f00004", "AZU4321", "Brazil", time - 1, time - 1, -47.0, -23.0, null, null, null, null, null, null, null, null, false, 0],
+    ["f00005", "BLANK1", "", time - 2, time - 2, -45.0, -22.0, 500, false, 80, 10, 0, null, 520, null, false, 0],
   ];
   const hostile = path.join(WORK, "hostile-states.json");
   fs.writeFileSync(hostile, JSON.stringify({ time: time, states: states }));
   inputs.push(hostile);
+  // A response deleted after the replay: its aircraft's country cannot be read back.
+  const gone = path.join(WORK, "gone-states.json");
+  fs.writeFileSync(gone, JSON.stringify({ time: time + 60, states: [
+    ["f00006", "GONE1", "Chile", time + 58, time + 58, -70.6, -33.4, 3500, false, 150, 180, 0, null, 3550, null, false, 0]] }));
+  inputs.push(gone);
   const db = path.join(WORK, "aircraft.duckdb");
   frota("replay", ...inputs.map((f) => "opensky:" + f), "--db", db);
+  fs.rmSync(gone);
   const html = path.join(ARTIFACTS, "aircraft.html");
   frota("dashboard", "--db", db, "--out", html);
   return { db, html };
@@ -712,11 +719,11 @@ async function functionalTests() {
       const files = new Map();
       const byCountry = new Map();
       for (const [source, offset] of latest) {
-        if (!files.has(source)) files.set(source, JSON.parse(fs.readFileSync(source, "utf8")).states);
-        const country = files.get(source)[Number(offset)][2];
+        if (!files.has(source)) files.set(source, fs.existsSync(source) ? JSON.parse(fs.readFileSync(source, "utf8")).states : null);
+        const country = files.get(source) ? files.get(source)[Number(offset)][2] : "?";
         byCountry.set(country, (byCountry.get(country) || 0) + 1);
       }
-      for (const country of ["Brazil", "United States", "Austria", HOSTILE_AIRCRAFT.country]) {
+      for (const country of ["Brazil", "United States", "Austria", HOSTILE_AIRCRAFT.country, "", "?"]) {
         await page.selectOption("#ac-country", country);
         assert.equal((await hashParams(page)).country, country, "country in the URL");
         const n = byCountry.get(country) || 0;
@@ -725,7 +732,10 @@ async function functionalTests() {
         log(`${country}: ${n} aircraft`);
       }
       const options = await page.$$eval("#ac-country option", (n) => n.map((o) => o.value).filter((v) => v !== "*"));
-      assert.deepEqual(options, [...byCountry.keys()].sort(), "one option per country, in order");
+      const names = [...byCountry.keys()].filter((c) => c !== "?").sort();
+      assert.deepEqual(options, [...names, "?"], "one option per country, in order, then the unknown");
+      const labels = await page.$$eval("#ac-country option", (n) => n.map((o) => o.textContent));
+      assert.ok(labels.includes("(em branco no feed)") && labels.includes("País desconhecido"), `country labels: ${labels}`);
       await page.click('[data-fk="ac-clear"]');
       assert.equal((await shown(page)).rows, countSql("true"));
       assertClean(page, "aircraft filters");

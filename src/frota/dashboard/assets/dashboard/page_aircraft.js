@@ -19,7 +19,7 @@
     if (S.gnd === "ground" && a.ground !== 1) return false;
     if (S.gnd === "air" && a.ground !== 0) return false;
     if (S.alt !== null && aircraftBand(a).key !== S.alt) return false;
-    if (S.country !== null && (a.country === null ? "" : a.country) !== S.country) return false;
+    if (S.country !== null && (a.country === null ? "?" : a.country) !== S.country) return false;
     return true;
   }
   function aircraftFeeds() {
@@ -28,12 +28,16 @@
     for (let f = 0; f < D.nFeeds; f++) if (m >= 0 && D.feedModes[f].includes(m)) out.push(f);
     return out;
   }
+  // null: not read back (docs/dashboard.md); "": the feed's own blank country.
+  function countryLabel(country) {
+    return country === null ? t("ac_country_unknown") : country === "" ? t("ac_country_blank") : country;
+  }
   function utcTime(seconds) {
     const d = new Date(seconds * 1000);
     return d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate()) + " " + pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + ":" + pad2(d.getUTCSeconds()) + " UTC";
   }
   function aircraftTip(a) {
-    return [a.icao24 + (a.callsign ? " · " + a.callsign : "") + " · " + (a.country === null ? t("ac_country_unknown") : a.country),
+    return [a.icao24 + (a.callsign ? " · " + a.callsign : "") + " · " + countryLabel(a.country),
       t("ac_col_altitude") + ": " + (a.alt === null ? "–" : nf(a.alt) + " m") + " · " + t("ac_band_" + aircraftBand(a).key),
       t("ac_col_speed") + ": " + (a.speed === null ? "–" : nf(a.speed) + " km/h"),
       t("ac_col_time") + ": " + utcTime(a.time)].join("\n");
@@ -150,8 +154,8 @@
     for (const band of AIRCRAFT_BANDS) altSel.appendChild(h("option", { value: band.key, text: t("ac_band_" + band.key), selected: S.alt === band.key }));
     const countrySel = h("select", { id: "ac-country", "data-fk": "sel:ac-country", onchange: (e) => update({ country: e.target.value === "*" ? null : e.target.value }) },
       h("option", { value: "*", text: t("ac_country_all") }));
-    for (const name of D.aircraftCountries) countrySel.appendChild(h("option", { value: name, text: name, selected: S.country === name }));
-    if (all.some((a) => a.country === null)) countrySel.appendChild(h("option", { value: "", text: t("ac_country_unknown"), selected: S.country === "" }));
+    for (const name of D.aircraftCountries) countrySel.appendChild(h("option", { value: name, text: countryLabel(name), selected: S.country === name }));
+    if (all.some((a) => a.country === null)) countrySel.appendChild(h("option", { value: "?", text: t("ac_country_unknown"), selected: S.country === "?" }));
     cards.push(card("ac-kpis", t("ac_kpis"), t("ac_kpis_sub"), [
       h("div", { class: "ac-filters" },
         h("label", { class: "field", for: "ac-country" }, t("ac_country"), countrySel),
@@ -185,7 +189,7 @@
     const table = rows.length ? dataTable({ id: "ac-table", caption: t("ac_table"), limit: AIRCRAFT_TABLE_LIMIT, columns: [
       { key: "icao24", label: "icao24" },
       { key: "callsign", label: t("ac_col_callsign"), format: (r) => r.callsign || "–" },
-      { key: "country", label: t("ac_col_country"), format: (r) => (r.country === null ? "–" : r.country), value: (r) => (r.country === null ? "" : r.country) },
+      { key: "country", label: t("ac_col_country"), format: (r) => (r.country === null ? "–" : countryLabel(r.country)), value: (r) => (r.country === null ? "" : r.country) },
       { key: "altitude", label: t("ac_col_altitude"), num: true, format: (r) => (r.altitude === null ? "–" : nf(r.altitude)), value: (r) => (r.altitude === null ? NaN : r.altitude) },
       { key: "ground", label: t("ac_col_ground"), format: (r) => (r.ground === null ? "–" : r.ground ? t("yes") : t("no")), value: (r) => (r.ground === null ? "" : String(r.ground)) },
       { key: "speed", label: t("ac_col_speed"), num: true, format: (r) => (r.speed === null ? "–" : nf(r.speed, 1)), value: (r) => (r.speed === null ? NaN : r.speed) },

@@ -2,8 +2,8 @@
 
   // "aircraft" joins at the start when the data holds aircraft (shell.js).
   const PAGES = ["overview", "speed", "regularity", "stops", "quality"];
-  // gnd, alt and country: the aircraft page's filters (page_aircraft.js); country "" is
-  // "unknown".
+  // gnd, alt and country: the aircraft page's filters (page_aircraft.js); country "?" is
+  // "not read back", "" the feed's blank country.
   const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null, gnd: null, alt: null, country: null };
 
   function lineKey(l) {
@@ -41,7 +41,7 @@
     const alt = params.get("alt");
     S.alt = D.aircraft && AIRCRAFT_BANDS.some((b) => b.key === alt) ? alt : null;
     const country = params.get("country");
-    S.country = D.aircraft && country !== null && (country === "" || D.aircraftCountries.includes(country)) ? country : null;
+    S.country = D.aircraft && country !== null && (country === "?" || D.aircraftCountries.includes(country)) ? country : null;
   }
   function writeHash() {
     const params = new URLSearchParams();
