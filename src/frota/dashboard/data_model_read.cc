@@ -77,8 +77,8 @@ base::Status Builder::ReadAircraft() {
   aircraft_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
     aircraft_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 11),
-                         r.Int64(i, 12), r.Double(i, 3), r.Double(i, 4), number(i, 5),
-                         number(i, 7), number(i, 8),
+                         r.Int64(i, 12), r.Double(i, 3), r.Double(i, 4), number(i, 5), number(i, 7),
+                         number(i, 8),
                          r.IsNull(i, 6) ? std::nullopt : std::optional<bool>(r.Bool(i, 6)),
                          r.Int64(i, 9), r.Int64(i, 10), std::nullopt, std::nullopt});
   }

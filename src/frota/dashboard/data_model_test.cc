@@ -110,8 +110,8 @@ class DataModelTest : public ::testing::Test {
         "INSERT INTO positions_text VALUES ('opensky', " + Q(icao24) + ", 'aircraft', " +
         Q(callsign) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
         ", " + number(speed_kmh) + ", " + number(track_deg) + ", " + number(altitude_m) + ", " +
-        ground + ", TIMESTAMP '" + utc + "', TIMESTAMP '" + utc +
-        "' + INTERVAL 5 SECOND, false, " + Q(source) + ", " + std::to_string(offset) + ")";
+        ground + ", TIMESTAMP '" + utc + "', TIMESTAMP '" + utc + "' + INTERVAL 5 SECOND, false, " +
+        Q(source) + ", " + std::to_string(offset) + ")";
     const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
     ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
   }
@@ -375,8 +375,8 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6, states,
            1);
   Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN, states, 2);
-  Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN,
-           -1, NAN, NAN, states, 0);
+  Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN, -1,
+           NAN, NAN, states, 0);
   const Json doc = Json::parse(Build().json);
   ASSERT_TRUE(doc.contains("aircraft"));
   const Json& a = doc["aircraft"];
