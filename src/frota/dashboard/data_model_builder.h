@@ -216,7 +216,7 @@ class Builder {
   base::Status ReadQuality();
   base::Status ReadDuplicateSlots();
   base::Status ReadAircraft();
-  void ReadAircraftStates();
+  base::Status ReadAircraftStates();
 
   // ---- dictionaries --------------------------------------------------------------------
 

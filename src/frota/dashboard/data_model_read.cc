@@ -82,17 +82,28 @@ base::Status Builder::ReadAircraft() {
                          r.IsNull(i, 6) ? std::nullopt : std::optional<bool>(r.Bool(i, 6)),
                          r.Int64(i, 9), r.Int64(i, 10), std::nullopt, std::nullopt});
   }
-  ReadAircraftStates();
-  return base::Status::Ok();
+  return aircraft_.empty() ? base::Status::Ok() : ReadAircraftStates();
 }
 
 // The database keeps neither origin_country nor last_contact (the decoder reads them into
-// no column). A position's source names the OpenSky response it came from and its offset
-// the state vector's index there (a replay of response files), so both are read back from
-// that file: only when it still decodes as a response and holds the same icao24 at that
-// index. Anything else (a moved file, a bronze archive, another format) leaves them
-// unknown; the page says so.
-void Builder::ReadAircraftStates() {
+// no column). A position's source names the OpenSky response file it came from (a replayed
+// file, or a bronze body) and its offset counts records from the first of that file's
+// records, whose offset is the smallest the file's positions and refusals hold. So both
+// are read back from that file: only when it still decodes as a response and holds the
+// same icao24 at that index. Anything else (a moved or changed file, another format)
+// leaves them unknown; the page says so.
+base::Status Builder::ReadAircraftStates() {
+  FROTA_ASSIGN_OR_RETURN(
+      auto r, Query(db_, "the first offset of each aircraft response",
+                    "WITH s AS (SELECT DISTINCT source FROM positions WHERE mode = 'aircraft') "
+                    "SELECT source, min(source_offset)::BIGINT FROM ("
+                    "SELECT source, source_offset FROM positions WHERE mode = 'aircraft' "
+                    "UNION ALL SELECT source, source_offset FROM rejected "
+                    "WHERE source IN (SELECT source FROM s)) GROUP BY source"));
+  std::map<std::string, int64_t> first_offset;
+  for (std::size_t i = 0; i < r.rows(); ++i) {
+    first_offset.emplace(r.String(i, 0), r.Int64(i, 1));
+  }
   std::map<std::string, std::vector<AircraftRow*>> by_source;
   for (auto& a : aircraft_) {
     by_source[a.source].push_back(&a);
@@ -110,11 +121,13 @@ void Builder::ReadAircraftStates() {
     if (!states.ok()) {
       continue;
     }
+    const int64_t first = first_offset.count(source) != 0 ? first_offset.at(source) : 0;
     for (AircraftRow* a : rows) {
-      if (a->source_offset < 0 || static_cast<std::size_t>(a->source_offset) >= states->size()) {
+      const int64_t index = a->source_offset - first;
+      if (index < 0 || static_cast<std::size_t>(index) >= states->size()) {
         continue;
       }
-      const auto& state = (*states)[static_cast<std::size_t>(a->source_offset)];
+      const auto& state = (*states)[static_cast<std::size_t>(index)];
       if (!state.icao24 || *state.icao24 != a->icao24) {
         continue;
       }
@@ -122,6 +135,7 @@ void Builder::ReadAircraftStates() {
       a->last_contact = state.last_contact;
     }
   }
+  return base::Status::Ok();
 }
 
 base::Status Builder::ReadFleet() {

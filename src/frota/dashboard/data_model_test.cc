@@ -400,6 +400,28 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   EXPECT_EQ(a["step_deg"], 1e-4);
 }
 
+// In a bronze archive a partition's offsets run on across its files: a file's first record
+// has the smallest offset of its positions and refusals, here a refusal.
+TEST_F(DataModelTest, AnAircraftsStateIsFoundByItsOffsetFromTheFilesFirstRecord) {
+  const std::string body = (tmp_.path() / "1717581620000-000002.json").string();
+  std::ofstream(body) << R"({"time": 1717581625, "states": [)"
+                      << R"(["c3", "", "Spain", 1717581620, 1717581620, null, null, null, false,)"
+                      << R"( null, null, null, null, null, null, false, 0],)"
+                      << R"(["c4", "TAP1", "Portugal", 1717581620, 1717581621, -9.13, 38.77, 120.4,)"
+                      << R"( false, 83.3, null, 0, null, 130, null, false, 0]]})";
+  const std::string refusal =
+      "INSERT INTO rejected_text VALUES ('opensky', 'c3', 'missing_coordinates', TIMESTAMP "
+      "'2024-06-05 10:00:20', TIMESTAMP '2024-06-05 10:00:25', " +
+      Q(body) + ", 100, '')";
+  ASSERT_TRUE(sink::AddSilverText(*db_, [&] { return db_->Execute(refusal); }).ok());
+  Aircraft("c4", "TAP1", "2024-06-05 10:00:20", 38.77, -9.13, 120.4, 0, 299.88, NAN, body, 101);
+  const Json a = Json::parse(Build().json)["aircraft"];
+  EXPECT_EQ(a["icao24"], Json({"c4"}));
+  EXPECT_EQ(a["countries"], Json({"Portugal"}));
+  EXPECT_EQ(a["country"], Json({0}));
+  EXPECT_EQ(a["last_contact"], Json({1717581621}));
+}
+
 TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReason) {
   FillCoreTables();
   FillRegularityTables();
