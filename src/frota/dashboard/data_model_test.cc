@@ -404,11 +404,12 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
 // has the smallest offset of its positions and refusals, here a refusal.
 TEST_F(DataModelTest, AnAircraftsStateIsFoundByItsOffsetFromTheFilesFirstRecord) {
   const std::string body = (tmp_.path() / "1717581620000-000002.json").string();
-  std::ofstream(body) << R"({"time": 1717581625, "states": [)"
-                      << R"(["c3", "", "Spain", 1717581620, 1717581620, null, null, null, false,)"
-                      << R"( null, null, null, null, null, null, false, 0],)"
-                      << R"(["c4", "TAP1", "Portugal", 1717581620, 1717581621, -9.13, 38.77, 120.4,)"
-                      << R"( false, 83.3, null, 0, null, 130, null, false, 0]]})";
+  std::ofstream(body)
+      << R"({"time": 1717581625, "states": [)"
+      << R"(["c3", "", "Spain", 1717581620, 1717581620, null, null, null, false,)"
+      << R"( null, null, null, null, null, null, false, 0],)"
+      << R"(["c4", "TAP1", "Portugal", 1717581620, 1717581621, -9.13, 38.77, 120.4,)"
+      << R"( false, 83.3, null, 0, null, 130, null, false, 0]]})";
   const std::string refusal =
       "INSERT INTO rejected_text VALUES ('opensky', 'c3', 'missing_coordinates', TIMESTAMP "
       "'2024-06-05 10:00:20', TIMESTAMP '2024-06-05 10:00:25', " +
