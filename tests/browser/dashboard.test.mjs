@@ -769,11 +769,11 @@ async function functionalTests() {
     await test("aircraft: the quality figures are those of the aircraft feeds", async () => {
       const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
       const feeds = "feed_id IN (SELECT DISTINCT feed_id FROM positions WHERE mode = 'aircraft')";
-      assertShown(await kpi(page, "ac_accepted"), value(aircraft.db, `SELECT sum(accepted) FROM quality WHERE ${feeds}`), 0, "accepted");
-      assertShown(await kpi(page, "ac_duplicates"), value(aircraft.db, `SELECT sum(duplicate) FROM quality WHERE ${feeds}`), 0, "duplicates");
-      assertShown(await kpi(page, "ac_jumps"), value(aircraft.db, `SELECT sum(jump) FROM quality WHERE ${feeds}`), 0, "jumps");
-      assertShown(await kpi(page, "ac_errors"), value(aircraft.db, `SELECT sum(errors) FROM quality_hours WHERE ${feeds}`), 0, "errors");
-      assertShown(await kpi(page, "ac_latency_p50"), value(aircraft.db, `WITH h AS (SELECT latency_s, sum(positions) AS n FROM quality_latency WHERE ${feeds} GROUP BY 1),
+      assertShown(await kpi(page, "accepted"), value(aircraft.db, `SELECT sum(accepted) FROM quality WHERE ${feeds}`), 0, "accepted");
+      assertShown(await kpi(page, "duplicates"), value(aircraft.db, `SELECT sum(duplicate) FROM quality WHERE ${feeds}`), 0, "duplicates");
+      assertShown(await kpi(page, "jumps"), value(aircraft.db, `SELECT sum(jump) FROM quality WHERE ${feeds}`), 0, "jumps");
+      assertShown(await kpi(page, "errors"), value(aircraft.db, `SELECT sum(errors) FROM quality_hours WHERE ${feeds}`), 0, "errors");
+      assertShown(await kpi(page, "latency_p50"), value(aircraft.db, `WITH h AS (SELECT latency_s, sum(positions) AS n FROM quality_latency WHERE ${feeds} GROUP BY 1),
         c AS (SELECT latency_s, sum(n) OVER (ORDER BY latency_s) AS running, sum(n) OVER () AS total FROM h)
         SELECT min(latency_s) FILTER (WHERE running >= 0.5 * total) FROM c`), 0, "latency p50");
       assertClean(page, "aircraft quality");

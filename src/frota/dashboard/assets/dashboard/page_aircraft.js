@@ -204,19 +204,10 @@
 
     // The quality figures of the feeds that carry aircraft, as the Quality page counts them.
     const feeds = aircraftFeeds();
-    const q = qualityTotals(feeds, S.hour);
-    const rate = q.accepted + q.errors > 0 ? q.errors / (q.accepted + q.errors) : NaN;
-    const p50 = latencyPercentile(q.latency, 0.5);
-    const p90 = latencyPercentile(q.latency, 0.9);
-    const quality = [h("div", { class: "kpis" },
-      kpi("ac_accepted", t("accepted"), nf(q.accepted)),
-      kpi("ac_errors", t("errors"), nf(q.errors)),
-      kpi("ac_error_rate", t("error_rate"), pct(rate, 2)),
-      kpi("ac_duplicates", t("duplicates"), nf(q.duplicates)),
-      kpi("ac_jumps", t("ac_jumps"), nf(q.reasons.jump || 0)),
-      kpi("ac_out_of_area", t("ac_out_of_area"), nf(q.reasons.out_of_area || 0)),
-      kpi("ac_latency_p50", t("latency_p50"), isFinite(p50) ? nf(p50) + " s" : "–"),
-      kpi("ac_latency_p90", t("latency_p90"), isFinite(p90) ? nf(p90) + " s" : "–"))];
+    const q = qualityFigures(feeds);
+    const quality = [qualityKpis(q, [
+      kpi("jumps", t("ac_jumps"), nf(q.reasons.jump || 0)),
+      kpi("out_of_area", t("ac_out_of_area"), nf(q.reasons.out_of_area || 0))])];
     const C = D.collector;
     if (C && C.has_repeat) {
       let rep = 0;
@@ -225,13 +216,9 @@
         rep += C.repeats[f * HOURS + hour];
         polls += C.polls[f * HOURS + hour];
       }
-      quality.push(h("div", { class: "kpis" }, kpi("ac_repeats", t("q_repeated"), nf(rep), pct(polls ? rep / polls : NaN) + " / " + nf(polls) + " " + t("q_polls").toLowerCase())));
+      quality.push(h("div", { class: "kpis" }, kpi("repeats", t("q_repeated"), nf(rep), pct(polls ? rep / polls : NaN) + " / " + nf(polls) + " " + t("q_polls").toLowerCase())));
     }
-    const reasonRows = D.quality.reason_names.filter((r) => q.reasons[r] > 0).map((r) => ({ reason: reasonName(r), code: r, count: q.reasons[r] }));
-    quality.push(reasonRows.length ? dataTable({ id: "ac-reasons", caption: t("q_reasons"), columns: [
-      { key: "reason", label: t("q_reason_table"), format: (r) => r.reason + " (" + r.code + ")" },
-      { key: "count", label: t("q_count"), num: true, format: (r) => nf(r.count) },
-    ], rows: reasonRows, sort: { key: "count", desc: true } }) : h("p", { class: "muted", text: t("q_no_rejections") }));
+    quality.push(reasonTable("ac-reasons", q) || h("p", { class: "muted", text: t("q_no_rejections") }));
     cards.push(card("ac-quality", t("ac_quality"), t("ac_quality_sub", { feeds: feeds.map((f) => D.feeds[f]).join(", ") || "–" }), quality,
       { note: C && C.has_repeat ? null : t("ac_no_repeats") }));
 
