@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frota/base/bytes.h"
 #include "frota/base/status.h"
 #include "frota/base/time.h"
 #include "frota/base/time_zone.h"
@@ -111,6 +113,7 @@ class DepartureDetector {
   struct Pattern;
 
  private:
+  friend class VehicleTrack;
   const std::vector<const Pattern*>* PatternsOfRoute(std::string_view feed_route_id) const;
   const Pattern* PatternOfTrip(std::string_view trip_id) const;
 
@@ -120,6 +123,39 @@ class DepartureDetector {
   std::vector<std::unique_ptr<Pattern>> patterns_;
   std::unordered_map<const gtfs::Route*, std::vector<const Pattern*>> by_route_;
   std::unordered_map<std::string, const Pattern*> by_trip_;
+};
+
+/// One vehicle's positions as they arrive, and the departures the detector finds in them,
+/// found as soon as the positions allow and nothing kept that the rule will not read
+/// again: the streaming form of DepartureDetector::AddVehicle, which runs one over a whole
+/// day. Add() takes positions in any order at or after the last Advance()'s known_until;
+/// Advance(known_until), once every position before known_until has arrived, runs the rule
+/// over each position whose look-ahead (max(tag_window, choice_window)) ends before it and
+/// appends the departures, in AddVehicle's order. A departure not yet found leaves at or
+/// after known_until − look-ahead − max_exit_gap.
+///
+/// Not thread-safe; the detector and the texts of the fixes must outlive it.
+class VehicleTrack {
+ public:
+  VehicleTrack(const DepartureDetector& detector, std::string feed_id, std::string vehicle_id);
+  ~VehicleTrack();
+  VehicleTrack(VehicleTrack&&) noexcept;
+  VehicleTrack& operator=(VehicleTrack&&) noexcept;
+
+  void Add(const Fix& fix);
+  void Advance(base::Timestamp known_until, std::vector<Departure>& out);
+  /// The positions kept (those the rule may still read).
+  [[nodiscard]] std::size_t kept() const;
+
+  /// Its state, for VehicleTrack::Restore with the same detector (the same GTFS).
+  void Snapshot(base::ByteWriter& w) const;
+  /// `intern` gives the texts read back storage that outlives the track.
+  base::Status Restore(base::ByteReader& r,
+                       const std::function<std::string_view(std::string_view)>& intern);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
 };
 
 }  // namespace frota::regularity

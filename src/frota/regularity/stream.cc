@@ -13,7 +13,7 @@ namespace frota::regularity {
 
 namespace {
 
-constexpr std::uint32_t kSnapshotVersion = 2;
+constexpr std::uint32_t kSnapshotVersion = 1;
 
 base::Timestamp AddSeconds(base::Timestamp t, double seconds) {
   return t + base::Micros(std::llround(seconds * 1e6));
@@ -182,10 +182,8 @@ model::HeadwayRow HeadwayRowOf(const Placed& p, const MeasuredHeadway& m,
 }
 
 struct Stream::Vehicle {
-  std::vector<Fix> fixes;                        // time order; texts in texts_
-  bool dirty = false;                            // fixes added since the detector last ran
-  std::optional<base::Timestamp> emitted_until;  // the last departure emitted
-  std::vector<Departure> pending;                // found, not yet final
+  VehicleTrack track;              // its positions the detector may still read; texts in texts_
+  std::vector<Departure> pending;  // found, not yet final; time order
 };
 
 struct Stream::FeedState {
@@ -224,16 +222,7 @@ std::chrono::seconds Stream::Horizon() const {
 void Stream::Add(std::string_view feed_id, std::string_view vehicle_id, base::Timestamp time,
                  double lat, double lon, std::string_view route_id, std::string_view trip_id,
                  std::string_view trip_start_date) {
-  const auto text = [this](std::string_view t) -> std::string_view {
-    if (t.empty()) {
-      return {};
-    }
-    auto it = texts_.find(t);
-    if (it == texts_.end()) {
-      it = texts_.emplace(t).first;
-    }
-    return *it;
-  };
+  const auto text = [this](std::string_view t) { return Intern(t); };
   const std::int64_t minute = MinuteOf(time);
   FeedState& feed = feeds_[std::string(feed_id)];
   if (feed.coverage.minutes().empty() || minute > feed.coverage.minutes().back()) {
@@ -252,16 +241,16 @@ void Stream::Add(std::string_view feed_id, std::string_view vehicle_id, base::Ti
   if (!it->second) {
     return;
   }
-  Vehicle& v = vehicles_[{std::string(feed_id), std::string(vehicle_id)}];
-  Fix fix{time, lat, lon, route, trip, text(trip_start_date)};
-  if (v.fixes.empty() || v.fixes.back().time < time) {
-    v.fixes.push_back(fix);
-  } else {
-    const auto at = std::upper_bound(v.fixes.begin(), v.fixes.end(), time,
-                                     [](base::Timestamp t, const Fix& f) { return t < f.time; });
-    v.fixes.insert(at, fix);
+  VehicleOf(feed_id, vehicle_id).track.Add(Fix{time, lat, lon, route, trip, text(trip_start_date)});
+}
+
+Stream::Vehicle& Stream::VehicleOf(std::string_view feed_id, std::string_view vehicle_id) {
+  std::pair<std::string, std::string> key{feed_id, vehicle_id};
+  auto it = vehicles_.find(key);
+  if (it == vehicles_.end()) {
+    it = vehicles_.emplace(key, Vehicle{VehicleTrack(detector_, key.first, key.second), {}}).first;
   }
-  v.dirty = true;
+  return it->second;
 }
 
 void Stream::AddPositions(const model::EpochRows& rows) {
@@ -273,6 +262,17 @@ void Stream::AddPositions(const model::EpochRows& rows) {
     Add(s.View(p.feed_id), s.View(p.vehicle_id), p.event_time, p.lat, p.lon, s.View(p.route_id),
         s.View(p.trip_id), s.View(p.trip_start_date));
   }
+}
+
+std::string_view Stream::Intern(std::string_view text) {
+  if (text.empty()) {
+    return {};
+  }
+  auto it = texts_.find(text);
+  if (it == texts_.end()) {
+    it = texts_.emplace(text).first;
+  }
+  return *it;
 }
 
 const Coverage& Stream::CoverageOf(const std::string& feed_id) { return feeds_[feed_id].coverage; }
@@ -479,31 +479,26 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   }
 }
 
-void Stream::Emit(model::EpochRows& out, base::Timestamp final_before,
+void Stream::Emit(model::EpochRows& out, base::Timestamp known_until, base::Timestamp final_before,
                   std::int64_t minute_horizon) {
   AddMinutes(minute_horizon, out);
   std::vector<Departure> final;
   for (auto& [key, v] : vehicles_) {
-    if (v.dirty) {
-      v.pending.clear();
-      std::vector<Departure> found;
-      detector_.AddVehicle(key.first, key.second, v.fixes, found);
-      std::stable_sort(found.begin(), found.end(), [](const Departure& a, const Departure& b) {
-        return a.departure_time < b.departure_time;
-      });
-      for (auto& d : found) {
-        if (!v.emitted_until || d.departure_time > *v.emitted_until) {
-          v.pending.push_back(std::move(d));
-        }
-      }
-      v.dirty = false;
+    // Every position before the watermark is there: the detector reads as far as that
+    // allows; what it has not found yet departs at or after known_until - Horizon().
+    const std::size_t before = v.pending.size();
+    v.track.Advance(known_until, v.pending);
+    if (v.pending.size() > before) {
+      std::stable_sort(v.pending.begin(), v.pending.end(),
+                       [](const Departure& a, const Departure& b) {
+                         return a.departure_time < b.departure_time;
+                       });
     }
     std::size_t n = 0;
     while (n < v.pending.size() && v.pending[n].departure_time < final_before) {
       ++n;
     }
     if (n > 0) {
-      v.emitted_until = v.pending[n - 1].departure_time;
       final.insert(final.end(), std::make_move_iterator(v.pending.begin()),
                    std::make_move_iterator(v.pending.begin() + static_cast<std::ptrdiff_t>(n)));
       v.pending.erase(v.pending.begin(), v.pending.begin() + static_cast<std::ptrdiff_t>(n));
@@ -531,11 +526,12 @@ void Stream::Advance(base::Timestamp watermark, model::EpochRows& out) {
   if (watermark <= base::Timestamp::min() + Horizon()) {
     return;
   }
-  Emit(out, watermark - Horizon(), MinuteOf(watermark));
+  Emit(out, watermark, watermark - Horizon(), MinuteOf(watermark));
 }
 
 void Stream::Finish(model::EpochRows& out) {
-  Emit(out, base::Timestamp::max(), std::numeric_limits<std::int64_t>::max());
+  Emit(out, base::Timestamp::max(), base::Timestamp::max(),
+       std::numeric_limits<std::int64_t>::max());
 }
 
 std::string Stream::Snapshot() const {
@@ -546,16 +542,10 @@ std::string Stream::Snapshot() const {
   for (const auto& [key, v] : vehicles_) {
     w.String(key.first);
     w.String(key.second);
-    w.Bool(v.emitted_until.has_value());
-    WriteTime(w, v.emitted_until.value_or(base::Timestamp{}));
-    w.Varint(v.fixes.size());
-    for (const Fix& f : v.fixes) {
-      WriteTime(w, f.time);
-      w.F64(f.lat);
-      w.F64(f.lon);
-      w.String(f.route_id);
-      w.String(f.trip_id);
-      w.String(f.trip_start_date);
+    v.track.Snapshot(w);
+    w.Varint(v.pending.size());
+    for (const Departure& d : v.pending) {
+      WriteDeparture(w, d);
     }
   }
   w.Varint(feeds_.size());
@@ -614,27 +604,14 @@ base::Status Stream::Restore(std::string_view bytes) {
   for (std::uint64_t i = 0; i < vehicles; ++i) {
     FROTA_ASSIGN_OR_RETURN(const auto feed_id, r.String());
     FROTA_ASSIGN_OR_RETURN(const auto vehicle_id, r.String());
-    const std::string feed(feed_id);
-    const std::string vehicle(vehicle_id);
-    FROTA_ASSIGN_OR_RETURN(const bool has_emitted, r.Bool());
-    FROTA_ASSIGN_OR_RETURN(const auto emitted, ReadTime(r));
-    FROTA_ASSIGN_OR_RETURN(const auto fixes, r.Varint());
-    for (std::uint64_t k = 0; k < fixes; ++k) {
-      FROTA_ASSIGN_OR_RETURN(const auto time, ReadTime(r));
-      FROTA_ASSIGN_OR_RETURN(const double lat, r.F64());
-      FROTA_ASSIGN_OR_RETURN(const double lon, r.F64());
-      FROTA_ASSIGN_OR_RETURN(const auto route, r.String());
-      FROTA_ASSIGN_OR_RETURN(const auto trip, r.String());
-      FROTA_ASSIGN_OR_RETURN(const auto start, r.String());
-      // Through Add, as they came (the feed's minutes are restored below, as saved).
-      Add(feed, vehicle, time, lat, lon, route, trip, start);
-    }
-    Vehicle& v = vehicles_[{feed, vehicle}];
-    if (has_emitted) {
-      v.emitted_until = emitted;
+    Vehicle& v = VehicleOf(feed_id, vehicle_id);
+    FROTA_RETURN_IF_ERROR(v.track.Restore(r, [this](std::string_view t) { return Intern(t); }));
+    FROTA_ASSIGN_OR_RETURN(const auto pending, r.Varint());
+    for (std::uint64_t k = 0; k < pending; ++k) {
+      FROTA_ASSIGN_OR_RETURN(auto d, ReadDeparture(r));
+      v.pending.push_back(std::move(d));
     }
   }
-  feeds_.clear();
   FROTA_ASSIGN_OR_RETURN(const auto feeds, r.Varint());
   for (std::uint64_t i = 0; i < feeds; ++i) {
     FROTA_ASSIGN_OR_RETURN(const auto feed_id, r.String());

@@ -101,7 +101,11 @@ class Stream {
   struct FeedState;
   struct Line;
 
-  void Emit(model::EpochRows& out, base::Timestamp final_before, std::int64_t minute_horizon);
+  void Emit(model::EpochRows& out, base::Timestamp known_until, base::Timestamp final_before,
+            std::int64_t minute_horizon);
+  Vehicle& VehicleOf(std::string_view feed_id, std::string_view vehicle_id);
+  /// Storage for a text that outlives every position reading it.
+  std::string_view Intern(std::string_view text);
   void AddMinutes(std::int64_t minute_horizon, model::EpochRows& out);
   void OnDeparture(const Departure& d, model::EpochRows& out);
   void CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out);

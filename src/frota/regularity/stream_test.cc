@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <numbers>
+#include <set>
 
 #include "frota/testing/subprocess.h"
 
@@ -329,6 +330,58 @@ TEST_F(StreamTest, NoGapOnALineTheFeedShowsTooLittleOf) {
   EXPECT_NE(in_progress[0].find("|2022-08-03T09:02"), std::string::npos) << in_progress[0];
   EXPECT_EQ(Starting(rows, "headway ").size(), 4u);
   EXPECT_EQ(Run(minutes(3)), rows);
+}
+
+TEST_F(StreamTest, ATrackFindsWhatTheWholeDayHoldsAndKeepsHalfAnHour) {
+  // One bus shuttling west to east and back for almost 5 hours, a fix every 30 s.
+  std::vector<Fix> fixes;
+  base::Timestamp t = Local(6, 0);
+  for (int lap = 0; lap < 14; ++lap) {
+    for (double x = 0; x <= 5000; x += 240, t += seconds(30)) {
+      const auto p = At(x);
+      fixes.push_back({t, p.first, p.second, "53B", "", ""});
+    }
+    for (double x = 5000; x >= 0; x -= 240, t += seconds(30)) {
+      const auto p = At(x);
+      fixes.push_back({t, p.first, p.second, "53B", "", ""});
+    }
+  }
+  const DepartureDetector detector(*feed_, *routes_, *zone_);
+  std::vector<Departure> whole;
+  detector.AddVehicle("f", "bus", fixes, whole);
+  ASSERT_GE(whole.size(), 6u);
+
+  VehicleTrack track(detector, "f", "bus");
+  std::set<std::string, std::less<>> texts;  // what restored fixes' texts point to
+  const auto intern = [&texts](std::string_view text) -> std::string_view {
+    return *texts.emplace(text).first;
+  };
+  std::vector<Departure> found;
+  std::size_t most_kept = 0;
+  std::size_t next = 0;
+  for (base::Timestamp w = fixes.front().time; next < fixes.size(); w += minutes(5)) {
+    for (; next < fixes.size() && fixes[next].time < w; ++next) {
+      track.Add(fixes[next]);
+    }
+    track.Advance(w, found);
+    most_kept = std::max(most_kept, track.kept());
+    // Through a snapshot now and then, as a restart would.
+    base::ByteWriter bytes;
+    track.Snapshot(bytes);
+    VehicleTrack restored(detector, "f", "bus");
+    base::ByteReader reader(bytes.bytes());
+    ASSERT_TRUE(restored.Restore(reader, intern).ok());
+    track = std::move(restored);
+  }
+  track.Advance(base::Timestamp::max(), found);
+  ASSERT_EQ(found.size(), whole.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    EXPECT_EQ(found[i].departure_time, whole[i].departure_time) << i;
+    EXPECT_EQ(found[i].direction_id, whole[i].direction_id) << i;
+  }
+  // 30 minutes of look-ahead and 5 of watermark steps at one fix per 30 s, not 3 hours.
+  EXPECT_LE(most_kept, 80u);
+  EXPECT_GT(fixes.size(), 500u);
 }
 
 TEST_F(StreamTest, RestoreRefusesGarbage) {
