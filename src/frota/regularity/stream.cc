@@ -366,8 +366,9 @@ bool Stream::Watched(const Line& line) const {
   const std::int32_t from = SecondsInto(plan, until - options_.watch_window);
   const auto planned = std::count_if(plan.times.begin(), plan.times.end(),
                                      [&](std::int32_t s) { return s >= from && s <= to; });
-  return static_cast<double>(line.recent.size()) >=
-         options_.watch_share * static_cast<double>(planned);
+  return planned >= options_.watch_min_planned &&
+         static_cast<double>(line.recent.size()) >=
+             options_.watch_share * static_cast<double>(planned);
 }
 
 void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out) {

@@ -41,6 +41,9 @@ struct StreamOptions {
   /// were found. A feed that shows a third of a line's buses shows no gaps, only holes.
   std::chrono::seconds watch_window{std::chrono::hours(2)};
   double watch_share = 0.5;
+  /// ... and at least this many were planned there (at the start of service the feed has
+  /// not yet shown whether it sees the line).
+  std::int64_t watch_min_planned = 3;
 };
 
 /// The row of a placed departure, as both `frota headways` and the stream write it.

@@ -87,7 +87,7 @@ class StreamTest : public ::testing::Test {
     // Buses leave the west terminal at these local times (minutes after 06:00): on plan,
     // then one 2 minutes after another (bunching), then 33 minutes of nothing (gap, and
     // a gap_in_progress from 20 minutes after the last one), then on plan again.
-    for (const int leave : {0, 10, 12, 45, 55, 65}) {
+    for (const int leave : {0, 10, 20, 22, 55, 65}) {
       Bus(fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
     }
     // A bus of another line keeps the feed covered all morning.
@@ -233,14 +233,14 @@ TEST_F(StreamTest, EveryAlertKindOnceWithItsTimes) {
   EXPECT_EQ(count("headway "), 6);
   EXPECT_EQ(count("alert bunching|f|R53|0|"), 1) << fmt::format("{}", fmt::join(rows, "\n"));
   EXPECT_EQ(count("alert gap|f|R53|0|"), 1);
-  // After the bunched pair: nothing from 06:12 (plus the same lag as every departure)
-  // for more than 20 minutes, closed by the 06:45 bus. After the last bus the feed went
+  // After the bunched pair: nothing from 06:22 (plus the same lag as every departure)
+  // for more than 20 minutes, closed by the 06:55 bus. After the last bus the feed went
   // blind before 2 x planned passed: no gap_in_progress there.
   EXPECT_EQ(count("alert gap_in_progress|f|R53|0|"), 1) << fmt::format("{}", fmt::join(rows, "\n"));
   EXPECT_EQ(count("alert feed_blind|f|||"), 1);
   for (const auto& r : rows) {
     if (r.starts_with("alert gap_in_progress")) {
-      EXPECT_NE(r.find("vehicles=bus12,bus45"), std::string::npos) << r;
+      EXPECT_NE(r.find("vehicles=bus22,bus55"), std::string::npos) << r;
       EXPECT_EQ(r.find("closed=-"), std::string::npos) << r;
     }
     if (r.starts_with("alert feed_blind")) {
@@ -250,7 +250,7 @@ TEST_F(StreamTest, EveryAlertKindOnceWithItsTimes) {
           << r;
     }
     if (r.starts_with("alert bunching")) {
-      EXPECT_NE(r.find("actual=120 vehicles=bus10,bus12"), std::string::npos) << r;
+      EXPECT_NE(r.find("actual=120 vehicles=bus20,bus22"), std::string::npos) << r;
     }
   }
 }
@@ -316,19 +316,22 @@ TEST_F(StreamTest, AGapInProgressClosesWhenTheFeedFallsSilent) {
 }
 
 TEST_F(StreamTest, NoGapOnALineTheFeedShowsTooLittleOf) {
-  // Buses at 06:00, 06:50, 07:40 and 07:50 (each departs 2 minutes later, from its last
-  // position at the terminal): at 06:00 the one planned departure of the
-  // two hours before was found (a gap to 06:50 and a gap_in_progress); at 06:50, 2 of 6
-  // planned were (the line is not watched: no gap to 07:40, no gap_in_progress).
-  Morning({0, 50, 100, 110});
+  // Buses at 06:00, 06:10, 06:20, 07:10, 08:00, 08:50 and 09:00, each departing 2 minutes
+  // later (its last position at the terminal). At 06:22, 3 of the 3 planned departures of
+  // the two hours before were found, at 07:12 4 of 8: watched, so the gaps after them are
+  // raised, each with its gap_in_progress. At 08:02, 5 of 13: not watched, no gap to 08:52.
+  // At 06:02 and 06:12 too few were planned to tell.
+  Morning({0, 10, 20, 70, 120, 170, 180});
   const auto rows = AllAtOnce();
   const auto gaps = Starting(rows, "alert gap|f|R53|0|");
-  ASSERT_EQ(gaps.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
-  EXPECT_NE(gaps[0].find("|2022-08-03T09:02"), std::string::npos) << gaps[0];
+  ASSERT_EQ(gaps.size(), 2u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(gaps[0].find("|2022-08-03T09:22"), std::string::npos) << gaps[0];
+  EXPECT_NE(gaps[1].find("|2022-08-03T10:12"), std::string::npos) << gaps[1];
   const auto in_progress = Starting(rows, "alert gap_in_progress|f|R53|0|");
-  ASSERT_EQ(in_progress.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
-  EXPECT_NE(in_progress[0].find("|2022-08-03T09:02"), std::string::npos) << in_progress[0];
-  EXPECT_EQ(Starting(rows, "headway ").size(), 4u);
+  ASSERT_EQ(in_progress.size(), 2u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(in_progress[0].find("|2022-08-03T09:22"), std::string::npos) << in_progress[0];
+  EXPECT_NE(in_progress[1].find("|2022-08-03T10:12"), std::string::npos) << in_progress[1];
+  EXPECT_EQ(Starting(rows, "headway ").size(), 7u);
   EXPECT_EQ(Run(minutes(3)), rows);
 }
 
