@@ -39,7 +39,7 @@ const frota = (...args) => run(FROTA, ["-q", ...args]);
 const sql = (db, query) => JSON.parse(run(SQL_TOOL, [db, query]));
 const write = (db, statements) => run(SQL_TOOL, ["--write", db, statements]);
 const quote = (text) => "'" + String(text).replace(/'/g, "''") + "'";
-const ALERTS_DDL = "CREATE TABLE alerts (alert_id VARCHAR NOT NULL PRIMARY KEY, kind VARCHAR NOT NULL, " +
+const ALERTS_DDL = "CREATE TABLE IF NOT EXISTS alerts (alert_id VARCHAR NOT NULL PRIMARY KEY, kind VARCHAR NOT NULL, " +
   "feed_id VARCHAR NOT NULL, route_id VARCHAR NOT NULL, direction_id TINYINT, service_date DATE, " +
   "start_time TIMESTAMP NOT NULL, end_time TIMESTAMP, raised_at TIMESTAMP NOT NULL, closed_at TIMESTAMP, " +
   "planned_headway_s DOUBLE, actual_headway_s DOUBLE, vehicles VARCHAR NOT NULL)";
@@ -93,7 +93,7 @@ async function main() {
     `UPDATE headways SET route_id = ${quote(HOSTILE_ROUTE)} WHERE route_id = ${quote(route)}; ` +
     `UPDATE headway_routes SET route_short_name = ${quote(HOSTILE_ROUTE)} WHERE route_id = ${quote(route)}; ` +
     `UPDATE headway_routes SET route_id = ${quote(HOSTILE_ROUTE)} WHERE route_id = ${quote(route)}; ` +
-    ALERTS_DDL + "; " +
+    ALERTS_DDL + "; DELETE FROM alerts; " +  // the replay's own alerts: this test adds its own
     "INSERT INTO alerts VALUES ('first', 'bunching', " + quote(feed) + ", " + quote(HOSTILE_ROUTE) +
     ", 0, DATE '2024-06-05', TIMESTAMP '2024-06-05 09:00:00', TIMESTAMP '2024-06-05 09:01:00', " +
     "TIMESTAMP '2024-06-05 09:05:00', NULL, 480, 60, " + quote(HOSTILE_VEHICLE) + ")");

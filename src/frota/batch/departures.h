@@ -1,127 +1,21 @@
-// Departures from a route's origin terminal (semantics §7): one geometric detector, with trip ids
-// choosing the pattern where the feed has them.
+// Departures in a frota database: the one detector (regularity/departures.h) over its `positions`.
 #pragma once
 
-#include <chrono>
-#include <cstdint>
-#include <map>
-#include <memory>
-#include <span>
-#include <string>
-#include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "frota/base/status.h"
-#include "frota/base/time.h"
 #include "frota/base/time_zone.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/static_feed.h"
+#include "frota/regularity/departures.h"
 #include "frota/sink/duckdb_connection.h"
 
 namespace frota::batch {
 
-/// A vehicle leaving the origin terminal of one of its route's patterns.
-struct Departure {
-  std::string feed_id;
-  std::string vehicle_id;
-  std::string feed_route_id;       // as the feed names the route ("53B")
-  std::string route_id;            // the GTFS route ("B0053AABBA")
-  int direction_id = -1;           // the pattern's trips'
-  std::string trip_id;             // the feed's trip tag that chose the pattern; empty if none
-  std::string trip_start_date;     // that tag's start date (YYYYMMDD); empty if none
-  std::string shape_id;            // the pattern (a shape id, or "stops:" + its first stop id)
-  base::LocalDate service_date;    // the tag's start date, else the local date (headways.cc
-                                   // may move it to the day before for a night service)
-  base::Timestamp departure_time;  // the last position within terminal_radius_m of the
-                                   // pattern's first point before the progress passed
-  bool inferred = false;           // the pattern came from geometry, no trip tag chose it
-  bool tagged_late = false;        // the tag's first position lay beyond terminal_radius_m
-  double distance_m = 0;           // the departure position's distance from the first point
-};
-
-/// The numbers of the departure rule (semantics §7, docs/departures.md).
-struct DepartureOptions {
-  /// "Within 1,000 m of the pattern's first point".
-  double terminal_radius_m = 1000;
-  /// "Before the vehicle's progress along the pattern passes 1,000 m".
-  double progress_m = 1000;
-  /// A position is on a pattern when it lies this close to the pattern's line.
-  double corridor_m = 200;
-  /// After a departure, the vehicle must get this far from that terminal before it can
-  /// depart from it again (GPS drift at the circle's edge is not a second departure).
-  double rearm_m = 1500;
-  /// The last position at the terminal and the first past progress_m are at most this far
-  /// apart in time; a longer silence hides when the vehicle left.
-  std::chrono::seconds max_exit_gap{std::chrono::minutes(10)};
-  /// A trip tag that starts after the vehicle left names the departure of the
-  /// `tag_window` before it.
-  std::chrono::seconds tag_window{std::chrono::minutes(30)};
-  /// One trip tag's positions more than this apart are two runs of it (the trips job's
-  /// rule, semantics §4: a frequency-based trip id is the same all day).
-  std::chrono::seconds tag_split{std::chrono::seconds(900)};
-  /// Several patterns leave one terminal: the one the next positions follow best, over
-  /// this distance along it or this time, wins.
-  double choice_m = 3000;
-  std::chrono::seconds choice_window{std::chrono::minutes(15)};
-  /// false: trip tags are ignored and every pattern is inferred (`--compare-inferred`).
-  bool use_trip_ids = true;
-};
-
-/// One accepted position of a vehicle, as the detector reads it.
-struct Fix {
-  base::Timestamp time;
-  double lat = 0;
-  double lon = 0;
-  std::string_view route_id;         // the feed's route name
-  std::string_view trip_id;          // empty when untagged
-  std::string_view trip_start_date;  // YYYYMMDD, may be empty
-};
-
-/// Finds departures in a vehicle's positions (semantics §7). A pattern is a shape of the
-/// route (its trips' direction), or for a trip without a shape the radial distance from
-/// its first stop. A vehicle departs along pattern P at the last position within
-/// terminal_radius_m of P's first point before a position on P (within corridor_m of
-/// it) lies progress_m or more along P, that last position being less than progress_m
-/// along P (progress passes the mark going out, not coming in). The candidate patterns at a
-/// position are the shapes of the route the feed names (gtfs::RouteResolver) and the pattern of the
-/// trip it is tagged with (a trip without a shape takes part only through its tag). When several
-/// patterns leave one terminal together, the trip tag in force chooses (the tag of the first
-/// position past progress_m, else a tag of the same vehicle that starts in the tag_window after the
-/// departure), else the pattern the next positions follow best. Each run of a tag (trip, start
-/// date) of a vehicle, split as the trips job splits trips, chooses at most one departure.
-///
-/// Lifecycle: built once per GTFS feed; AddVehicle() per vehicle; const members are safe
-/// to call from any number of threads.
-class DepartureDetector {
- public:
-  DepartureDetector(const gtfs::StaticFeed& feed, const gtfs::RouteResolver& routes,
-                    const base::TimeZone& zone, DepartureOptions options = {});
-  ~DepartureDetector();
-  DepartureDetector(const DepartureDetector&) = delete;
-  DepartureDetector& operator=(const DepartureDetector&) = delete;
-
-  /// Whether positions naming `feed_route_id` (or tagged `trip_id`) can depart: the
-  /// route resolves to one with a shape, or the tag names a known trip.
-  [[nodiscard]] bool CanDetect(std::string_view feed_route_id, std::string_view trip_id = {}) const;
-
-  /// Appends the departures of one vehicle, given all its positions in time order.
-  void AddVehicle(std::string_view feed_id, std::string_view vehicle_id, std::span<const Fix> fixes,
-                  std::vector<Departure>& out) const;
-
-  struct Pattern;
-
- private:
-  const std::vector<const Pattern*>* PatternsOfRoute(std::string_view feed_route_id) const;
-  const Pattern* PatternOfTrip(std::string_view trip_id) const;
-
-  const gtfs::RouteResolver& routes_;
-  const base::TimeZone& zone_;
-  DepartureOptions options_;
-  std::vector<std::unique_ptr<Pattern>> patterns_;
-  std::unordered_map<const gtfs::Route*, std::vector<const Pattern*>> by_route_;
-  std::unordered_map<std::string, const Pattern*> by_trip_;
-};
+using regularity::Departure;
+using regularity::DepartureDetector;
+using regularity::DepartureOptions;
+using regularity::Fix;
 
 /// Every departure in a frota database: the detector over the `positions` of every feed
 /// route that resolves to a GTFS route with patterns, or whose trip tags name known

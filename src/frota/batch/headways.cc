@@ -14,6 +14,7 @@
 #include "frota/gtfs/holidays.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/service_day.h"
+#include "frota/regularity/stream.h"
 
 namespace frota::batch::sql {
 extern const std::string_view kHeadwaysSql;
@@ -29,21 +30,19 @@ using Clock = std::chrono::steady_clock;
 constexpr std::string_view kDefaultZone = "America/Sao_Paulo";
 // headways.sql: table definitions, then this marker, then the statistics.
 constexpr std::string_view kStatisticsMarker = "-- @statistics:";
-constexpr std::int64_t kMinuteUs = 60'000'000;
-// "No two consecutive planned departures more than max(60 min, 3 x the planned headway
-// before the gap) apart" (semantics §7).
-constexpr double kBreakMinS = 3600;
-constexpr double kBreakHeadways = 3;
 // `--compare-inferred`: the same vehicle within this time is the same departure.
 constexpr auto kMatchWindow = std::chrono::minutes(5);
+constexpr std::int64_t kMinuteUs = regularity::kMinuteUs;
 
-std::int64_t MinuteOf(base::Timestamp t) {
-  const std::int64_t us = base::ToUnixMicros(t);
-  return us >= 0 ? us / kMinuteUs : -((-us + kMinuteUs - 1) / kMinuteUs);
-}
-base::Timestamp MinuteStart(std::int64_t minute) {
-  return base::FromUnixMicros(minute * kMinuteUs);
-}
+using regularity::Coverage;
+using regularity::LineKey;
+using regularity::LinePlan;
+using regularity::MinuteOf;
+using regularity::MinuteStart;
+using regularity::Period;
+using regularity::Placed;
+using regularity::PlanCache;
+using regularity::SecondsInto;
 
 void SetOptionalDirection(sink::ChunkAppender& a, std::size_t column, int direction_id) {
   direction_id >= 0 ? a.SetInt8(column, static_cast<std::int8_t>(direction_id)) : a.SetNull(column);
@@ -59,205 +58,6 @@ std::optional<double> OptionalDouble(sink::DuckDbResult& r, std::size_t row, std
   }
   return r.Double(row, column);
 }
-
-// What a feed delivered: its covered minutes (at least one accepted position), and its
-// coverage gaps, runs of `gap_minutes` or more uncovered minutes between the first and
-// the last covered one.
-class Coverage {
- public:
-  Coverage() = default;
-  Coverage(std::vector<std::int64_t> minutes, int gap_minutes) : minutes_(std::move(minutes)) {
-    for (std::size_t i = 1; i < minutes_.size(); ++i) {
-      if (minutes_[i] - minutes_[i - 1] - 1 >= gap_minutes) {
-        gaps_.emplace_back(minutes_[i - 1] + 1, minutes_[i]);
-      }
-    }
-  }
-  [[nodiscard]] const std::vector<std::int64_t>& minutes() const { return minutes_; }
-  [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& gaps() const {
-    return gaps_;
-  }
-  [[nodiscard]] bool Covered(std::int64_t minute) const {
-    return std::binary_search(minutes_.begin(), minutes_.end(), minute);
-  }
-  // Between the feed's first and last covered minute: a capture's own span.
-  [[nodiscard]] bool InSpan(std::int64_t minute) const {
-    return !minutes_.empty() && minute >= minutes_.front() && minute <= minutes_.back();
-  }
-  // The feed was watching: inside its observed span and in no gap.
-  [[nodiscard]] bool Watching(std::int64_t minute) const {
-    if (!InSpan(minute)) {
-      return false;
-    }
-    const auto it = std::upper_bound(
-        gaps_.begin(), gaps_.end(), minute,
-        [](std::int64_t m, const std::pair<std::int64_t, std::int64_t>& g) { return m < g.first; });
-    return it == gaps_.begin() || minute >= std::prev(it)->second;
-  }
-  // A gap lies (in part) between instants a < b.
-  [[nodiscard]] bool GapBetween(base::Timestamp a, base::Timestamp b) const {
-    for (const auto& [from, to] : gaps_) {  // few gaps; a linear scan is fine
-      if (MinuteStart(from) < b && MinuteStart(to) > a) {
-        return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::int64_t> minutes_;
-  std::vector<std::pair<std::int64_t, std::int64_t>> gaps_;
-};
-
-// One service period of a route and direction on a service date: a maximal run of its
-// planned departures (seconds since the service day began) with no planned break inside.
-struct Period {
-  std::size_t begin = 0;  // indices into LinePlan::times
-  std::size_t end = 0;
-  double first_headway_s = 0;  // the planned headway at its first and last departure
-  double last_headway_s = 0;
-};
-
-// The plan of a route and direction on one service date, split into service periods.
-struct LinePlan {
-  const gtfs::RoutePlan* route = nullptr;
-  gtfs::DayType day_type = gtfs::DayType::kWeekday;
-  base::Timestamp day_start;
-  std::vector<std::int32_t> times;  // distinct planned departures, sorted
-  std::vector<Period> periods;
-
-  [[nodiscard]] bool InWindow(std::int32_t s) const {
-    return std::any_of(route->windows().begin(), route->windows().end(),
-                       [s](const gtfs::PlannedWindow& w) { return w.start_s <= s && s < w.end_s; });
-  }
-
-  // The planned headway at `s` seconds into the day within period `p`: the frequency
-  // windows' where one holds it, else the gap between the period's departures around it
-  // (the first or last gap beyond its ends); nullopt for a period of one departure.
-  [[nodiscard]] std::optional<double> HeadwayIn(const Period& p, std::int32_t s) const {
-    if (InWindow(s)) {
-      return route->HeadwayAt(s);
-    }
-    if (p.end - p.begin < 2) {
-      return std::nullopt;
-    }
-    const auto first = times.begin() + static_cast<std::ptrdiff_t>(p.begin);
-    const auto last = times.begin() + static_cast<std::ptrdiff_t>(p.end);
-    auto it = std::upper_bound(first, last, s);
-    if (it == first) {
-      ++it;
-    } else if (it == last) {
-      --it;
-    }
-    return static_cast<double>(*it - *std::prev(it));
-  }
-
-  // The period whose departures, widened by one planned headway at each end, hold `s`.
-  [[nodiscard]] std::optional<std::size_t> PeriodOf(std::int32_t s) const {
-    for (std::size_t i = 0; i < periods.size(); ++i) {
-      const Period& p = periods[i];
-      if (s >= times[p.begin] - p.first_headway_s && s <= times[p.end - 1] + p.last_headway_s) {
-        return i;
-      }
-    }
-    return std::nullopt;
-  }
-
-  static LinePlan Build(const gtfs::RoutePlan& route, gtfs::DayType day_type,
-                        base::Timestamp day_start) {
-    LinePlan plan;
-    plan.route = &route;
-    plan.day_type = day_type;
-    plan.day_start = day_start;
-    plan.times = route.departures();
-    plan.times.erase(std::unique(plan.times.begin(), plan.times.end()), plan.times.end());
-    if (plan.times.empty()) {
-      return plan;
-    }
-    // The planned headway before the gap after departure i: the windows' at it, else
-    // the scheduled gap before it.
-    const auto before = [&plan](std::size_t i) -> std::optional<double> {
-      if (plan.InWindow(plan.times[i])) {
-        return plan.route->HeadwayAt(plan.times[i]);
-      }
-      if (i == 0) {
-        return std::nullopt;
-      }
-      return static_cast<double>(plan.times[i] - plan.times[i - 1]);
-    };
-    std::size_t start = 0;
-    for (std::size_t i = 1; i <= plan.times.size(); ++i) {
-      bool split = i == plan.times.size();
-      if (!split) {
-        const double gap = plan.times[i] - plan.times[i - 1];
-        split = gap > std::max(kBreakMinS, kBreakHeadways * before(i - 1).value_or(0));
-      }
-      if (split) {
-        Period p{start, i, 0, 0};
-        p.first_headway_s = plan.HeadwayIn(p, plan.times[start]).value_or(0);
-        p.last_headway_s = plan.HeadwayIn(p, plan.times[i - 1]).value_or(0);
-        plan.periods.push_back(p);
-        start = i;
-      }
-    }
-    return plan;
-  }
-};
-
-using LineKey = std::tuple<std::string, int, base::LocalDate>;
-
-// Plans by service date and line, computed once each.
-class PlanCache {
- public:
-  PlanCache(const gtfs::StaticFeed& feed, const gtfs::HolidayCalendar& holidays,
-            const base::TimeZone& zone)
-      : feed_(feed), holidays_(holidays), zone_(zone) {}
-  const gtfs::ServicePlan& For(base::LocalDate date) {
-    auto it = plans_.find(date);
-    if (it == plans_.end()) {
-      it = plans_
-               .emplace(date, gtfs::ServicePlan::For(feed_, date, gtfs::DayTypeOf(date, holidays_)))
-               .first;
-    }
-    return it->second;
-  }
-  // nullptr when the line has no planned departure that date.
-  const LinePlan* Line(const std::string& route_id, int direction_id, base::LocalDate date) {
-    const LineKey key{route_id, direction_id, date};
-    auto it = lines_.find(key);
-    if (it == lines_.end()) {
-      const gtfs::ServicePlan& plan = For(date);
-      std::optional<LinePlan> line;
-      if (const gtfs::RoutePlan* route = plan.Find(route_id, direction_id);
-          route != nullptr && !route->departures().empty()) {
-        line = LinePlan::Build(*route, plan.day_type(), gtfs::ServiceDayStart(zone_, date));
-      }
-      it = lines_.emplace(key, std::move(line)).first;
-    }
-    return it->second ? &*it->second : nullptr;
-  }
-
- private:
-  const gtfs::StaticFeed& feed_;
-  const gtfs::HolidayCalendar& holidays_;
-  const base::TimeZone& zone_;
-  std::map<base::LocalDate, gtfs::ServicePlan> plans_;
-  std::map<LineKey, std::optional<LinePlan>> lines_;
-};
-
-std::int32_t SecondsInto(const LinePlan& plan, base::Timestamp t) {
-  return static_cast<std::int32_t>(
-      std::chrono::floor<std::chrono::seconds>(t - plan.day_start).count());
-}
-
-// A departure placed on its service date and period.
-struct Placed {
-  const Departure* departure = nullptr;
-  base::LocalDate service_date;
-  gtfs::DayType day_type = gtfs::DayType::kWeekday;
-  const LinePlan* plan = nullptr;     // nullptr: nothing planned for the line that date
-  std::optional<std::size_t> period;  // nullopt: unplanned
-};
 
 // `--compare-inferred`: per line, the trip-id departures matched by the inferred ones.
 std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
@@ -451,27 +251,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
         base::LocalDateFromDays(base::DaysSinceEpoch(*observed_dates.begin()) - 1));
   }
   for (const auto& d : departures) {
-    Placed p;
-    p.departure = &d;
-    p.service_date = d.service_date;
-    std::vector<base::LocalDate> dates{d.service_date};
-    if (d.trip_start_date.empty()) {
-      dates.push_back(base::LocalDateFromDays(base::DaysSinceEpoch(d.service_date) - 1));
-    }
-    for (const auto date : dates) {
-      if (const LinePlan* plan = plans.Line(d.route_id, d.direction_id, date)) {
-        if (const auto period = plan->PeriodOf(SecondsInto(*plan, d.departure_time))) {
-          p.service_date = date;
-          p.plan = plan;
-          p.period = period;
-          break;
-        }
-      }
-    }
-    if (!p.period) {
-      p.plan = plans.Line(d.route_id, d.direction_id, p.service_date);
-    }
-    p.day_type = gtfs::DayTypeOf(p.service_date, holidays);
+    const Placed p = regularity::Place(d, plans, holidays);
     service_dates.insert(p.service_date);
     placed.push_back(p);
   }
@@ -483,6 +263,54 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     fc.covered_minutes = static_cast<std::int64_t>(c.minutes().size());
     for (const auto& [from, to] : c.gaps()) {
       fc.gaps.emplace_back(MinuteStart(from), MinuteStart(to));
+    }
+  }
+
+  // A database the stream wrote regularity rows into: keep them to compare, and recompute
+  // the alerts as the stream would in one step at the end of the input.
+  FROTA_ASSIGN_OR_RETURN(
+      auto has_alerts,
+      db.Query("SELECT count(*) FROM information_schema.tables WHERE table_name = 'alerts' "
+               "AND table_schema = 'main'"));
+  const bool alerts_table = has_alerts.Int64(0, 0) > 0;
+  bool streamed = false;
+  std::vector<model::AlertRow> batch_alerts;
+  if (alerts_table) {
+    FROTA_ASSIGN_OR_RETURN(auto counts, db.Query("SELECT (SELECT count(*) FROM departures) + "
+                                                 "(SELECT count(*) FROM alerts)"));
+    streamed = counts.Int64(0, 0) > 0;
+    if (streamed) {
+      for (const std::string table : {"departures", "headways", "alerts"}) {
+        FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
+            "CREATE OR REPLACE TEMP TABLE stream_{0} AS SELECT * FROM main.{0}", table)));
+      }
+    }
+    regularity::StreamOptions stream_options;
+    stream_options.departures = options.departures;
+    stream_options.coverage_gap_minutes = options.coverage_gap_minutes;
+    regularity::Stream stream(feed, resolver, zone, holidays, stream_options);
+    FROTA_ASSIGN_OR_RETURN(
+        auto positions,
+        db.Query("SELECT feed_id, vehicle_id, epoch_us(event_time), lat, lon, route_id, "
+                 "trip_id, trip_start_date FROM positions ORDER BY feed_id, vehicle_id, "
+                 "event_time"));
+    for (std::size_t i = 0; i < positions.rows(); ++i) {
+      stream.Add(positions.String(i, 0), positions.String(i, 1),
+                 base::FromUnixMicros(positions.Int64(i, 2)), positions.Double(i, 3),
+                 positions.Double(i, 4), positions.String(i, 5), positions.String(i, 6),
+                 positions.String(i, 7));
+    }
+    model::EpochRows rows;
+    stream.Finish(rows);
+    // The last row of each alert (a closing row repeats it), in the order raised.
+    std::map<std::string, std::size_t> index;
+    for (auto& a : rows.alerts) {
+      const auto [it, inserted] = index.try_emplace(a.alert_id, batch_alerts.size());
+      if (inserted) {
+        batch_alerts.push_back(std::move(a));
+      } else {
+        batch_alerts[it->second] = std::move(a);
+      }
     }
   }
 
@@ -505,23 +333,23 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                                   ColumnType::kTinyint}));
       for (const Placed& p : placed) {
         const Departure& d = *p.departure;
-        const base::LocalHour hour = zone.ToLocalHour(d.departure_time);
-        a->SetString(0, d.feed_id);
-        a->SetString(1, d.vehicle_id);
-        a->SetString(2, d.feed_route_id);
-        a->SetString(3, d.route_id);
-        SetOptionalDirection(*a, 4, d.direction_id);
-        a->SetString(5, d.trip_id);
-        a->SetString(6, d.shape_id);
-        a->SetDateDays(7, base::DaysSinceEpoch(p.service_date));
-        a->SetTimestampMicros(8, base::ToUnixMicros(d.departure_time));
-        a->SetBool(9, d.inferred);
-        a->SetDouble(10, d.distance_m);
-        a->SetBool(11, d.tagged_late);
-        a->SetBool(12, !p.period.has_value());
-        a->SetString(13, gtfs::DayTypeName(p.day_type));
-        a->SetDateDays(14, base::DaysSinceEpoch(hour.date));
-        a->SetInt8(15, hour.hour);
+        const model::DepartureRow row = regularity::DepartureRowOf(p, zone);
+        a->SetString(0, row.feed_id);
+        a->SetString(1, row.vehicle_id);
+        a->SetString(2, row.feed_route_id);
+        a->SetString(3, row.route_id);
+        SetOptionalDirection(*a, 4, row.direction_id);
+        a->SetString(5, row.trip_id);
+        a->SetString(6, row.shape_id);
+        a->SetDateDays(7, base::DaysSinceEpoch(row.service_date));
+        a->SetTimestampMicros(8, base::ToUnixMicros(row.departure_time));
+        a->SetBool(9, row.inferred);
+        a->SetDouble(10, row.distance_m);
+        a->SetBool(11, row.tagged_late);
+        a->SetBool(12, row.unplanned);
+        a->SetString(13, row.day_type);
+        a->SetDateDays(14, base::DaysSinceEpoch(row.local_date));
+        a->SetInt8(15, row.hour);
         FROTA_RETURN_IF_ERROR(a->EndRow());
         ++report.departures;
         report.inferred_departures += d.inferred ? 1 : 0;
@@ -671,35 +499,21 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
         const Coverage& cov = coverage_of(std::get<0>(key));
         const Placed* previous = nullptr;
         for (const Placed* p : list) {
-          const Departure& d = *p->departure;
-          std::optional<double> headway;
-          std::string_view exclusion;
-          if (previous != nullptr) {
-            headway = std::chrono::duration<double>(d.departure_time -
-                                                    previous->departure->departure_time)
-                          .count();
-            if (previous->period != p->period) {
-              exclusion = "service_break";
-            } else if (cov.GapBetween(previous->departure->departure_time, d.departure_time)) {
-              exclusion = "coverage_gap";
-            }
-          }
+          const model::HeadwayRow row =
+              regularity::HeadwayRowOf(*p, regularity::MeasureHeadway(previous, *p, cov), zone);
           previous = p;
-          const std::optional<double> planned = p->plan->HeadwayIn(
-              p->plan->periods[*p->period], SecondsInto(*p->plan, d.departure_time));
-          const base::LocalHour hour = zone.ToLocalHour(d.departure_time);
-          a->SetString(0, d.route_id);
-          SetOptionalDirection(*a, 1, d.direction_id);
-          a->SetDateDays(2, base::DaysSinceEpoch(p->service_date));
-          a->SetString(3, gtfs::DayTypeName(p->day_type));
-          a->SetTimestampMicros(4, base::ToUnixMicros(d.departure_time));
-          a->SetDateDays(5, base::DaysSinceEpoch(hour.date));
-          a->SetInt8(6, hour.hour);
-          a->SetString(7, d.vehicle_id);
-          a->SetBool(8, d.inferred);
-          SetOptionalDouble(*a, 9, headway);
-          SetOptionalDouble(*a, 10, planned);
-          exclusion.empty() ? a->SetNull(11) : a->SetString(11, exclusion);
+          a->SetString(0, row.route_id);
+          SetOptionalDirection(*a, 1, row.direction_id);
+          a->SetDateDays(2, base::DaysSinceEpoch(row.service_date));
+          a->SetString(3, row.day_type);
+          a->SetTimestampMicros(4, base::ToUnixMicros(row.departure_time));
+          a->SetDateDays(5, base::DaysSinceEpoch(row.local_date));
+          a->SetInt8(6, row.hour);
+          a->SetString(7, row.vehicle_id);
+          a->SetBool(8, row.inferred);
+          SetOptionalDouble(*a, 9, row.headway_s);
+          SetOptionalDouble(*a, 10, row.planned_headway_s);
+          row.exclusion.empty() ? a->SetNull(11) : a->SetString(11, row.exclusion);
           FROTA_RETURN_IF_ERROR(a->EndRow());
         }
       }
@@ -779,6 +593,37 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
+    if (alerts_table) {
+      FROTA_RETURN_IF_ERROR(db.Execute("DELETE FROM alerts"));
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(
+                      db, "alerts",
+                      {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
+                       ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
+                       ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kTimestamp,
+                       ColumnType::kTimestamp, ColumnType::kDouble, ColumnType::kDouble,
+                       ColumnType::kVarchar}));
+      const auto time = [&a](std::size_t column, std::optional<base::Timestamp> t) {
+        t ? a->SetTimestampMicros(column, base::ToUnixMicros(*t)) : a->SetNull(column);
+      };
+      for (const auto& r : batch_alerts) {
+        a->SetString(0, r.alert_id);
+        a->SetString(1, r.kind);
+        a->SetString(2, r.feed_id);
+        a->SetString(3, r.route_id);
+        SetOptionalDirection(*a, 4, r.direction_id);
+        r.service_date ? a->SetDateDays(5, base::DaysSinceEpoch(*r.service_date)) : a->SetNull(5);
+        time(6, r.start_time);
+        time(7, r.end_time);
+        time(8, r.raised_at);
+        time(9, r.closed_at);
+        SetOptionalDouble(*a, 10, r.planned_headway_s);
+        SetOptionalDouble(*a, 11, r.actual_headway_s);
+        a->SetString(12, r.vehicles);
+        FROTA_RETURN_IF_ERROR(a->EndRow());
+      }
+      FROTA_RETURN_IF_ERROR(a->Close());
+    }
     FROTA_RETURN_IF_ERROR(db.Execute(
         fmt::format("CREATE OR REPLACE TEMP TABLE headway_options AS SELECT {} AS min_headways",
                     options.min_headways)));
@@ -789,6 +634,38 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     return status.error().WithContext("writing the headway tables");
   }
   FROTA_RETURN_IF_ERROR(db.Execute("COMMIT"));
+
+  if (streamed) {
+    for (const std::string table : {"departures", "headways", "alerts"}) {
+      StreamCheck check;
+      check.table = table;
+      FROTA_ASSIGN_OR_RETURN(
+          auto counts,
+          db.Query(fmt::format(
+              "SELECT (SELECT count(*) FROM temp.stream_{0}), (SELECT count(*) FROM main.{0}), "
+              "(SELECT count(*) FROM (SELECT * FROM main.{0} EXCEPT ALL "
+              "SELECT * FROM temp.stream_{0})), "
+              "(SELECT count(*) FROM (SELECT * FROM temp.stream_{0} EXCEPT ALL "
+              "SELECT * FROM main.{0}))",
+              table)));
+      check.stream_rows = counts.Int64(0, 0);
+      check.batch_rows = counts.Int64(0, 1);
+      check.missing = counts.Int64(0, 2);
+      check.extra = counts.Int64(0, 3);
+      FROTA_ASSIGN_OR_RETURN(
+          auto examples,
+          db.Query(fmt::format(
+              "(SELECT 'missing: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM main.{0} EXCEPT ALL "
+              "SELECT * FROM temp.stream_{0}) d ORDER BY ALL LIMIT 3) UNION ALL "
+              "(SELECT 'extra: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM temp.stream_{0} "
+              "EXCEPT ALL SELECT * FROM main.{0}) d ORDER BY ALL LIMIT 3)",
+              table)));
+      for (std::size_t i = 0; i < examples.rows(); ++i) {
+        check.examples.push_back(examples.String(i, 0));
+      }
+      report.stream_check.push_back(std::move(check));
+    }
+  }
 
   FROTA_ASSIGN_OR_RETURN(
       auto rows,
@@ -953,6 +830,18 @@ std::string HeadwayJson(const HeadwayReport& report) {
     coverage[feed_id] = {{"covered_minutes", c.covered_minutes}, {"gaps", std::move(gaps)}};
   }
   out["feed_coverage"] = std::move(coverage);
+  if (!report.stream_check.empty()) {
+    nlohmann::ordered_json check = nlohmann::ordered_json::array();
+    for (const auto& c : report.stream_check) {
+      check.push_back({{"table", c.table},
+                       {"stream_rows", c.stream_rows},
+                       {"batch_rows", c.batch_rows},
+                       {"missing", c.missing},
+                       {"extra", c.extra},
+                       {"examples", c.examples}});
+    }
+    out["stream_check"] = std::move(check);
+  }
   return out.dump(2);
 }
 
@@ -986,6 +875,13 @@ std::string HeadwayText(const HeadwayReport& report) {
     }
     out += fmt::format("feed {}: {} covered minutes, {} coverage gaps ({} minutes blind)\n",
                        feed_id, c.covered_minutes, c.gaps.size(), blind);
+  }
+  for (const auto& c : report.stream_check) {
+    out += fmt::format("stream {}: {} rows, batch {}: {} missing from the stream, {} extra\n",
+                       c.table, c.stream_rows, c.batch_rows, c.missing, c.extra);
+    for (const auto& e : c.examples) {
+      out += fmt::format("  {}\n", e);
+    }
   }
   if (!report.dates_without_plan.empty()) {
     out += fmt::format("the GTFS plans nothing on {} observed dates (first {}, last {})\n",

@@ -90,8 +90,21 @@ struct FeedCoverage {
   std::vector<std::pair<base::Timestamp, base::Timestamp>> gaps;  // [start, end)
 };
 
+/// A table the stream wrote (regularity::Stream, a replay given a GTFS) against its
+/// batch recomputation: rows only in one of them, with a few examples.
+struct StreamCheck {
+  std::string table;  // departures, headways, alerts
+  std::int64_t stream_rows = 0;
+  std::int64_t batch_rows = 0;
+  std::int64_t missing = 0;           // batch rows the stream lacks
+  std::int64_t extra = 0;             // stream rows the batch lacks
+  std::vector<std::string> examples;  // "missing: (...)", "extra: (...)"
+};
+
 /// What `frota headways` computed.
 struct HeadwayReport {
+  /// Empty when the database holds no streamed departures, headways or alerts.
+  std::vector<StreamCheck> stream_check;
   std::vector<RouteHeadways> routes;
   std::int64_t departures = 0;
   std::int64_t inferred_departures = 0;

@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "frota/base/file.h"
@@ -9,6 +10,7 @@
 #include "frota/runner/replay_runner.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/postgres_sink.h"
+#include "frota/transport/producer.h"
 
 namespace frota::cli {
 
@@ -30,7 +32,37 @@ struct ReplayFlags {
   std::vector<std::string> kafka_properties;
   double kafka_wait_s = 120;
   double postgres_wait_s = 600;
+  // --alerts-topic: the regularity alerts, also on Kafka.
+  std::string alerts_topic;
+  std::string alerts_brokers;
 };
+
+// An alert row as the JSON of its Kafka message (the `alerts` table's columns).
+std::string AlertJson(const model::AlertRow& a) {
+  nlohmann::ordered_json j;
+  const auto time = [](std::optional<base::Timestamp> t) {
+    return t ? nlohmann::ordered_json(base::FormatIso8601(*t)) : nlohmann::ordered_json();
+  };
+  const auto number = [](std::optional<double> v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+  };
+  j["alert_id"] = a.alert_id;
+  j["kind"] = a.kind;
+  j["feed_id"] = a.feed_id;
+  j["route_id"] = a.route_id;
+  j["direction_id"] =
+      a.direction_id >= 0 ? nlohmann::ordered_json(a.direction_id) : nlohmann::ordered_json();
+  j["service_date"] = a.service_date ? nlohmann::ordered_json(base::FormatDate(*a.service_date))
+                                     : nlohmann::ordered_json();
+  j["start_time"] = time(a.start_time);
+  j["end_time"] = time(a.end_time);
+  j["raised_at"] = time(a.raised_at);
+  j["closed_at"] = time(a.closed_at);
+  j["planned_headway_s"] = number(a.planned_headway_s);
+  j["actual_headway_s"] = number(a.actual_headway_s);
+  j["vehicles"] = a.vehicles;
+  return j.dump();
+}
 
 std::string NewRunId() {
   std::random_device random;
@@ -94,6 +126,33 @@ int RunReplayCommand(ReplayFlags& flags) {
   if (!flags.to_kafka.empty()) {
     return PublishToKafka(flags, **context);
   }
+  std::unique_ptr<transport::Producer> alerts;
+  if (!flags.alerts_topic.empty()) {
+    if (!(*context)->feed) {
+      return ReportError(base::InvalidInput("--alerts-topic needs --gtfs (alerts read the plan)"));
+    }
+    if (flags.alerts_brokers.empty()) {
+      return ReportError(base::InvalidInput("--alerts-topic needs --alerts-brokers"));
+    }
+    transport::ProducerOptions options;
+    options.brokers = flags.alerts_brokers;
+    options.topic = flags.alerts_topic;
+    options.connect_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
+    auto producer = transport::Producer::Create(options);
+    if (!producer.ok()) {
+      return ReportError(producer.error());
+    }
+    alerts = std::move(*producer);
+    // Keyed by alert_id and published (and flushed) before the epoch is committed: an
+    // epoch redone after a crash publishes the same messages again, never fewer.
+    flags.config.publish_alerts =
+        [&alerts](const std::vector<model::AlertRow>& rows) -> base::Status {
+      for (const auto& a : rows) {
+        FROTA_RETURN_IF_ERROR(alerts->PublishRaw(a.alert_id, AlertJson(a)));
+      }
+      return alerts->Flush();
+    };
+  }
   model::SourceCatalog catalog;
   std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;
   sink::DuckDbSink* duckdb = nullptr;
@@ -156,7 +215,16 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
       "replay", "Run the engine and every job over recorded input into the database");
   sub->add_option("inputs", flags->config.inputs, "FORMAT:PATH or PATH (format detected)")
       ->required();
-  sub->add_option("--gtfs", flags->config.gtfs, "Static GTFS (zip or folder): terminals, zone");
+  sub->add_option("--gtfs", flags->config.gtfs,
+                  "Static GTFS (zip or folder): terminals, zone, and the regularity jobs "
+                  "(departures, headways, alerts)");
+  auto* alerts_topic = sub->add_option(
+      "--alerts-topic", flags->alerts_topic,
+      "Also publish each alert (raised, then again when closed) to this Kafka topic, keyed "
+      "by alert_id, as JSON (needs --gtfs and --alerts-brokers)");
+  sub->add_option("--alerts-brokers", flags->alerts_brokers,
+                  "Kafka brokers for --alerts-topic (host:port[,...])")
+      ->needs(alerts_topic);
   sub->add_option("--area", flags->config.area,
                   "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   auto* db = sub->add_option("--db", flags->db, "DuckDB database file")->capture_default_str();

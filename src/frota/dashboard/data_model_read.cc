@@ -264,6 +264,16 @@ base::Status Builder::ReadOptionalTables() {
   FROTA_ASSIGN_OR_RETURN(const auto tables, TableColumns(db_));
   headways_table_ = FindTable(
       tables, {"route_id", "direction_id", "headway_s", "planned_headway_s"}, {"headways"});
+  if (headways_table_) {
+    // Every database of schema 7 has the regularity tables; empty, they were not computed.
+    FROTA_ASSIGN_OR_RETURN(auto r,
+                           Query(db_, "headways",
+                                 fmt::format("SELECT count(*) FROM (SELECT 1 FROM \"{}\" LIMIT 1)",
+                                             *headways_table_)));
+    if (r.Int64(0, 0) == 0) {
+      headways_table_.reset();
+    }
+  }
   collector_table_ = FindTable(tables, {"feed_id", "http_status"}, {"collector_polls", "polls"});
   FROTA_RETURN_IF_ERROR(ReadHeadwayHours(tables));
   FROTA_RETURN_IF_ERROR(ReadHeadways(tables));

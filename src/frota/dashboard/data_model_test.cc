@@ -200,7 +200,8 @@ class DataModelTest : public ::testing::Test {
     // The columns `frota headways` writes (src/frota/batch/sql/headways.sql) that the
     // dashboard reads, and a collector's poll log.
     Exec(
-        "CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
+        "CREATE OR REPLACE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date "
+        "DATE, "
         "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
         "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE)");
     Exec(
@@ -240,7 +241,8 @@ class DataModelTest : public ::testing::Test {
   // departures; its weekday and saturday rows give the day-type selector two types.
   void FillRegularityTables() {
     Exec(
-        "CREATE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date DATE, "
+        "CREATE OR REPLACE TABLE headways (route_id VARCHAR, direction_id TINYINT, service_date "
+        "DATE, "
         "day_type VARCHAR, departure_time TIMESTAMP, local_date DATE, hour TINYINT, "
         "vehicle_id VARCHAR, inferred BOOLEAN, headway_s DOUBLE, planned_headway_s DOUBLE, "
         "exclusion VARCHAR)");

@@ -168,11 +168,15 @@ void EpochRows::Append(EpochRows&& other) {
   MoveAppend(trips, std::move(other.trips));
   MoveAppend(quality, std::move(other.quality));
   MoveAppend(polls, std::move(other.polls));
+  MoveAppend(departures, std::move(other.departures));
+  MoveAppend(headways, std::move(other.headways));
+  MoveAppend(alerts, std::move(other.alerts));
 }
 
 std::size_t EpochRows::RowCount() const {
   return positions.size() + rejected.size() + speed_cells.size() + speed_lines.size() +
-         fleet_hours.size() + stops.size() + trips.size() + quality.size() + polls.size();
+         fleet_hours.size() + stops.size() + trips.size() + quality.size() + polls.size() +
+         departures.size() + headways.size() + alerts.size();
 }
 
 }  // namespace frota::model

@@ -104,6 +104,61 @@ struct QualityRow {
   std::vector<std::pair<std::int16_t, std::int64_t>> latency;
 };
 
+/// departures (semantics §7, docs/departures.md): a vehicle leaving its route's origin
+/// terminal, placed on its service date; the same columns as `frota headways` writes.
+struct DepartureRow {
+  std::string feed_id;
+  std::string vehicle_id;
+  std::string feed_route_id;
+  std::string route_id;
+  std::int8_t direction_id = -1;  // -1: NULL
+  std::string trip_id;
+  std::string shape_id;
+  base::LocalDate service_date;
+  base::Timestamp departure_time;
+  bool inferred = false;
+  double distance_m = 0;
+  bool tagged_late = false;
+  bool unplanned = false;
+  std::string day_type;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+};
+
+/// headways: an in-period departure with the time since the line's previous one.
+struct HeadwayRow {
+  std::string route_id;
+  std::int8_t direction_id = -1;
+  base::LocalDate service_date;
+  std::string day_type;
+  base::Timestamp departure_time;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+  std::string vehicle_id;
+  bool inferred = false;
+  std::optional<double> headway_s;
+  std::optional<double> planned_headway_s;
+  std::string exclusion;  // empty: NULL (measured)
+};
+
+/// alerts: one per alert, keyed by alert_id; a row that closes an open alert repeats it
+/// whole with end_time and closed_at set (the sinks upsert it).
+struct AlertRow {
+  std::string alert_id;  // kind|feed|route|direction|start_time
+  std::string kind;      // bunching, gap, gap_in_progress, feed_blind
+  std::string feed_id;
+  std::string route_id;           // '' for feed_blind
+  std::int8_t direction_id = -1;  // -1: NULL
+  std::optional<base::LocalDate> service_date;
+  base::Timestamp start_time;
+  std::optional<base::Timestamp> end_time;
+  base::Timestamp raised_at;
+  std::optional<base::Timestamp> closed_at;
+  std::optional<double> planned_headway_s;
+  std::optional<double> actual_headway_s;
+  std::string vehicles;  // sorted, joined by ','
+};
+
 /// Everything one epoch produced, in no particular order.
 struct EpochRows {
   /// Accepted positions (silver) and refused records; their ids are `strings`'s.
@@ -118,6 +173,10 @@ struct EpochRows {
   std::vector<QualityRow> quality;
   /// collector_polls: requests of the collector whose poll journal this run follows.
   std::vector<PollRow> polls;
+  /// The regularity jobs (regularity::Stream), when the runner has a GTFS plan.
+  std::vector<DepartureRow> departures;
+  std::vector<HeadwayRow> headways;
+  std::vector<AlertRow> alerts;
 
   /// Moves `other`'s rows in; both must use the same string dictionary (one pipeline's).
   void Append(EpochRows&& other);

@@ -8,9 +8,12 @@
 #include <set>
 #include <unordered_set>
 
+#include "frota/base/bytes.h"
 #include "frota/base/file.h"
 #include "frota/engine/epoch.h"
+#include "frota/gtfs/holidays.h"
 #include "frota/job/pipeline.h"
+#include "frota/regularity/stream.h"
 #include "frota/runner/async_committer.h"
 #include "frota/runner/row_counts.h"
 #include "frota/source/replay_source.h"
@@ -138,6 +141,43 @@ std::int64_t InputBytes(const std::vector<source::PartitionInput>& partitions) {
   return bytes;
 }
 
+namespace {
+
+// The runner state of a replay with the regularity jobs: the pipeline's and the
+// stream's, one after the other, behind a marker a pipeline's state never starts with.
+constexpr std::string_view kRegularityMarker = "frota-regularity-1";
+
+std::string WrapRunnerState(const std::string& pipeline, const std::string& stream) {
+  base::ByteWriter w;
+  w.Raw(kRegularityMarker);
+  w.String(pipeline);
+  w.String(stream);
+  return w.Take();
+}
+
+struct RunnerStates {
+  std::string pipeline;
+  std::string stream;
+  bool wrapped = false;
+};
+
+base::Result<RunnerStates> UnwrapRunnerState(std::string_view bytes) {
+  RunnerStates out;
+  if (!bytes.starts_with(kRegularityMarker)) {
+    out.pipeline = bytes;
+    return out;
+  }
+  base::ByteReader r(bytes.substr(kRegularityMarker.size()));
+  FROTA_ASSIGN_OR_RETURN(const auto pipeline, r.String());
+  FROTA_ASSIGN_OR_RETURN(const auto stream, r.String());
+  out.pipeline = pipeline;
+  out.stream = stream;
+  out.wrapped = true;
+  return out;
+}
+
+}  // namespace
+
 base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayContext& context,
                                      model::SourceCatalog& catalog,
                                      engine::TransactionalSink<model::EpochRows>& sink) {
@@ -150,9 +190,26 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   FROTA_ASSIGN_OR_RETURN(auto partitions, ReplayPartitions(config));
   report.input_bytes = InputBytes(partitions);
 
-  FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
+  FROTA_ASSIGN_OR_RETURN(auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
                          config.threads);
+  // The regularity jobs (departures, headways, alerts) when there is a plan.
+  std::unique_ptr<regularity::Stream> regularity;
+  if (context.feed && context.routes) {
+    regularity = std::make_unique<regularity::Stream>(
+        *context.feed, *context.routes, *context.job.time_zone,
+        gtfs::HolidayCalendar::ForTimeZone(context.job.time_zone->name()));
+  }
+  FROTA_ASSIGN_OR_RETURN(auto states, UnwrapRunnerState(recovered.runner_state));
+  if (regularity && !states.wrapped && recovered.last_epoch.value() > 0) {
+    return base::InvalidInput(
+        "the database was written without the regularity jobs (no GTFS, or an older frota): "
+        "replay it from the start into a new database");
+  }
+  if (regularity) {
+    FROTA_RETURN_IF_ERROR(regularity->Restore(states.stream));
+  }
+  recovered.runner_state = std::move(states.pipeline);
   FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
   report.resumed = recovered.last_epoch.value() > 0;
   std::int64_t epoch = recovered.last_epoch.value();
@@ -205,6 +262,9 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   std::int64_t epoch_rows = 0;
   auto hand_over = [&]() -> base::Status {
     model::EpochRows rows = pipeline.TakeRows();
+    if (regularity) {
+      regularity->AddPositions(rows);
+    }
     if (context.routes) {
       for (const auto& p : rows.positions) {
         route_ids.insert(p.route_id);
@@ -217,6 +277,18 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   auto commit = [&]() -> base::Status {
     pipeline.Advance();
     FROTA_RETURN_IF_ERROR(hand_over());
+    if (regularity) {
+      // What the watermark made final: once per epoch (the detector reruns a vehicle's
+      // day; the rows are the same whenever it runs).
+      model::EpochRows rows;
+      regularity->Advance(pipeline.watermark(), rows);
+      if (config.publish_alerts && !rows.alerts.empty()) {
+        FROTA_RETURN_IF_ERROR(config.publish_alerts(rows.alerts));
+      }
+      CountEpochRows(rows, report);
+      epoch_rows += static_cast<std::int64_t>(rows.RowCount());
+      FROTA_RETURN_IF_ERROR(committer.Write(std::move(rows)));
+    }
     engine::EpochCheckpoint checkpoint;
     checkpoint.epoch = base::EpochId(++epoch);
     checkpoint.watermark = pipeline.watermark();
@@ -224,6 +296,9 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     checkpoint.progress = offered;
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
+    if (regularity) {
+      checkpoint.runner_state = WrapRunnerState(checkpoint.runner_state, regularity->Snapshot());
+    }
     spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
                   policy.records(), epoch_rows, WatermarkText(checkpoint.watermark));
     FROTA_RETURN_IF_ERROR(committer.Submit(model::EpochRows(), std::move(checkpoint)));

@@ -54,6 +54,10 @@ struct ReplayConfig {
   bool progress = false;  // a progress line on stderr
   /// Test hook: called after each committed epoch with its number.
   std::function<void(std::int64_t)> after_commit;
+  /// With a GTFS: called with each epoch's alert rows (raised or closed; a closing row
+  /// repeats its alert whole) before the epoch is submitted to the sink (`--alerts-topic`).
+  /// An epoch redone after a crash calls it again with the same rows.
+  std::function<base::Status(const std::vector<model::AlertRow>&)> publish_alerts;
 };
 
 /// Static context loaded once: GTFS, route resolution, terminals, area, zone.

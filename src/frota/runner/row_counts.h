@@ -36,6 +36,13 @@ void CountEpochRows(const model::EpochRows& rows, Report& report) {
   if (!rows.polls.empty()) {
     report.rows["collector_polls"] += n(rows.polls);
   }
+  for (const auto& [table, count] :
+       {std::pair{"departures", n(rows.departures)}, std::pair{"headways", n(rows.headways)},
+        std::pair{"alerts", n(rows.alerts)}}) {
+    if (count > 0) {
+      report.rows[table] += count;
+    }
+  }
 }
 
 }  // namespace frota::runner

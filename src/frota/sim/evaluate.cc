@@ -94,7 +94,74 @@ base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table,
   return rows.Int64(0, 0) > 0;
 }
 
+// A table `frota headways` (or the regularity stream) filled: present and not empty.
+base::Result<bool> HasRows(sink::DuckDbConnection& db, std::string_view table) {
+  FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, table));
+  if (!present) {
+    return false;
+  }
+  FROTA_ASSIGN_OR_RETURN(auto rows, db.Query(fmt::format("SELECT count(*) > 0 FROM {}", table)));
+  return rows.Bool(0, 0);
+}
+
 using LineKey = std::pair<std::string, std::int32_t>;
+
+// Alerts: found ones matched one to one to true ones (Evaluation::Alerts).
+base::Status ScoreAlerts(sink::DuckDbConnection& db, const Truth& truth, Evaluation::Alerts& out) {
+  FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "alerts"));
+  if (!present) {
+    return base::Status::Ok();
+  }
+  out.computed = true;
+  using Key = std::tuple<std::string, std::string, std::int32_t>;  // kind, route, direction
+  struct Found {
+    std::int64_t start_us;
+    bool used;
+  };
+  std::map<Key, std::vector<Found>> found;
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Query(
+          "SELECT kind, route_id, coalesce(direction_id, -1), epoch_us(start_time) FROM alerts "
+          "ORDER BY ALL"));
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    const std::string kind = rows.String(r, 0);
+    found[{kind, rows.String(r, 1), static_cast<std::int32_t>(rows.Int64(r, 2))}].push_back(
+        {rows.Int64(r, 3), false});
+    ++out.found;
+    ++out.by_kind[kind][1];
+  }
+  for (const auto& a : truth.alerts) {
+    ++out.true_alerts;
+    ++out.by_kind[a.kind][0];
+    const auto it = found.find({a.kind, a.route_id, a.direction_id});
+    if (it == found.end()) {
+      continue;
+    }
+    const double window_s = a.kind == "feed_blind" ? out.window_s_feed_blind : a.planned_headway_s;
+    Found* best = nullptr;
+    std::int64_t best_distance = 0;
+    for (auto& f : it->second) {
+      const std::int64_t distance = std::abs(f.start_us - a.start_us);
+      if (!f.used && static_cast<double>(distance) <= window_s * 1e6 &&
+          (best == nullptr || distance < best_distance)) {
+        best = &f;
+        best_distance = distance;
+      }
+    }
+    if (best != nullptr) {
+      best->used = true;
+      ++out.matched;
+      ++out.by_kind[a.kind][2];
+    }
+  }
+  out.precision =
+      out.found > 0 ? static_cast<double>(out.matched) / static_cast<double>(out.found) : 1.0;
+  out.recall = out.true_alerts > 0
+                   ? static_cast<double>(out.matched) / static_cast<double>(out.true_alerts)
+                   : 1.0;
+  return base::Status::Ok();
+}
 // Per line: visible true departures, and how many of them were matched.
 using DeparturesByLine = std::map<LineKey, std::pair<std::int64_t, std::int64_t>>;
 
@@ -112,7 +179,7 @@ bool Hidden(const Truth& truth, const std::string& route, std::int64_t from, std
 base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth,
                              const EvaluateOptions& options, Evaluation::Departures& out,
                              DeparturesByLine& by_line) {
-  FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "departures"));
+  FROTA_ASSIGN_OR_RETURN(const bool present, HasRows(db, "departures"));
   if (!present) {
     return base::Status::Ok();  // frota headways has not run on this database
   }
@@ -186,7 +253,7 @@ base::Status ScoreDepartures(sink::DuckDbConnection& db, const Truth& truth,
 base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth,
                            const EvaluateOptions& options, const DeparturesByLine& departures,
                            Evaluation::Headways& out) {
-  FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "headways"));
+  FROTA_ASSIGN_OR_RETURN(const bool present, HasRows(db, "headways"));
   if (!present) {
     return base::Status::Ok();  // frota headways has not run on this database
   }
@@ -437,6 +504,7 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
   }
 
   FROTA_RETURN_IF_ERROR(ScoreDeparturesAndHeadways(*db, truth, options, out));
+  FROTA_RETURN_IF_ERROR(ScoreAlerts(*db, truth, out.alerts));
 
   // Faults: records by their offsets, trip faults by what the tables show.
   if (!truth.fault_records.empty()) {
@@ -602,6 +670,15 @@ std::string EvaluationJson(const Evaluation& e) {
                      {"median_relative_error", optional(h.median_relative_error)},
                      {"by_line", lines}};
   }
+  if (e.alerts.computed) {
+    nlohmann::ordered_json kinds = nlohmann::ordered_json::object();
+    for (const auto& [kind, counts] : e.alerts.by_kind) {
+      kinds[kind] = {{"true", counts[0]}, {"found", counts[1]}, {"matched", counts[2]}};
+    }
+    j["alerts"] = {{"true", e.alerts.true_alerts},     {"found", e.alerts.found},
+                   {"matched", e.alerts.matched},      {"precision", round(e.alerts.precision)},
+                   {"recall", round(e.alerts.recall)}, {"by_kind", kinds}};
+  }
   nlohmann::ordered_json faults = nlohmann::ordered_json::object();
   for (const auto& [name, score] : e.faults) {
     nlohmann::ordered_json f = {{"injected", score.injected}, {"detected", score.detected}};
@@ -639,6 +716,16 @@ std::string EvaluationText(const Evaluation& e) {
   }
   out += fmt::format("speed       cells {}  mae {:.3f} km/h  bias {:+.3f} km/h\n", e.speed.cells,
                      e.speed.mae_kmh, e.speed.bias_kmh);
+  if (e.alerts.computed) {
+    out += fmt::format(
+        "alerts      precision {:.4f}  recall {:.4f}  (true {}, found {}, matched {})\n",
+        e.alerts.precision, e.alerts.recall, e.alerts.true_alerts, e.alerts.found,
+        e.alerts.matched);
+    for (const auto& [kind, counts] : e.alerts.by_kind) {
+      out += fmt::format("            {}: true {}, found {}, matched {}\n", kind, counts[0],
+                         counts[1], counts[2]);
+    }
+  }
   if (!e.headways.computed) {
     out += "headways    not in the database: run frota headways on it first\n";
   } else {

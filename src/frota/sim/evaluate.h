@@ -1,6 +1,7 @@
 // `frota evaluate`: how well the stream's tables recover a simulated day's ground truth.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -123,6 +124,21 @@ struct Evaluation {
     /// median counts as an infinite error).
     std::optional<double> median_relative_error;
   } headways;
+  /// The `alerts` table (the regularity stream's) against the truth's alerts: a found
+  /// alert matches an unmatched true one of the same kind, route and direction whose
+  /// start lies within one planned headway of its own (feed_blind: within the 5-minute
+  /// coverage gap), nearest first.
+  struct Alerts {
+    bool computed = false;  // false when the database has no `alerts` table
+    double window_s_feed_blind = 300;
+    std::int64_t true_alerts = 0;
+    std::int64_t found = 0;
+    std::int64_t matched = 0;
+    double precision = 0;  // matched / found (1 when nothing was found)
+    double recall = 0;     // matched / true (1 when nothing was true)
+    /// kind -> (true, found, matched)
+    std::map<std::string, std::array<std::int64_t, 3>> by_kind;
+  } alerts;
   std::map<std::string, FaultScore> faults;
   /// semantics §2: reason -> (expected by the truth, reported in the database).
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> rejections;

@@ -170,6 +170,9 @@ base::Result<DayPlan> PlanDay(const gtfs::StaticFeed& feed, base::LocalDate date
         if (frequency->headway_s <= 0) {
           continue;
         }
+        planned.window_start_s = frequency->start_s;
+        planned.window_end_s = frequency->end_s;
+        planned.headway_s = frequency->headway_s;
         for (std::int32_t t = frequency->start_s; t < frequency->end_s; t += frequency->headway_s) {
           planned.departure_s = t;
           planned.arrival_s = t + duration_at(t);

@@ -24,6 +24,10 @@ struct PlannedTrip {
   std::int32_t arrival_s = 0;    // planned arrival at the last stop
   std::string start_time;        // HH:MM:SS, GTFS-RT TripDescriptor.start_time
   bool frequency_based = false;
+  // frequency_based: the frequencies.txt window it is an instance of.
+  std::int32_t window_start_s = 0;
+  std::int32_t window_end_s = 0;
+  std::int32_t headway_s = 0;
 };
 
 /// A shape with the places along it where buses stop.

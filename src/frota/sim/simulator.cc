@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <set>
 #include <tuple>
 
 #include "frota/base/file.h"
@@ -270,6 +272,112 @@ std::vector<TruthHeadway> TrueHeadways(
   return out;
 }
 
+// The alerts the day causes (TruthAlert), from its true headways, the written plan and
+// the feed outages (UTC µs). The planned headway at a moment is that of the frequency
+// windows holding it (several at once combine as rates: 1 / sum of 1 / headway), else the
+// written plan's gap between the departures around it (before the first: the first gap;
+// after the last: the last); bunching and gap read it at the later departure,
+// gap_in_progress at the earlier one, as semantics §7's stream does.
+std::vector<TruthAlert> TrueAlerts(
+    const std::vector<TruthHeadway>& headways,
+    const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
+    const std::map<std::pair<std::string, int>,
+                   std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>& windows,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
+    const std::function<std::int64_t(double)>& at) {
+  std::map<std::pair<std::string, int>, std::vector<std::int64_t>> planned;
+  for (const auto& [line, departures] : written) {
+    auto& list = planned[line];
+    for (const auto s : departures) {
+      list.push_back(at(s));
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  const auto planned_at = [&](const std::pair<std::string, int>& line, std::int64_t t) -> double {
+    if (const auto w = windows.find(line); w != windows.end()) {
+      double rate = 0;
+      for (const auto& [start, end, headway] : w->second) {
+        if (at(start) <= t && t < at(end) && headway > 0) {
+          rate += 1.0 / headway;
+        }
+      }
+      if (rate > 0) {
+        return 1.0 / rate;
+      }
+    }
+    const auto it = planned.find(line);
+    if (it == planned.end() || it->second.size() < 2) {
+      return 0;
+    }
+    const auto& list = it->second;
+    auto next = std::upper_bound(list.begin(), list.end(), t);
+    if (next == list.begin()) {
+      ++next;
+    } else if (next == list.end()) {
+      --next;
+    }
+    return static_cast<double>(*next - *std::prev(next)) / 1e6;
+  };
+  const auto blind_between = [&](std::int64_t a, std::int64_t b) {
+    return std::any_of(outages_us.begin(), outages_us.end(), [&](const auto& o) {
+      return o.second - o.first >= static_cast<std::int64_t>(kCoverageGapS * 1e6) && o.first < b &&
+             o.second > a;
+    });
+  };
+  std::vector<TruthAlert> out;
+  for (const auto& h : headways) {
+    if (h.exclusion == "service_break") {
+      continue;
+    }
+    const std::pair<std::string, int> line{h.route_id, h.direction_id};
+    const std::int64_t later = h.time_us;
+    const std::int64_t earlier = later - std::llround(h.headway_s * 1e6);
+    if (h.exclusion.empty()) {
+      const double p = planned_at(line, later);
+      if (p > 0 && h.headway_s < 0.25 * p) {
+        out.push_back({"bunching", h.route_id, h.direction_id, earlier, later, p});
+      } else if (p > 0 && h.headway_s > 2 * p) {
+        out.push_back({"gap", h.route_id, h.direction_id, earlier, later, p});
+      }
+    }
+    const double p1 = planned_at(line, earlier);
+    const std::int64_t point = earlier + std::llround(2 * p1 * 1e6);
+    if (p1 > 0 && later > point && !blind_between(earlier, point)) {
+      out.push_back({"gap_in_progress", h.route_id, h.direction_id, earlier, later, p1});
+    }
+  }
+  // After a line's last departure, while its plan still runs (a day cut by --hours): a
+  // gap_in_progress that nothing closes, when the feed still watched at that moment
+  // (buses of the last trips still report for half an hour after the last departure).
+  std::map<std::pair<std::string, int>, std::int64_t> last;
+  std::int64_t last_any = 0;
+  for (const auto& h : headways) {
+    auto& l = last[{h.route_id, h.direction_id}];
+    l = std::max(l, h.time_us);
+    last_any = std::max(last_any, h.time_us);
+  }
+  for (const auto& [line, d] : last) {
+    const double p = planned_at(line, d);
+    const std::int64_t point = d + std::llround(2 * p * 1e6);
+    const auto plan = planned.find(line);
+    if (p > 0 && plan != planned.end() && point < plan->second.back() &&
+        point < last_any + std::int64_t{1800} * 1'000'000 && !blind_between(d, point)) {
+      out.push_back({"gap_in_progress", line.first, line.second, d, 0, p});
+    }
+  }
+  for (const auto& [start, end] : outages_us) {
+    if (end - start >= static_cast<std::int64_t>(kCoverageGapS * 1e6)) {
+      out.push_back({"feed_blind", "", -1, start, end, 0});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const TruthAlert& a, const TruthAlert& b) {
+    return std::tie(a.kind, a.route_id, a.direction_id, a.start_us) <
+           std::tie(b.kind, b.route_id, b.direction_id, b.start_us);
+  });
+  return out;
+}
+
 // The network, its service on the date and what stale_plan changed of it.
 struct Day {
   DayPlan plan;
@@ -277,6 +385,10 @@ struct Day {
   // The planned departures of the GTFS frota is given, per route and direction, before
   // --hours and stale_plan change what runs: the service periods of the truth's headways.
   std::map<std::pair<std::string, int>, std::vector<std::int32_t>> written;
+  // Its frequency windows (start, end, headway), per route and direction.
+  std::map<std::pair<std::string, int>,
+           std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>
+      windows;
   std::vector<TruthStaleRoute> stale_plan;
 };
 
@@ -307,6 +419,10 @@ base::Result<Day> PlanTheDay(const SimulateOptions& options, SimulateSummary& su
   auto& written = day.written;
   for (const PlannedTrip& trip : plan.trips) {
     written[{trip.route_id, trip.direction_id}].push_back(trip.departure_s);
+    if (trip.frequency_based) {
+      day.windows[{trip.route_id, trip.direction_id}].emplace(trip.window_start_s,
+                                                              trip.window_end_s, trip.headway_s);
+    }
   }
   if (options.departures_between_s) {
     const auto [from, to] = *options.departures_between_s;
@@ -571,6 +687,14 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
   }
   truth.headways =
       TrueHeadways(fleet, plan, written, outages, at, base::FormatDate(plan.service_date));
+  {
+    std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
+    for (const auto& o : truth.outages) {
+      outages_us.emplace_back(o.start_us, o.end_us);
+    }
+    truth.alerts = TrueAlerts(truth.headways, written, day.windows, outages_us,
+                              [&at](double s) { return static_cast<std::int64_t>(at(s)); });
+  }
 }
 
 // Every record a fault touched, with what the rules must make of it: Parquet, for a

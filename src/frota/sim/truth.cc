@@ -197,6 +197,16 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
                         {"exclusion", h.exclusion.empty() ? Json() : Json(h.exclusion)}});
   }
   j["headways"] = std::move(headways);
+  Json alerts = Json::array();
+  for (const auto& a : truth.alerts) {
+    alerts.push_back({{"kind", a.kind},
+                      {"route_id", a.route_id},
+                      {"direction_id", a.direction_id >= 0 ? Json(a.direction_id) : Json()},
+                      {"start", Iso(a.start_us)},
+                      {"end", Iso(a.end_us)},
+                      {"planned_headway_s", Round(a.planned_headway_s, 0.001)}});
+  }
+  j["alerts"] = std::move(alerts);
   return base::WriteFileAtomic(file, j.dump(1) + "\n");
 }
 
@@ -324,6 +334,17 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
         headway.headway_s = h.at("headway_s").get<double>();
         headway.exclusion = h.at("exclusion").is_null() ? "" : h.at("exclusion").get<std::string>();
         truth.headways.push_back(std::move(headway));
+      }
+      for (const auto& a : j.value("alerts", Json::array())) {
+        TruthAlert alert;
+        alert.kind = a.at("kind").get<std::string>();
+        alert.route_id = a.at("route_id").get<std::string>();
+        alert.direction_id =
+            a.at("direction_id").is_null() ? -1 : a.at("direction_id").get<std::int32_t>();
+        alert.start_us = ParseUs(a, "start");
+        alert.end_us = ParseUs(a, "end");
+        alert.planned_headway_s = a.at("planned_headway_s").get<double>();
+        truth.alerts.push_back(std::move(alert));
       }
     } else {
       // Version 1 knew no outages nor plan: every consecutive pair is a headway.

@@ -56,6 +56,19 @@ struct TruthHeadway {
   std::string exclusion;  // "" (measured), "service_break" or "coverage_gap"
 };
 
+/// An alert the day causes (semantics §7, the `alerts` table): bunching (a measured
+/// headway under 0.25 x planned), gap (over 2 x planned), gap_in_progress (the same
+/// pairs: no departure for more than 2 x planned while the feed watched), each starting
+/// at the earlier departure; feed_blind (a feed outage of 5 minutes or more).
+struct TruthAlert {
+  std::string kind;
+  std::string route_id;  // '' for feed_blind
+  std::int32_t direction_id = -1;
+  std::int64_t start_us = 0;
+  std::int64_t end_us = 0;
+  double planned_headway_s = 0;  // 0 for feed_blind
+};
+
 /// A route operated differently from the GTFS written for frota (stale_plan).
 struct TruthStaleRoute {
   std::string route_id;
@@ -141,6 +154,7 @@ struct Truth {
   std::vector<TruthInterval> line_silences;
   std::vector<TruthStaleRoute> stale_plan;
   std::vector<TruthHeadway> headways;
+  std::vector<TruthAlert> alerts;  // absent from older truths: empty
 };
 
 /// The true headways of `departures`: consecutive departures of a (route, direction,

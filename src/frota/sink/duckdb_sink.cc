@@ -27,6 +27,7 @@ extern const std::string_view kSchemaV3Sql;
 extern const std::string_view kSchemaV4Sql;
 extern const std::string_view kSchemaV5Sql;
 extern const std::string_view kSchemaV6Sql;
+extern const std::string_view kSchemaV7Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -183,7 +184,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
   const Migration migrations[] = {
       {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
       {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
-      {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}}};
+      {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
+      {7, {sql::kSchemaV7Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -220,6 +222,15 @@ std::string_view Name(Mode mode) { return model::ModeName(mode); }
 
 // Table `rules`: `wanted` recorded if the database has none yet, else checked against
 // what it has.
+// A SQL string literal.
+std::string SqlQuoted(std::string_view text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  }
+  return quoted + "'";
+}
+
 base::Status RecordRules(DuckDbConnection& db, const RuleRecord& wanted) {
   FROTA_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT key, value FROM rules"));
   RuleRecord stored;
@@ -231,11 +242,7 @@ base::Status RecordRules(DuckDbConnection& db, const RuleRecord& wanted) {
   }
   std::string values;
   for (const auto& [key, value] : wanted) {
-    std::string quoted;
-    for (const char c : key) {
-      quoted += c == '\'' ? std::string("''") : std::string(1, c);
-    }
-    values += fmt::format("{}('{}', {}::DOUBLE)", values.empty() ? "" : ", ", quoted, value);
+    values += fmt::format("{}({}, {}::DOUBLE)", values.empty() ? "" : ", ", SqlQuoted(key), value);
   }
   return db.Execute(fmt::format("INSERT INTO rules VALUES {}", values));
 }
@@ -570,6 +577,7 @@ base::Result<ChunkAppender*> DuckDbSink::EpochAppender(std::string_view table,
 
 base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
   (void)CloseAppenders();  // what they hold goes with the transaction
+  epoch_alerts_.clear();
   if (in_epoch_) {
     (void)connection_->Execute("ROLLBACK");
     in_epoch_ = false;
@@ -614,6 +622,9 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   auto status = WriteInEpoch(rows);
   if (status.ok()) {
     status = CloseAppenders();
+  }
+  if (status.ok()) {
+    status = WriteAlerts();
   }
   if (status.ok()) {
     status = stored_.Flush(*connection_);
@@ -967,7 +978,117 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
   }
+  return WriteRegularity(rows);
+}
+
+base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
+  using CT = ColumnType;
+  const auto direction = [](ChunkAppender& a, std::size_t column, std::int8_t d) {
+    d >= 0 ? a.SetInt8(column, d) : a.SetNull(column);
+  };
+  const auto optional_double = [](ChunkAppender& a, std::size_t column, std::optional<double> v) {
+    v ? a.SetDouble(column, *v) : a.SetNull(column);
+  };
+  if (!rows.departures.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("departures", {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
+                                     CT::kTinyint, CT::kVarchar, CT::kVarchar, CT::kDate,
+                                     CT::kTimestamp, CT::kBoolean, CT::kDouble, CT::kBoolean,
+                                     CT::kBoolean, CT::kVarchar, CT::kDate, CT::kTinyint}));
+    for (const auto& r : rows.departures) {
+      a->SetString(0, r.feed_id);
+      a->SetString(1, r.vehicle_id);
+      a->SetString(2, r.feed_route_id);
+      a->SetString(3, r.route_id);
+      direction(*a, 4, r.direction_id);
+      a->SetString(5, r.trip_id);
+      a->SetString(6, r.shape_id);
+      a->SetDateDays(7, base::DaysSinceEpoch(r.service_date));
+      a->SetTimestampMicros(8, base::ToUnixMicros(r.departure_time));
+      a->SetBool(9, r.inferred);
+      a->SetDouble(10, r.distance_m);
+      a->SetBool(11, r.tagged_late);
+      a->SetBool(12, r.unplanned);
+      a->SetString(13, r.day_type);
+      a->SetDateDays(14, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(15, r.hour);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+  }
+  if (!rows.headways.empty()) {
+    FROTA_ASSIGN_OR_RETURN(
+        ChunkAppender * a,
+        EpochAppender("headways", {CT::kVarchar, CT::kTinyint, CT::kDate, CT::kVarchar,
+                                   CT::kTimestamp, CT::kDate, CT::kTinyint, CT::kVarchar,
+                                   CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}));
+    for (const auto& r : rows.headways) {
+      a->SetString(0, r.route_id);
+      direction(*a, 1, r.direction_id);
+      a->SetDateDays(2, base::DaysSinceEpoch(r.service_date));
+      a->SetString(3, r.day_type);
+      a->SetTimestampMicros(4, base::ToUnixMicros(r.departure_time));
+      a->SetDateDays(5, base::DaysSinceEpoch(r.local_date));
+      a->SetInt8(6, r.hour);
+      a->SetString(7, r.vehicle_id);
+      a->SetBool(8, r.inferred);
+      optional_double(*a, 9, r.headway_s);
+      optional_double(*a, 10, r.planned_headway_s);
+      r.exclusion.empty() ? a->SetNull(11) : a->SetString(11, r.exclusion);
+      FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+  }
+  // Alerts are upserts (a closing row repeats its alert whole): the epoch's last row of
+  // each, written at commit (WriteAlerts).
+  for (const auto& r : rows.alerts) {
+    epoch_alerts_.insert_or_assign(r.alert_id, r);
+  }
   return base::Status::Ok();
+}
+
+base::Status DuckDbSink::WriteAlerts() {
+  if (epoch_alerts_.empty()) {
+    return base::Status::Ok();
+  }
+  // One statement removes the rows these replace, one appender adds them: per-row upserts
+  // inside an epoch's large transaction cost DuckDB a block each.
+  std::string ids;
+  for (const auto& [id, row] : epoch_alerts_) {
+    ids += (ids.empty() ? "" : ", ") + SqlQuoted(id);
+  }
+  FROTA_RETURN_IF_ERROR(
+      connection_->Execute(fmt::format("DELETE FROM alerts WHERE alert_id IN ({})", ids)));
+  using CT = ColumnType;
+  FROTA_ASSIGN_OR_RETURN(
+      auto a,
+      ChunkAppender::Create(*connection_, "alerts",
+                            {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint,
+                             CT::kDate, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp,
+                             CT::kTimestamp, CT::kDouble, CT::kDouble, CT::kVarchar}));
+  const auto time = [&a](std::size_t column, std::optional<base::Timestamp> t) {
+    t ? a->SetTimestampMicros(column, base::ToUnixMicros(*t)) : a->SetNull(column);
+  };
+  const auto number = [&a](std::size_t column, std::optional<double> v) {
+    v ? a->SetDouble(column, *v) : a->SetNull(column);
+  };
+  for (const auto& [id, r] : epoch_alerts_) {
+    a->SetString(0, r.alert_id);
+    a->SetString(1, r.kind);
+    a->SetString(2, r.feed_id);
+    a->SetString(3, r.route_id);
+    r.direction_id >= 0 ? a->SetInt8(4, r.direction_id) : a->SetNull(4);
+    r.service_date ? a->SetDateDays(5, base::DaysSinceEpoch(*r.service_date)) : a->SetNull(5);
+    time(6, r.start_time);
+    time(7, r.end_time);
+    time(8, r.raised_at);
+    time(9, r.closed_at);
+    number(10, r.planned_headway_s);
+    number(11, r.actual_headway_s);
+    a->SetString(12, r.vehicles);
+    FROTA_RETURN_IF_ERROR(a->EndRow());
+  }
+  epoch_alerts_.clear();
+  return a->Close();
 }
 
 base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoint) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,7 +23,7 @@
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 6;
+inline constexpr int kDuckDbSchemaVersion = 7;
 
 /// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
 /// handed out in a transaction are forgotten again if it rolls back.
@@ -173,6 +174,10 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   base::Error AbortEpoch(const base::Error& error);
   base::Status WriteInEpoch(const model::EpochRows& rows);
   base::Status WriteRows(const model::EpochRows& rows);
+  /// departures, headways (appended); alerts kept for WriteAlerts.
+  base::Status WriteRegularity(const model::EpochRows& rows);
+  /// The epoch's alerts, the last row of each, replacing their earlier rows.
+  base::Status WriteAlerts();
   base::Status WriteSilver(const model::EpochRows& rows);
   base::Status WriteCheckpoint(const engine::EpochCheckpoint& checkpoint);
   /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
@@ -199,6 +204,7 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   };
   EpochCounts epoch_counts_;
   std::vector<std::pair<std::string, std::unique_ptr<ChunkAppender>>> appenders_;
+  std::map<std::string, model::AlertRow> epoch_alerts_;  // by alert_id, this epoch's last
   std::optional<base::Error> failed_epoch_;
   // Stored id + 1 by dictionary id (0: not looked up yet), for `dictionary_`; and by
   // source id. Cleared when a commit rolls back, as the ids it added are forgotten.

@@ -167,8 +167,8 @@ TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
     // Back to version 5, as a frota before the rules table left it.
     ASSERT_TRUE((*sink)
                     ->connection()
-                    .Execute("DROP TABLE rules; DELETE FROM frota_schema "
-                             "WHERE version = 6")
+                    .Execute("DROP TABLE rules; DROP TABLE departures; DROP TABLE headways; "
+                             "DROP TABLE alerts; DELETE FROM frota_schema WHERE version >= 6")
                     .ok());
   }
   auto db = OpenFrotaDuckDb(dir_ / "t.duckdb", /*must_exist=*/true);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <set>
 #include <thread>
@@ -21,6 +22,7 @@ extern const std::string_view kPostgresSchemaV1Sql;
 extern const std::string_view kPostgresSchemaV2Sql;
 extern const std::string_view kPostgresSchemaV3Sql;
 extern const std::string_view kPostgresSchemaV4Sql;
+extern const std::string_view kPostgresSchemaV5Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -173,6 +175,13 @@ const std::vector<Upsert>& Upserts() {
        {"positions"},
        true},
       {"collector_polls", {"feed_id", "polled_at"}, {}, false},
+      {"departures", {"feed_id", "vehicle_id", "departure_time"}, {}, false},
+      {"headways", {"route_id", "service_date", "departure_time", "vehicle_id"}, {}, false},
+      {"alerts",
+       {"alert_id"},
+       {"kind", "feed_id", "route_id", "direction_id", "service_date", "start_time", "end_time",
+        "raised_at", "closed_at", "planned_headway_s", "actual_headway_s", "vehicles"},
+       false},
   };
   return kUpserts;
 }
@@ -219,7 +228,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
                                     {2, sql::kPostgresSchemaV2Sql},
                                     {3, sql::kPostgresSchemaV3Sql},
-                                    {4, sql::kPostgresSchemaV4Sql}};
+                                    {4, sql::kPostgresSchemaV4Sql},
+                                    {5, sql::kPostgresSchemaV5Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -616,8 +626,9 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     const bool has[] = {
         merge_positions,           !rows.speed_cells.empty(), !rows.speed_lines.empty(),
         !rows.fleet_hours.empty(), !rows.stops.empty(),       !rows.trips.empty(),
-        !rows.quality.empty(),     !rows.quality.empty(),     !rows.polls.empty()};
-    static_assert(std::size(has) == 9, "one flag per Upserts() entry");
+        !rows.quality.empty(),     !rows.quality.empty(),     !rows.polls.empty(),
+        !rows.departures.empty(),  !rows.headways.empty(),    !rows.alerts.empty()};
+    static_assert(std::size(has) == 12, "one flag per Upserts() entry");
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
         statements.emplace_back(UpsertSql(Upserts()[i]), std::vector<PgParam>{});
@@ -917,6 +928,81 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     }
     FROTA_RETURN_IF_ERROR(
         db_->CopyIn("COPY tmp_collector_polls FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  const auto direction = [](PgCopyWriter& w, std::int8_t d) { d >= 0 ? w.Int16(d) : w.Null(); };
+  const auto optional_double = [](PgCopyWriter& w, std::optional<double> v) {
+    v ? w.Float64(*v) : w.Null();
+  };
+  const auto optional_time = [](PgCopyWriter& w, std::optional<base::Timestamp> t) {
+    t ? w.TimestampMicros(base::ToUnixMicros(*t)) : w.Null();
+  };
+  if (!rows.departures.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.departures) {
+      w.Row(16);
+      w.Text(r.feed_id);
+      w.Text(r.vehicle_id);
+      w.Text(r.feed_route_id);
+      w.Text(r.route_id);
+      direction(w, r.direction_id);
+      w.Text(r.trip_id);
+      w.Text(r.shape_id);
+      w.DateDays(base::DaysSinceEpoch(r.service_date));
+      w.TimestampMicros(base::ToUnixMicros(r.departure_time));
+      w.Bool(r.inferred);
+      w.Float64(r.distance_m);
+      w.Bool(r.tagged_late);
+      w.Bool(r.unplanned);
+      w.Text(r.day_type);
+      w.DateDays(base::DaysSinceEpoch(r.local_date));
+      w.Int16(r.hour);
+    }
+    FROTA_RETURN_IF_ERROR(
+        db_->CopyIn("COPY tmp_departures FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.headways.empty()) {
+    PgCopyWriter w;
+    for (const auto& r : rows.headways) {
+      w.Row(12);
+      w.Text(r.route_id);
+      direction(w, r.direction_id);
+      w.DateDays(base::DaysSinceEpoch(r.service_date));
+      w.Text(r.day_type);
+      w.TimestampMicros(base::ToUnixMicros(r.departure_time));
+      w.DateDays(base::DaysSinceEpoch(r.local_date));
+      w.Int16(r.hour);
+      w.Text(r.vehicle_id);
+      w.Bool(r.inferred);
+      optional_double(w, r.headway_s);
+      optional_double(w, r.planned_headway_s);
+      r.exclusion.empty() ? w.Null() : w.Text(r.exclusion);
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_headways FROM STDIN (FORMAT binary)", w.Finish()));
+  }
+  if (!rows.alerts.empty()) {
+    // The last row of each alert of the epoch (one INSERT may not touch a row twice).
+    std::map<std::string_view, const model::AlertRow*> last;
+    for (const auto& r : rows.alerts) {
+      last[r.alert_id] = &r;
+    }
+    PgCopyWriter w;
+    for (const auto& [id, r] : last) {
+      w.Row(13);
+      w.Text(r->alert_id);
+      w.Text(r->kind);
+      w.Text(r->feed_id);
+      w.Text(r->route_id);
+      direction(w, r->direction_id);
+      r->service_date ? w.DateDays(base::DaysSinceEpoch(*r->service_date)) : w.Null();
+      w.TimestampMicros(base::ToUnixMicros(r->start_time));
+      optional_time(w, r->end_time);
+      w.TimestampMicros(base::ToUnixMicros(r->raised_at));
+      optional_time(w, r->closed_at);
+      optional_double(w, r->planned_headway_s);
+      optional_double(w, r->actual_headway_s);
+      w.Text(r->vehicles);
+    }
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_alerts FROM STDIN (FORMAT binary)", w.Finish()));
   }
   return base::Status::Ok();
 }

@@ -298,12 +298,14 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
   auto admin = PgConnection::Open(db_->dsn());
   ASSERT_TRUE(admin.ok());
   // Back to what version 1 left.
-  ASSERT_TRUE((*admin)
-                  ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
-                            "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
-                            "collector_polls; DROP TABLE rules; DELETE FROM frota_schema "
-                            "WHERE version >= 2")
-                  .ok());
+  ASSERT_TRUE(
+      (*admin)
+          ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
+                    "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
+                    "collector_polls; DROP TABLE rules; DROP TABLE departures, headways, alerts; "
+                    "DELETE FROM frota_schema "
+                    "WHERE version >= 2")
+          .ok());
   {
     auto pg = PostgresSink::Open(Options("run-2"), &catalog);
     ASSERT_TRUE(pg.ok()) << pg.error().message();

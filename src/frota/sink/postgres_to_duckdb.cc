@@ -64,6 +64,17 @@ const std::vector<CopiedTable>& CopiedTables() {
          {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger, CT::kVarchar, CT::kBigint,
           CT::kDouble, CT::kBoolean, CT::kBigint, CT::kVarchar, CT::kVarchar}},
         {"rules", {CT::kVarchar, CT::kDouble}},
+        {"departures",
+         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint, CT::kVarchar,
+          CT::kVarchar, CT::kDate, CT::kTimestamp, CT::kBoolean, CT::kDouble, CT::kBoolean,
+          CT::kBoolean, CT::kVarchar, CT::kDate, CT::kTinyint}},
+        {"headways",
+         {CT::kVarchar, CT::kTinyint, CT::kDate, CT::kVarchar, CT::kTimestamp, CT::kDate,
+          CT::kTinyint, CT::kVarchar, CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}},
+        {"alerts",
+         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint, CT::kDate,
+          CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kDouble, CT::kDouble,
+          CT::kVarchar}},
     };
   }();
   return kTables;

@@ -16,11 +16,12 @@ std::string AlertsDdl(bool postgres) {
   const std::string tinyint = postgres ? "smallint" : "TINYINT";
   const std::string dbl = postgres ? "double precision" : "DOUBLE";
   return fmt::format(
-      "CREATE TABLE alerts (alert_id VARCHAR NOT NULL PRIMARY KEY, kind VARCHAR NOT NULL, "
+      "CREATE TABLE IF NOT EXISTS alerts (alert_id VARCHAR NOT NULL PRIMARY KEY, "
+      "kind VARCHAR NOT NULL, "
       "feed_id VARCHAR NOT NULL, route_id VARCHAR NOT NULL, direction_id {0}, service_date DATE, "
       "start_time TIMESTAMP NOT NULL, end_time TIMESTAMP, raised_at TIMESTAMP NOT NULL, "
       "closed_at TIMESTAMP, planned_headway_s {1}, actual_headway_s {1}, "
-      "vehicles VARCHAR NOT NULL)",
+      "vehicles VARCHAR NOT NULL); DELETE FROM alerts",
       tinyint, dbl);
 }
 

@@ -19,7 +19,9 @@
 namespace frota::serve::testing_util {
 
 /// The `alerts` table as the streaming jobs' contract defines it (DuckDB types; for
-/// PostgreSQL TINYINT is smallint and DOUBLE double precision).
+/// PostgreSQL TINYINT is smallint and DOUBLE double precision), created unless the sink's
+/// schema (DuckDB 6, PostgreSQL 4) has it, then emptied of what the replay's streaming
+/// job wrote, so a test holds exactly the alerts it inserts.
 std::string AlertsDdl(bool postgres);
 
 /// An INSERT of one alert row (text values quoted, NULLs spelled out by the caller).
