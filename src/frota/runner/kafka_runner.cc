@@ -123,7 +123,8 @@ class KafkaRun : public transport::RebalanceListener {
         catalog_(catalog),
         sink_(sink),
         pipeline_(context.job, job::Routing::kBySourcePartition, 0, &catalog, config.threads),
-        policy_(config.epoch_records, config.epoch_interval),
+        clock_(config.clock != nullptr ? *config.clock : base::SystemClock::Get()),
+        policy_(config.epoch_records, config.epoch_interval, clock_),
         committer_(sink) {
     report_.topic = config.consumer.topic;
     report_.group = config.consumer.group;
@@ -135,7 +136,7 @@ class KafkaRun : public transport::RebalanceListener {
     FROTA_ASSIGN_OR_RETURN(consumer_, transport::Consumer::Create(config_.consumer, this));
     const std::string& topic = config_.consumer.topic;
     std::vector<transport::Message> batch;
-    auto last_end_check = started;
+    auto last_end_check = clock_.Steady();
     auto last_progress = started;
     // Test hook: at most this many messages per second, so that a crash test can kill
     // members many times before they finish a small topic.
@@ -167,10 +168,9 @@ class KafkaRun : public transport::RebalanceListener {
       if (policy_.Due()) {
         FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/false));
       }
-      const auto now = std::chrono::steady_clock::now();
-      if (config_.until_end && now - last_end_check >= std::chrono::seconds(1) &&
+      if (config_.until_end && clock_.Steady() - last_end_check >= std::chrono::seconds(1) &&
           (next_offset_.empty() || pipeline_.finished())) {
-        last_end_check = now;
+        last_end_check = clock_.Steady();
         // Everything this member holds is final: commit it, then see whether the others
         // are done too.
         FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
@@ -184,6 +184,8 @@ class KafkaRun : public transport::RebalanceListener {
           }
         }
       }
+      // The progress line only reports: steady_clock, as base/clock.h allows.
+      const auto now = std::chrono::steady_clock::now();
       if (config_.progress && ::isatty(STDERR_FILENO) == 1 &&
           now - last_progress >= std::chrono::milliseconds(500)) {
         last_progress = now;
@@ -409,6 +411,7 @@ class KafkaRun : public transport::RebalanceListener {
   model::SourceCatalog& catalog_;
   engine::PartitionedSink<model::EpochRows>& sink_;
   job::Pipeline pipeline_;
+  base::Clock& clock_;
   engine::EpochPolicy policy_;
   EpochCommitter committer_;
   std::unique_ptr<transport::Consumer> consumer_;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frota/base/clock.h"
 #include "frota/base/status.h"
 #include "frota/engine/partitioned_sink.h"
 #include "frota/model/rows.h"
@@ -56,6 +57,9 @@ struct KafkaRunConfig {
   /// whichever member): the end of a replay published with `--to-kafka`.
   bool until_end = false;
   bool progress = false;  // a progress line on stderr (terminals only)
+  /// Processing time for epoch_interval and the --until-end check; null:
+  /// base::SystemClock::Get().
+  base::Clock* clock = nullptr;
 };
 
 struct KafkaRunReport {
