@@ -285,6 +285,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
                              flags.time_zone, flags.epoch_s, flags.rules},
                             flags.kafka_run);
   }
+  if (!flags.kafka_run.faults.empty()) {
+    return ReportError(base::InvalidInput(
+        "--fault is for a consumer group member: frota run --kafka B --topic T --group G"));
+  }
   auto config = BuildConfig(flags);
   if (!config.ok()) {
     return ReportError(config.error());

@@ -138,18 +138,18 @@ class KafkaRun : public transport::RebalanceListener {
     std::vector<transport::Message> batch;
     auto last_end_check = clock_.Steady();
     auto last_progress = started;
-    // Test hook: at most this many messages per second, so that a crash test can kill
-    // members many times before they finish a small topic.
+    // Fault injection: at most this many messages per second, so that a crash test can
+    // kill members many times before they finish a small topic.
     std::size_t poll_records = config_.poll_records;
     std::chrono::milliseconds poll_pause{0};
-    if (const char* rate = std::getenv("FROTA_TEST_MESSAGES_PER_SECOND"); rate != nullptr) {
-      const auto per_second = std::max<long long>(std::atoll(rate), 10);
+    if (config_.faults.messages_per_second > 0) {
+      const auto per_second = std::max<std::int64_t>(config_.faults.messages_per_second, 10);
       poll_records = static_cast<std::size_t>(per_second / 10);
       poll_pause = std::chrono::milliseconds(100);
     }
     while (!stop.load()) {
       if (poll_pause.count() > 0) {
-        std::this_thread::sleep_for(poll_pause);
+        std::this_thread::sleep_for(poll_pause);  // real time: see KafkaRunFaults
       }
       FROTA_RETURN_IF_ERROR(consumer_->Poll(batch, poll_records, std::chrono::milliseconds(100)));
       if (needs_reset_) {
@@ -229,12 +229,12 @@ class KafkaRun : public transport::RebalanceListener {
   // (their next owner restores the committed state) and the kept ones are reset.
   base::Status OnRevoked(const std::vector<base::PartitionId>& partitions, bool lost) override {
     ++report_.rebalances;
-    if (const char* pause = std::getenv("FROTA_TEST_REBALANCE_PAUSE_MS"); pause != nullptr) {
-      // Test hook: widens the window in which a test kills a member mid-rebalance.
+    if (config_.faults.rebalance_pause.count() > 0) {
+      // Fault injection: widens the window in which a test kills a member mid-rebalance.
       std::fprintf(stderr, "test hook: revoking partitions=%s, pausing\n",
                    PartitionList(partitions).c_str());
       std::fflush(stderr);
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(pause)));
+      std::this_thread::sleep_for(config_.faults.rebalance_pause);  // real time
     }
     if (!needs_reset_) {
       FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
