@@ -264,6 +264,52 @@ function buildHostile() {
   return { db, html };
 }
 
+
+// OpenSky captures (an Austria box and the Denver polls) and a response written here whose
+// callsign and country try to run script, with an aircraft on ground and altitudes missing.
+const HOSTILE_AIRCRAFT = {
+  callsign: "<img src=x onerror=window.__pwned=6>",
+  country: '"><script>window.__pwned=7</script>',
+};
+function buildAircraft() {
+  const dir = path.join(SHARED, "opensky");
+  const inputs = [path.join(dir, "austria_bbox_states_1604921480.json")];
+  const series = path.join(dir, "denver_bbox_series");
+  if (!fs.existsSync(inputs[0]) || !fs.existsSync(series)) throw new Error(`real capture not found: ${dir} (set FROTA_SHARED_DATA)`);
+  for (const f of fs.readdirSync(series).filter((x) => x.endsWith(".json")).sort()) inputs.push(path.join(series, f));
+  const time = 1700000000;
+  // icao24, callsign, origin_country, time_position, last_contact, lon, lat, baro_altitude,
+  // on_ground, velocity, true_track, vertical_rate, sensors, geo_altitude, squawk, spi, source
+  const states = [
+    ["f00001", HOSTILE_AIRCRAFT.callsign, HOSTILE_AIRCRAFT.country, time - 5, time - 5, -43.25, -22.81, 2500.5, false, 120.5, 45, 0, null, 2600, null, false, 0],
+    ["f00002", "GLO1234 ", "Brazil", time - 3, time - 2, -43.24, -22.80, null, true, 5, null, null, null, null, null, false, 0],
+    ["f00003", "", "Brazil", null, time - 8, -46.47, -23.43, null, false, 230, 270, 0, null, 11000, null, false, 0],
+    ["f00004", "AZU4321", "Brazil", time - 1, time - 1, -47.0, -23.0, null, null, null, null, null, null, null, null, false, 0],
+    ["f00005", "BLANK1", "", time - 2, time - 2, -45.0, -22.0, 500, false, 80, 10, 0, null, 520, null, false, 0],
+  ];
+  const hostile = path.join(WORK, "hostile-states.json");
+  fs.writeFileSync(hostile, JSON.stringify({ time: time, states: states }));
+  inputs.push(hostile);
+  // A response deleted after the replay: its aircraft's country cannot be read back.
+  const gone = path.join(WORK, "gone-states.json");
+  fs.writeFileSync(gone, JSON.stringify({ time: time + 60, states: [
+    ["f00006", "GONE1", "Chile", time + 58, time + 58, -70.6, -33.4, 3500, false, 150, 180, 0, null, 3550, null, false, 0]] }));
+  inputs.push(gone);
+  const db = path.join(WORK, "aircraft.duckdb");
+  frota("replay", ...inputs.map((f) => "opensky:" + f), "--db", db);
+  fs.rmSync(gone);
+  const html = path.join(ARTIFACTS, "aircraft.html");
+  frota("dashboard", "--db", db, "--out", html);
+  return { db, html };
+}
+
+// Each aircraft's latest accepted position, as docs/dashboard.md defines it, with the page's
+// altitude band (whole metres; barometric else geometric, as the decoder stored it).
+const LATEST_AIRCRAFT = `WITH l AS (SELECT * FROM positions WHERE mode = 'aircraft'
+  QUALIFY row_number() OVER (PARTITION BY feed_id, vehicle_id ORDER BY event_time DESC, ingest_time DESC, source DESC, source_offset DESC) = 1)
+  SELECT *, CASE WHEN on_ground THEN 'ground' WHEN altitude_m IS NULL OR isnan(altitude_m) THEN 'unknown'
+    WHEN round(altitude_m) < 3000 THEN 'low' WHEN round(altitude_m) <= 9000 THEN 'mid' ELSE 'high' END AS band FROM l`;
+
 // ---------------------------------------------------------------- expectations from SQL
 
 // The overview's numbers for a filter, computed from the base tables (not the views the
@@ -601,6 +647,177 @@ async function functionalTests() {
     });
   }
 
+
+  let aircraft;
+  await test("build: OpenSky captures and a hostile response, replayed and rendered", async () => {
+    aircraft = buildAircraft();
+  });
+  if (brt) {
+    await test("bus and BRT only: no aircraft tab, and #p=aircraft shows the overview", async () => {
+      const page = await openDashboard(brt.html, { hash: "p=aircraft" });
+      assert.equal(await page.$$eval('[data-fk="tab:aircraft"]', (n) => n.length), 0, "an aircraft tab without aircraft");
+      assert.equal(await page.getAttribute("main", "data-page"), "overview");
+      assertClean(page, "no aircraft");
+      await closePage(page);
+    });
+  }
+  if (aircraft) {
+    const countSql = (where) => value(aircraft.db, `SELECT count(*) FROM (${LATEST_AIRCRAFT}) WHERE ${where}`);
+    const shown = async (page) => ({
+      kpi: await kpi(page, "ac_shown"),
+      points: Number(await page.getAttribute('[data-visual="ac-map"] .map', "data-points")),
+      rows: (await page.$$('[data-table="ac-table"] tbody tr')).length,
+    });
+
+    // The other pages of an aircraft database are the bus pages' concern (the speed page's
+    // slow-cell chart is empty when no cell is below 10 km/h); this checks the aircraft tab.
+    await test("aircraft: the page renders; the map draws every aircraft; the table lists them", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      assert.deepEqual(await page.$$eval('[role="tab"]', (n) => n.map((x) => x.dataset.fk)), [...PAGES, "aircraft"].map((p) => "tab:" + p));
+      await checkPageDrawn(page, "aircraft");
+      const total = countSql("true");
+      assert.ok(total > 20, `only ${total} aircraft`);
+      assert.deepEqual(await shown(page), { kpi: total, points: total, rows: total });
+      await page.screenshot({ path: path.join(ARTIFACTS, "aircraft-aircraft.png"), fullPage: true });
+      await page.click('[data-fk="lang-en"]');
+      assert.equal(await page.textContent('[data-fk="tab:aircraft"]'), "Aircraft");
+      assert.equal((await page.textContent('[data-visual="ac-table"] th')).trim().startsWith("icao24"), true);
+      log(`aircraft: ${total}`);
+      assertClean(page, "aircraft");
+      await closePage(page);
+    });
+
+    await test("aircraft: on-ground and altitude filters change the map and the table as SQL says", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      const cases = [
+        [{ ground: "air" }, "on_ground = false"],
+        [{ ground: "ground" }, "on_ground = true"],
+        [{ alt: "low" }, "band = 'low'"],
+        [{ alt: "mid" }, "band = 'mid'"],
+        [{ alt: "high" }, "band = 'high'"],
+        [{ alt: "unknown" }, "band = 'unknown'"],
+        [{ ground: "air", alt: "high" }, "on_ground = false AND band = 'high'"],
+      ];
+      const seen = new Set();
+      for (const [filter, where] of cases) {
+        await page.selectOption("#ac-ground", filter.ground || "");
+        await page.selectOption("#ac-alt", filter.alt || "");
+        const params = await hashParams(page);
+        assert.equal(params.ground, filter.ground, "ground in the URL");
+        assert.equal(params.alt, filter.alt, "alt in the URL");
+        const n = countSql(where);
+        const got = await shown(page);
+        assert.deepEqual(got, { kpi: n, points: n, rows: n }, `${JSON.stringify(filter)}: SQL gives ${n}`);
+        seen.add(n);
+        log(`${JSON.stringify(filter)}: ${n} aircraft`);
+      }
+      assert.ok(seen.size >= 3, "the filters hardly change the count: a weak fixture");
+      await page.selectOption("#ac-ground", "");
+      await page.selectOption("#ac-alt", "");
+      // Countries: read here from the response files the latest positions name.
+      const latest = sql(aircraft.db, `SELECT source, source_offset FROM (${LATEST_AIRCRAFT})`);
+      const files = new Map();
+      const byCountry = new Map();
+      for (const [source, offset] of latest) {
+        if (!files.has(source)) files.set(source, fs.existsSync(source) ? JSON.parse(fs.readFileSync(source, "utf8")).states : null);
+        const country = files.get(source) ? files.get(source)[Number(offset)][2] : "?";
+        byCountry.set(country, (byCountry.get(country) || 0) + 1);
+      }
+      for (const country of ["Brazil", "United States", "Austria", HOSTILE_AIRCRAFT.country, "", "?"]) {
+        await page.selectOption("#ac-country", country);
+        assert.equal((await hashParams(page)).country, country, "country in the URL");
+        const n = byCountry.get(country) || 0;
+        assert.ok(n > 0, `no aircraft of ${country} in the fixture`);
+        assert.deepEqual(await shown(page), { kpi: n, points: n, rows: n }, `${country}: the files give ${n}`);
+        log(`${country}: ${n} aircraft`);
+      }
+      const options = await page.$$eval("#ac-country option", (n) => n.map((o) => o.value).filter((v) => v !== "*"));
+      const names = [...byCountry.keys()].filter((c) => c !== "?").sort();
+      assert.deepEqual(options, [...names, "?"], "one option per country, in order, then the unknown");
+      const labels = await page.$$eval("#ac-country option", (n) => n.map((o) => o.textContent));
+      assert.ok(labels.includes("(em branco no feed)") && labels.includes("País desconhecido"), `country labels: ${labels}`);
+      await page.click('[data-fk="ac-clear"]');
+      assert.equal((await shown(page)).rows, countSql("true"));
+      assertClean(page, "aircraft filters");
+      await closePage(page);
+    });
+
+    await test("aircraft: the table sorts by altitude, speed and callsign", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      const column = async (i) => page.$$eval('[data-table="ac-table"] tbody tr', (rows, k) => rows.map((r) => r.children[k].textContent), i);
+      await page.click('[data-fk="sort:ac-table:altitude"]');
+      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(4)', "aria-sort"), "descending");
+      const altitudes = (await column(3)).map(parsePt);
+      assert.equal(altitudes[0], value(aircraft.db, `SELECT max(round(altitude_m)) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(altitude_m)`));
+      const known = altitudes.filter((v) => Number.isFinite(v));
+      for (let i = 1; i < known.length; i++) assert.ok(known[i - 1] >= known[i], `altitude order at ${i}`);
+      await page.click('[data-fk="sort:ac-table:altitude"]');
+      assert.equal(await page.getAttribute('[data-table="ac-table"] th:nth-child(4)', "aria-sort"), "ascending");
+      const up = (await column(3)).map(parsePt).filter((v) => Number.isFinite(v));
+      assert.equal(up[0], value(aircraft.db, `SELECT min(round(altitude_m)) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(altitude_m)`));
+      await page.click('[data-fk="sort:ac-table:speed"]');
+      const speeds = (await column(5)).map(parsePt);
+      assertShown(speeds[0], value(aircraft.db, `SELECT max(reported_speed_kmh) FROM (${LATEST_AIRCRAFT}) WHERE NOT isnan(reported_speed_kmh)`), 1, "fastest");
+      await page.click('[data-fk="sort:ac-table:callsign"]');
+      const callsigns = (await column(1)).map((c) => (c === "–" ? "" : c));
+      const sorted = [...callsigns].sort((a, b) => a.localeCompare(b, "pt-BR", { numeric: true }));
+      assert.deepEqual(callsigns, sorted, "callsign order");
+      assertClean(page, "aircraft sort");
+      await closePage(page);
+    });
+
+    await test("aircraft: the quality figures are those of the aircraft feeds", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      const feeds = "feed_id IN (SELECT DISTINCT feed_id FROM positions WHERE mode = 'aircraft')";
+      assertShown(await kpi(page, "accepted"), value(aircraft.db, `SELECT sum(accepted) FROM quality WHERE ${feeds}`), 0, "accepted");
+      assertShown(await kpi(page, "duplicates"), value(aircraft.db, `SELECT sum(duplicate) FROM quality WHERE ${feeds}`), 0, "duplicates");
+      assertShown(await kpi(page, "jumps"), value(aircraft.db, `SELECT sum(jump) FROM quality WHERE ${feeds}`), 0, "jumps");
+      assertShown(await kpi(page, "errors"), value(aircraft.db, `SELECT sum(errors) FROM quality_hours WHERE ${feeds}`), 0, "errors");
+      assertShown(await kpi(page, "latency_p50"), value(aircraft.db, `WITH h AS (SELECT latency_s, sum(positions) AS n FROM quality_latency WHERE ${feeds} GROUP BY 1),
+        c AS (SELECT latency_s, sum(n) OVER (ORDER BY latency_s) AS running, sum(n) OVER () AS total FROM h)
+        SELECT min(latency_s) FILTER (WHERE running >= 0.5 * total) FROM c`), 0, "latency p50");
+      assertClean(page, "aircraft quality");
+      await closePage(page);
+    });
+
+    await test("aircraft: readable on a phone (390 px), and the tour visits its visuals", async () => {
+      const page = await openDashboard(aircraft.html, { viewport: PHONE, hash: "p=aircraft" });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `aircraft: ${overflow} px wider than the phone`);
+      await page.screenshot({ path: path.join(ARTIFACTS, "aircraft-phone.png"), fullPage: true });
+      const visuals = await page.$$eval("[data-visual]", (n) => n.map((x) => x.dataset.visual));
+      for (const id of visuals) {
+        await page.click(`[data-fk="help:${id}"]`);
+        assert.equal(await page.$eval(".tour-focus", (n) => n.dataset.visual), id);
+        const parts = await page.$$eval("#doc-panel p", (n) => n.map((x) => x.textContent.length));
+        assert.ok(parts.filter((n) => n > 30).length >= 3, `${id}: what/how/limits missing`);
+        await page.keyboard.press("Escape");
+      }
+      assertClean(page, "aircraft phone");
+      await closePage(page);
+    });
+
+    await test("aircraft: a hostile callsign and country show as text and nothing runs", async () => {
+      const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
+      assert.equal(await page.evaluate(() => window.__pwned), undefined, "a string from the data ran as script");
+      assert.equal(await page.$$eval("img, svg[onload], [onerror]", (n) => n.length), 0, "data became markup");
+      const cells = await page.$$eval('[data-table="ac-table"] td', (n) => n.map((x) => x.textContent));
+      assert.ok(cells.includes(HOSTILE_AIRCRAFT.callsign), "the hostile callsign is not shown as text");
+      assert.ok(cells.includes(HOSTILE_AIRCRAFT.country), "the hostile country is not shown as text");
+      const options = await page.$$eval("#ac-country option", (n) => n.map((o) => o.textContent));
+      assert.ok(options.includes(HOSTILE_AIRCRAFT.country), "the hostile country is not an option's text");
+      // The hover text of the map carries the callsign too.
+      await page.locator('[data-visual="ac-map"] canvas').scrollIntoViewIfNeeded();
+      const at = await page.evaluate(() => window.__frotaMaps["ac-map"].screen(-43.25, -22.81));
+      await page.mouse.move(at[0] - 40, at[1] - 40);
+      await page.mouse.move(at[0], at[1]);
+      const tip = await page.textContent(".tooltip");
+      assert.ok(tip.includes(HOSTILE_AIRCRAFT.callsign), `tooltip: ${tip}`);
+      assert.equal(await page.evaluate(() => window.__pwned), undefined, "the tooltip ran script");
+      assertClean(page, "aircraft hostile");
+      await closePage(page);
+    });
+  }
   if (hostile) {
     await test("hostile feed: <script>, quotes and emoji show as text and nothing runs", async () => {
       const page = await openDashboard(hostile.html);

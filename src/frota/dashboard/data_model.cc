@@ -47,6 +47,9 @@ base::Result<DataModel> Builder::Build() {
   doc["coverage"] = CoverageSection();
   doc["collector"] = CollectorSection();
   FROTA_ASSIGN_OR_RETURN(doc["reports"], ReportsSection());
+  if (!aircraft_.empty()) {  // absent, not null: a database without aircraft is unchanged
+    doc["aircraft"] = AircraftSection();
+  }
 
   DataModel out;
   for (const auto& [key, value] : doc.items()) {

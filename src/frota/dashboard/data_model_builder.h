@@ -172,6 +172,17 @@ struct FeedHourRow {
   int hour;
   int64_t covered_minutes;
 };
+struct AircraftRow {  // an aircraft's latest accepted position
+  std::string feed, icao24, callsign, source;
+  int64_t source_offset;
+  double lat, lon;
+  std::optional<double> altitude_m, speed_kmh, track_deg;
+  std::optional<bool> on_ground;
+  int64_t time_us, positions;
+  // From the state vector in the response file `source` names, when it is still there.
+  std::optional<std::string> origin_country;
+  std::optional<int64_t> last_contact;
+};
 struct PollRow {
   std::string feed;
   std::optional<int64_t> bucket_us;
@@ -204,6 +215,8 @@ class Builder {
   base::Status ReadTrips();
   base::Status ReadQuality();
   base::Status ReadDuplicateSlots();
+  base::Status ReadAircraft();
+  base::Status ReadAircraftStates();
 
   // ---- dictionaries --------------------------------------------------------------------
 
@@ -229,6 +242,7 @@ class Builder {
   Json StopsSection();
   Json QualitySection() const;
   Json DuplicateSlotsSection() const;
+  Json AircraftSection() const;
 
   // ---- optional sections: present only when their tables exist ------------------------
   //
@@ -275,6 +289,7 @@ class Builder {
   std::vector<QualityRow> quality_;
   std::vector<LatencyRow> latency_;
   std::vector<SlotRow> slots_;
+  std::vector<AircraftRow> aircraft_;
   std::optional<std::string> hours_table_, headways_table_, collector_table_;
   std::vector<HeadwayHourRow> headway_hours_;
   std::vector<HeadwayRow> headways_;

@@ -497,4 +497,68 @@ Json Builder::DuplicateSlotsSection() const {
   return s;
 }
 
+/// Each aircraft's latest position, one column per field, rows by feed and icao24: the
+/// feed's index, the icao24 (vehicle id) and callsign (route id, "" when blank),
+/// coordinates in whole 1e-4° (not from geo's origin: aircraft span continents), altitude
+/// in whole metres (barometric, else geometric, as the decoder stored it), on ground
+/// (1/0), speed in km/h to 0.1, true track in whole degrees (null when absent), the
+/// position's time in Unix seconds and the aircraft's accepted positions; `country` (an
+/// index into `countries`, sorted) and `last_contact` (Unix seconds) are null when the
+/// response file could not be read back (ReadAircraftStates).
+Json Builder::AircraftSection() const {
+  std::vector<int32_t> feed;
+  std::vector<std::string> icao24, callsign;
+  std::vector<int64_t> lat, lon, time, positions;
+  Json altitude = Json::array(), on_ground = Json::array(), speed = Json::array(),
+       track = Json::array(), country = Json::array(), last_contact = Json::array();
+  std::set<std::string> country_names;
+  for (const auto& a : aircraft_) {
+    if (a.origin_country) {
+      country_names.insert(*a.origin_country);
+    }
+  }
+  const std::vector<std::string> countries(country_names.begin(), country_names.end());
+  auto rounded = [](const std::optional<double>& v, double scale) -> Json {
+    if (!v) {
+      return nullptr;
+    }
+    return std::round(*v * scale) / scale;
+  };
+  for (const auto& a : aircraft_) {
+    feed.push_back(*feeds_.Find(a.feed));
+    icao24.push_back(a.icao24);
+    callsign.push_back(a.callsign);
+    lat.push_back(std::llround(a.lat / kCoordStep));
+    lon.push_back(std::llround(a.lon / kCoordStep));
+    altitude.push_back(a.altitude_m ? Json(std::llround(*a.altitude_m)) : Json(nullptr));
+    on_ground.push_back(a.on_ground ? Json(*a.on_ground ? 1 : 0) : Json(nullptr));
+    speed.push_back(rounded(a.speed_kmh, 10));
+    track.push_back(a.track_deg ? Json(std::llround(*a.track_deg)) : Json(nullptr));
+    time.push_back(a.time_us >= 0 ? a.time_us / 1000000 : -((-a.time_us + 999999) / 1000000));
+    positions.push_back(a.positions);
+    country.push_back(a.origin_country ? Json(std::lower_bound(countries.begin(), countries.end(),
+                                                               *a.origin_country) -
+                                              countries.begin())
+                                       : Json(nullptr));
+    last_contact.push_back(a.last_contact ? Json(*a.last_contact) : Json(nullptr));
+  }
+  Json s;
+  s["step_deg"] = kCoordStep;
+  s["feed"] = feed;
+  s["icao24"] = icao24;
+  s["callsign"] = callsign;
+  s["lat"] = lat;
+  s["lon"] = lon;
+  s["altitude_m"] = altitude;
+  s["on_ground"] = on_ground;
+  s["speed_kmh"] = speed;
+  s["track_deg"] = track;
+  s["time"] = time;
+  s["positions"] = positions;
+  s["countries"] = countries;
+  s["country"] = country;
+  s["last_contact"] = last_contact;
+  return s;
+}
+
 }  // namespace frota::dashboard::detail

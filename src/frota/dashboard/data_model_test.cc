@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -91,6 +93,25 @@ class DataModelTest : public ::testing::Test {
         ", " + Q(route) + ", '', '', '', NULL, " + std::to_string(lat) + ", " +
         std::to_string(lon) + ", NULL, NULL, NULL, NULL, TIMESTAMP '" + utc + "', TIMESTAMP '" +
         utc + "' + INTERVAL 20 SECOND, false, 'fixture', " + std::to_string(offset_++) + ")";
+    const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
+    ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
+  }
+
+  // An aircraft position as the OpenSky decoder stores it: icao24 as vehicle, callsign as
+  // route, altitude, on ground, speed and track (NAN / -1: absent), from state vector
+  // `offset` of the response file `source`.
+  void Aircraft(const std::string& icao24, const std::string& callsign, const std::string& utc,
+                double lat, double lon, double altitude_m, int on_ground, double speed_kmh,
+                double track_deg, const std::string& source = "states.json", int offset = 0) {
+    auto number = [](double v) { return std::isnan(v) ? std::string("NULL") : std::to_string(v); };
+    const std::string ground =
+        on_ground < 0 ? std::string("NULL") : (on_ground != 0 ? "true" : "false");
+    const std::string sql =
+        "INSERT INTO positions_text VALUES ('opensky', " + Q(icao24) + ", 'aircraft', " +
+        Q(callsign) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
+        ", " + number(speed_kmh) + ", " + number(track_deg) + ", " + number(altitude_m) + ", " +
+        ground + ", TIMESTAMP '" + utc + "', TIMESTAMP '" + utc + "' + INTERVAL 5 SECOND, false, " +
+        Q(source) + ", " + std::to_string(offset) + ")";
     const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
     ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
   }
@@ -327,6 +348,79 @@ TEST_F(DataModelTest, RegularityTablesMatchTheGoldenFile) {
   ASSERT_TRUE(feed.ok()) << feed.error().message();
   options_.feed = &*feed;
   ExpectGolden("regularity.golden.json", PrettyJson(Build().json));
+}
+
+TEST_F(DataModelTest, ADatabaseWithoutAircraftHasNoAircraftSection) {
+  FillCoreTables();
+  EXPECT_FALSE(Json::parse(Build().json).contains("aircraft"));
+}
+
+TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
+  FillCoreTables();
+  // a1: two positions, the later one is kept; a0: on ground, no track; b2: no altitude and
+  // no on-ground flag, a callsign that tries to run script.
+  // The response the latest positions of a1 and b2 came from; at a0's offset it holds
+  // another aircraft (as a file replaced since the replay would), and a1's first position
+  // names a file that is not there.
+  const std::string states = (tmp_.path() / "states_1717581665.json").string();
+  std::ofstream(states)
+      << R"({"time": 1717581665, "states": [)"
+      << R"(["b2", "x", "<script>alert(2)</script>", 1717581610, 1717581611, -0.4543, 51.47,)"
+      << R"( null, null, null, null, null, null, null, null, false, 0],)"
+      << R"(["a1", "TAM3054 ", "Brazil", 1717581660, 1717581664, -46.6, -23.5, 3048.7, false,)"
+      << R"( 225.6, 91.6, 0, null, 3100, null, false, 0],)"
+      << R"(["zz", "", "Chile", 1717581660, 1717581664, -70, -33, null, true, 0, null, null,)"
+      << R"( null, null, null, false, 0]]})";
+  Aircraft("a1", "TAM3054", "2024-06-05 10:00:00", -23.4321, -46.4699, 1234.56, 0, 800.04, 90.4);
+  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6, states,
+           1);
+  Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN, states, 2);
+  Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN, -1,
+           NAN, NAN, states, 0);
+  const Json doc = Json::parse(Build().json);
+  ASSERT_TRUE(doc.contains("aircraft"));
+  const Json& a = doc["aircraft"];
+  const auto feeds = doc["feeds"].get<std::vector<std::string>>();
+  const auto opensky = std::find(feeds.begin(), feeds.end(), "opensky") - feeds.begin();
+  EXPECT_EQ(a["icao24"], Json({"a0", "a1", "b2"}));
+  EXPECT_EQ(a["feed"], Json({opensky, opensky, opensky}));
+  EXPECT_EQ(a["callsign"], Json({"", "TAM3054", "<img src=x onerror=alert(1)>"}));
+  EXPECT_EQ(a["lat"], Json({-228100, -235000, 514700}));
+  EXPECT_EQ(a["lon"], Json({-432500, -466000, -4543}));
+  EXPECT_EQ(a["altitude_m"], Json({10, 3049, nullptr}));
+  EXPECT_EQ(a["on_ground"], Json({1, 0, nullptr}));
+  EXPECT_EQ(a["speed_kmh"], Json({20.0, 812.4, nullptr}));
+  EXPECT_EQ(a["track_deg"], Json({nullptr, 92, nullptr}));
+  EXPECT_EQ(a["time"], Json({1717581570, 1717581660, 1717581610}));
+  EXPECT_EQ(a["positions"], Json({1, 2, 1}));
+  // Country and last contact from the response file, only where it holds that aircraft.
+  EXPECT_EQ(a["countries"], Json({"<script>alert(2)</script>", "Brazil"}));
+  EXPECT_EQ(a["country"], Json({nullptr, 1, 0}));
+  EXPECT_EQ(a["last_contact"], Json({nullptr, 1717581664, 1717581611}));
+  EXPECT_EQ(a["step_deg"], 1e-4);
+}
+
+// In a bronze archive a partition's offsets run on across its files: a file's first record
+// has the smallest offset of its positions and refusals, here a refusal.
+TEST_F(DataModelTest, AnAircraftsStateIsFoundByItsOffsetFromTheFilesFirstRecord) {
+  const std::string body = (tmp_.path() / "1717581620000-000002.json").string();
+  std::ofstream(body)
+      << R"({"time": 1717581625, "states": [)"
+      << R"(["c3", "", "Spain", 1717581620, 1717581620, null, null, null, false,)"
+      << R"( null, null, null, null, null, null, false, 0],)"
+      << R"(["c4", "TAP1", "Portugal", 1717581620, 1717581621, -9.13, 38.77, 120.4,)"
+      << R"( false, 83.3, null, 0, null, 130, null, false, 0]]})";
+  const std::string refusal =
+      "INSERT INTO rejected_text VALUES ('opensky', 'c3', 'missing_coordinates', TIMESTAMP "
+      "'2024-06-05 10:00:20', TIMESTAMP '2024-06-05 10:00:25', " +
+      Q(body) + ", 100, '')";
+  ASSERT_TRUE(sink::AddSilverText(*db_, [&] { return db_->Execute(refusal); }).ok());
+  Aircraft("c4", "TAP1", "2024-06-05 10:00:20", 38.77, -9.13, 120.4, 0, 299.88, NAN, body, 101);
+  const Json a = Json::parse(Build().json)["aircraft"];
+  EXPECT_EQ(a["icao24"], Json({"c4"}));
+  EXPECT_EQ(a["countries"], Json({"Portugal"}));
+  EXPECT_EQ(a["country"], Json({0}));
+  EXPECT_EQ(a["last_contact"], Json({1717581621}));
 }
 
 TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReason) {

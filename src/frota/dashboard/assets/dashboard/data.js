@@ -113,6 +113,27 @@
     }
     d.collector = raw.collector;
     d.reports = raw.reports || [];
+    // Aircraft: absent when the database holds none (then the page has no aircraft tab).
+    const A = raw.aircraft;
+    d.aircraft = null;
+    if (A) {
+      d.aircraft = A.icao24.map((icao24, i) => ({
+        feed: A.feed[i],
+        icao24: icao24,
+        callsign: A.callsign[i],
+        lat: A.lat[i] * A.step_deg,
+        lon: A.lon[i] * A.step_deg,
+        alt: A.altitude_m[i],
+        ground: A.on_ground[i],
+        speed: A.speed_kmh[i],
+        track: A.track_deg[i],
+        time: A.time[i],
+        positions: A.positions[i],
+        country: A.country[i] === null ? null : A.countries[A.country[i]],
+        lastContact: A.last_contact[i],
+      }));
+      d.aircraftCountries = A.countries;
+    }
     return d;
   }
 

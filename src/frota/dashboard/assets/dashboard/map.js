@@ -11,12 +11,13 @@
     return ((2 * Math.atan(Math.exp(y)) - Math.PI / 2) * 180) / Math.PI;
   }
 
-  // o: {id, label, draw(ctx, project, view), hover(lon, lat) -> text|null, pick(lon, lat)}
+  // o: {id, label, draw(ctx, project, view), hover(lon, lat) -> text|null, pick(lon, lat),
+  //     bbox: what to fit (D.bbox when absent)}
   function mapView(o) {
     const wrap = h("div", { class: "map-wrap" });
     const canvas = h("canvas", { tabindex: "0", role: "img", "aria-label": o.label });
     const scale = h("div", { class: "map-scale", "aria-hidden": "true" });
-    const b = D.bbox;
+    const b = o.bbox || D.bbox;
     const fit = () => ({ z: 1, cx: (mercX(b.minLon) + mercX(b.maxLon)) / 2, cy: (mercY(b.minLat) + mercY(b.maxLat)) / 2 });
     const view = MAP_VIEWS[o.id] || (MAP_VIEWS[o.id] = fit());
     let width = 0;

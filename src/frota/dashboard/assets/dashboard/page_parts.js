@@ -42,3 +42,31 @@
     return div;
   }
 
+  // The quality figures of `feeds` at the hour filter, as the Quality and Aircraft pages
+  // show them: totals (qualityTotals), error rate and latency percentiles; `kpis` are the
+  // summary's numbers, `extra` more of them after the errors and duplicates.
+  function qualityFigures(feeds) {
+    const q = qualityTotals(feeds, S.hour);
+    q.rate = q.accepted + q.errors > 0 ? q.errors / (q.accepted + q.errors) : NaN;
+    q.p50 = latencyPercentile(q.latency, 0.5);
+    q.p90 = latencyPercentile(q.latency, 0.9);
+    return q;
+  }
+  function qualityKpis(q, extra) {
+    return h("div", { class: "kpis" },
+      kpi("accepted", t("accepted"), nf(q.accepted)),
+      kpi("errors", t("errors"), nf(q.errors)),
+      kpi("error_rate", t("error_rate"), pct(q.rate, 2)),
+      kpi("duplicates", t("duplicates"), nf(q.duplicates)),
+      extra || null,
+      kpi("latency_p50", t("latency_p50"), isFinite(q.p50) ? nf(q.p50) + " s" : "–"),
+      kpi("latency_p90", t("latency_p90"), isFinite(q.p90) ? nf(q.p90) + " s" : "–"));
+  }
+  // Rejections by reason (the reasons with any), largest first; null when there are none.
+  function reasonTable(id, q) {
+    const rows = D.quality.reason_names.filter((r) => q.reasons[r] > 0).map((r) => ({ reason: reasonName(r), code: r, count: q.reasons[r] }));
+    return rows.length ? dataTable({ id: id, caption: t("q_reasons"), columns: [
+      { key: "reason", label: t("q_reason_table"), format: (r) => r.reason + " (" + r.code + ")" },
+      { key: "count", label: t("q_count"), num: true, format: (r) => nf(r.count) },
+    ], rows: rows, sort: { key: "count", desc: true } }) : null;
+  }

@@ -7,19 +7,12 @@
   function pageQuality() {
     const Q = D.quality;
     const feeds = scopeFeeds();
-    const q = qualityTotals(feeds, S.hour);
-    const rate = q.accepted + q.errors > 0 ? q.errors / (q.accepted + q.errors) : NaN;
-    const p50 = latencyPercentile(q.latency, 0.5);
-    const p90 = latencyPercentile(q.latency, 0.9);
+    const q = qualityFigures(feeds);
+    const p50 = q.p50;
+    const p90 = q.p90;
     const scopeNote = S.mode !== null || S.line !== null ? t("q_scope_feeds", { feeds: feeds.map((f) => D.feeds[f]).join(", ") || "–" }) : null;
     const cards = [];
-    cards.push(card("q-kpis", t("q_kpis"), filterSummary(), h("div", { class: "kpis" },
-      kpi("accepted", t("accepted"), nf(q.accepted)),
-      kpi("errors", t("errors"), nf(q.errors)),
-      kpi("error_rate", t("error_rate"), pct(rate, 2)),
-      kpi("duplicates", t("duplicates"), nf(q.duplicates)),
-      kpi("latency_p50", t("latency_p50"), isFinite(p50) ? nf(p50) + " s" : "–"),
-      kpi("latency_p90", t("latency_p90"), isFinite(p90) ? nf(p90) + " s" : "–")), { note: scopeNote }));
+    cards.push(card("q-kpis", t("q_kpis"), filterSummary(), qualityKpis(q), { note: scopeNote }));
 
     // Latency histogram, 10 s bands from -30 s.
     // 10 s bands from -30 s up to the last band with data (at least to 120 s, at most 300 s).
@@ -51,14 +44,10 @@
     });
     const series = reasons.map((name, i) => ({ label: reasonName(name), color: REASON_COLORS[i % REASON_COLORS.length], values: perHour[i] }));
     const zero = Q.reason_names.filter((r) => !(r in Q.rejected) || q.reasons[r] === 0);
-    const reasonRows = Q.reason_names.filter((r) => q.reasons[r] > 0).map((r) => ({ reason: reasonName(r), code: r, count: q.reasons[r] }));
     cards.push(card("q-reasons", t("q_reasons"), t("q_reasons_sub"), [
       reasons.length ? hourChart("q-reasons", series, { format: (v) => nf(v), ariaLabel: t("q_reasons") }) : unavailable(null, t("q_no_rejections")),
       reasons.length ? legend(series.map((sr) => ({ color: sr.color, label: sr.label }))) : null,
-      reasonRows.length ? dataTable({ id: "q-reason-table", caption: t("q_reasons"), columns: [
-        { key: "reason", label: t("q_reason_table"), format: (r) => r.reason + " (" + r.code + ")" },
-        { key: "count", label: t("q_count"), num: true, format: (r) => nf(r.count) },
-      ], rows: reasonRows, sort: { key: "count", desc: true } }) : null,
+      reasonTable("q-reason-table", q),
     ], { span: "span-6", note: zero.length ? t("q_other_reasons", { names: zero.join(", ") }) : null }));
 
     // Repeated responses and collector health: only when the collector's table exists.

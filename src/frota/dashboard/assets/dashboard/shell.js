@@ -97,7 +97,7 @@
     document.documentElement.lang = LANG;
     document.title = "frota · " + t("tab_" + S.page) + " · " + t("title");
     clear(app);
-    const page = { overview: pageOverview, speed: pageSpeed, regularity: pageRegularity, stops: pageStops, quality: pageQuality }[S.page]();
+    const page = { overview: pageOverview, speed: pageSpeed, regularity: pageRegularity, stops: pageStops, quality: pageQuality, aircraft: pageAircraft }[S.page]();
     const main = h("main", { id: "main", role: "tabpanel", "aria-labelledby": "tab-" + S.page, tabindex: "-1", "data-page": S.page }, page);
     app.appendChild(header());
     app.appendChild(filters());
@@ -151,6 +151,9 @@
       return;
     }
     D = decode(raw);
+    if (D.aircraft) PAGES.push("aircraft");
+    // The documentation of pages this data has not (the aircraft page) leaves the tour.
+    for (let i = DOCS.length - 1; i >= 0; i--) if (!PAGES.includes(DOCS[i].page)) DOCS.splice(i, 1);
     readHash();
     render();
     window.addEventListener("hashchange", () => {

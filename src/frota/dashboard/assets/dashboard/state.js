@@ -1,7 +1,10 @@
   // ===================================================================== 3. state and URL
 
+  // "aircraft" joins at the start when the data holds aircraft (shell.js).
   const PAGES = ["overview", "speed", "regularity", "stops", "quality"];
-  const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null };
+  // gnd, alt and country: the aircraft page's filters (page_aircraft.js); country "?" is
+  // "not read back", "" the feed's blank country.
+  const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null, gnd: null, alt: null, country: null };
 
   function lineKey(l) {
     return D.modes[D.lineMode[l]] + ":" + D.lineRoute[l];
@@ -33,6 +36,12 @@
     S.dt = dt !== null && dayTypesShown().includes(dt) ? dt : null;
     const lang = params.get("lang");
     if (lang === "en" || lang === "pt-BR") LANG = lang;
+    const gnd = params.get("ground");
+    S.gnd = D.aircraft && (gnd === "air" || gnd === "ground") ? gnd : null;
+    const alt = params.get("alt");
+    S.alt = D.aircraft && AIRCRAFT_BANDS.some((b) => b.key === alt) ? alt : null;
+    const country = params.get("country");
+    S.country = D.aircraft && country !== null && (country === "?" || D.aircraftCountries.includes(country)) ? country : null;
   }
   function writeHash() {
     const params = new URLSearchParams();
@@ -42,6 +51,9 @@
     if (S.hour !== null) params.set("hour", String(S.hour));
     if (S.cell !== null) params.set("cell", S.cell);
     if (S.dt !== null) params.set("dt", S.dt);
+    if (S.gnd !== null) params.set("ground", S.gnd);
+    if (S.alt !== null) params.set("alt", S.alt);
+    if (S.country !== null) params.set("country", S.country);
     if (LANG !== DEFAULT_LANG) params.set("lang", LANG);
     const text = params.toString();
     const next = text ? "#" + text : "#";
