@@ -124,22 +124,24 @@ TEST_F(ScaleOutCrash, ExportIsByteIdenticalAfterKillsRebalancesAndServerRestarts
 
   // Small epochs and a pause between COPY and COMMIT keep the members busy for long
   // enough to be killed many times, and make "between COPY and COMMIT" a window a kill
-  // can aim at; a pause inside revocations does the same for rebalances.
-  const std::map<std::string, std::string> hooks = {
-      {"FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS", full_ ? "300" : "250"},
-      {"FROTA_TEST_REBALANCE_PAUSE_MS", "300"},
+  // can aim at; a pause inside revocations does the same for rebalances (the fault
+  // injection of docs/scale-out.md, "Test hooks").
+  const std::vector<std::string> hooks = {
+      "--fault", full_ ? "pg-pause-before-commit-ms=300" : "pg-pause-before-commit-ms=250",
+      "--fault", "rebalance-pause-ms=300",
       // Each member takes at most 4,000 messages a second: the topic then lasts the
       // whole kill plan instead of being done before half of it.
-      {"FROTA_TEST_MESSAGES_PER_SECOND", "4000"}};
+      "--fault", "messages-per-second=4000"};
   int started = 0;
   std::vector<std::unique_ptr<ChildProcess>> members;
   const auto start_member = [&] {
     const int n = started++;
     members.push_back(std::make_unique<ChildProcess>(
         ConsumerArgs(archive_, kafka.brokers(), topic, "crash-group", db.dsn(),
-                     {"--epoch-records", "500", "--epoch-seconds", "0.5", "--session-timeout",
-                      "3", "--kafka-wait", "120"}),
-        tmp_.path() / ("member-" + std::to_string(n) + ".log"), hooks));
+                     Concat({"--epoch-records", "500", "--epoch-seconds", "0.5",
+                             "--session-timeout", "3", "--kafka-wait", "120"},
+                            hooks)),
+        tmp_.path() / ("member-" + std::to_string(n) + ".log")));
     return members.back().get();
   };
   const auto running = [&] {

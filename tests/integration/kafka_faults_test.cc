@@ -178,11 +178,12 @@ TEST_F(ScaleOutFaults, PostgresDownForThirtySecondsIsWaitedOutWithoutLoss) {
   // Small epochs with a pause before each COMMIT: the run is still going when the
   // server goes away.
   ChildProcess consumer(ConsumerArgs(*archive, env_.brokers, topic, "g", db.dsn(),
-                                     {"--epoch-records", "250", "--epoch-seconds", "0.5"}),
-                        tmp_.path() / "pg-down.log",
-                        {{"FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS", "300"},
-                         // ~55 k messages at 2,000/s: still running when the server goes.
-                         {"FROTA_TEST_MESSAGES_PER_SECOND", "2000"}});
+                                     {"--epoch-records", "250", "--epoch-seconds", "0.5",
+                                      "--fault", "pg-pause-before-commit-ms=300",
+                                      // ~55 k messages at 2,000/s: still running when the
+                                      // server goes.
+                                      "--fault", "messages-per-second=2000"}),
+                        tmp_.path() / "pg-down.log");
   ASSERT_TRUE(consumer.WaitForLog("test hook: rows copied", minutes(3))) << consumer.Log();
   std::this_thread::sleep_for(seconds(2));
   ASSERT_TRUE(consumer.Running()) << consumer.Log();

@@ -63,7 +63,7 @@ struct CollectFlags {
 // code runs in a signal handler and every poller finishes the request it is making.
 class SignalWatcher {
  public:
-  explicit SignalWatcher(collect::StopSignal& stop) : stop_(stop) {
+  explicit SignalWatcher(base::StopSignal& stop) : stop_(stop) {
     sigemptyset(&set_);
     sigaddset(&set_, SIGINT);
     sigaddset(&set_, SIGTERM);
@@ -88,7 +88,7 @@ class SignalWatcher {
   SignalWatcher& operator=(const SignalWatcher&) = delete;
 
  private:
-  collect::StopSignal& stop_;
+  base::StopSignal& stop_;
   sigset_t set_{};
   sigset_t previous_{};
   std::atomic<bool> done_{false};
@@ -285,6 +285,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
                              flags.time_zone, flags.epoch_s, flags.rules},
                             flags.kafka_run);
   }
+  if (!flags.kafka_run.faults.empty()) {
+    return ReportError(base::InvalidInput(
+        "--fault is for a consumer group member: frota run --kafka B --topic T --group G"));
+  }
   auto config = BuildConfig(flags);
   if (!config.ok()) {
     return ReportError(config.error());
@@ -303,7 +307,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (const auto logging = ApplyLogFile(*config); !logging.ok()) {
     return ReportError(logging.error());
   }
-  collect::StopSignal stop;
+  base::StopSignal stop;
   SignalWatcher signals(stop);  // before any thread exists
   collect::CollectorOptions options;
   options.command = process ? "run" : "collect";
@@ -415,8 +419,9 @@ int RunCollect(const CollectFlags& flags, bool process) {
   live.threads = base::ThreadsFor(static_cast<std::size_t>(config->partitions));
   live.epoch_interval = config->epoch_interval;
   live.waker = &waker;
-  live.stopping = [&] { return collector_done.load(); };
   auto* c = collector->get();
+  live.clock = &c->clock();  // one clock for the collector and the engine
+  live.stopping = [&] { return collector_done.load(); };
   live.ingest_floor = [c] { return std::optional<base::Timestamp>(c->IngestFloor()); };
   live.after_commit = [&, c](const runner::LiveEpoch& e) {
     commit_seconds.Set(e.commit_seconds);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 
+#include "frota/base/clock.h"
 #include "frota/base/file.h"
 #include "frota/cli/commands.h"
 #include "frota/dashboard/data_model.h"
@@ -139,14 +140,15 @@ int RunDashboard(const DashboardFlags& flags) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   const auto period = std::chrono::milliseconds(static_cast<std::int64_t>(flags.every_s * 1000));
   std::int64_t rounds = 0;
+  const base::Clock& clock = base::SystemClock::Get();
   while (true) {
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock.Steady();
     if (const auto written = write_page(); !written.ok()) {
       spdlog::warn("dashboard round failed, keeping the previous page error={}",
                    written.error().message());
     }
     ++rounds;
-    auto wait = period - (std::chrono::steady_clock::now() - started);
+    auto wait = period - (clock.Steady() - started);
     if (wait < std::chrono::milliseconds(0)) {
       wait = std::chrono::milliseconds(0);
     }

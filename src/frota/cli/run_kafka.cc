@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <charconv>
 #include <random>
 #include <thread>
 
@@ -81,6 +82,43 @@ void AddKafkaRunFlags(CLI::App* sub, KafkaRunFlags& flags) {
                   "Seconds to wait for an unreachable PostgreSQL before failing")
       ->capture_default_str();
   sub->add_option("--threads", flags.threads, "Threads for partitions (default: cores)");
+  sub->add_option("--fault", flags.faults,
+                  "With --kafka, for the crash and fault tests only: KEY=VALUE (repeatable), "
+                  "pg-pause-before-commit-ms, rebalance-pause-ms or messages-per-second "
+                  "(docs/scale-out.md, Test hooks)")
+      ->group("Fault injection");
+}
+
+base::Status ParseFaults(const std::vector<std::string>& faults, runner::KafkaRunFaults& runner,
+                         sink::PostgresSinkOptions& sink) {
+  constexpr std::int64_t kMaxPauseMs = 3'600'000;
+  for (const auto& fault : faults) {
+    const auto eq = fault.find('=');
+    const std::string key = fault.substr(0, eq);
+    const std::string text = eq == std::string::npos ? std::string() : fault.substr(eq + 1);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const bool number = !text.empty() && error == std::errc() && end == text.data() + text.size();
+    if (key == "pg-pause-before-commit-ms" || key == "rebalance-pause-ms") {
+      if (!number || value < 0 || value > kMaxPauseMs) {
+        return base::InvalidInput("--fault {}: want {}=N, N milliseconds from 0 to {}", fault, key,
+                                  kMaxPauseMs);
+      }
+      (key == "rebalance-pause-ms" ? runner.rebalance_pause : sink.pause_before_commit) =
+          std::chrono::milliseconds(value);
+    } else if (key == "messages-per-second") {
+      if (!number || value < 10) {
+        return base::InvalidInput("--fault {}: want messages-per-second=N, N at least 10", fault);
+      }
+      runner.messages_per_second = value;
+    } else {
+      return base::InvalidInput(
+          "--fault {}: unknown fault; known: pg-pause-before-commit-ms, rebalance-pause-ms, "
+          "messages-per-second",
+          fault);
+    }
+  }
+  return base::Status::Ok();
 }
 
 int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
@@ -91,6 +129,11 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
     return ReportError(base::InvalidInput(
         "frota run --kafka needs --postgres DSN: the scale-out sink is PostgreSQL"));
   }
+  runner::KafkaRunConfig config;
+  sink::PostgresSinkOptions options;
+  if (const auto faults = ParseFaults(flags.faults, config.faults, options); !faults.ok()) {
+    return ReportError(faults.error());
+  }
   runner::ReplayConfig context_config;
   context_config.gtfs = source.gtfs;
   context_config.area = source.area;
@@ -100,7 +143,6 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   if (!context.ok()) {
     return ReportError(context.error());
   }
-  runner::KafkaRunConfig config;
   config.consumer.brokers = source.brokers;
   config.consumer.topic = source.topic;
   config.consumer.group = flags.group;
@@ -125,7 +167,6 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   std::atomic<bool> stop{false};
   StopOnSignal signals(stop);  // before any thread exists
   model::SourceCatalog catalog;
-  sink::PostgresSinkOptions options;
   options.dsn = source.postgres;
   options.run_id = NewRunId();
   options.rules = job::RuleValues((*context)->job);

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "frota/base/status.h"
+#include "frota/runner/kafka_runner.h"
+#include "frota/sink/postgres_sink.h"
+
 namespace frota::cli {
 
 /// The flags of the Kafka consumer mode, beside the ones `frota run` already has
@@ -19,10 +23,21 @@ struct KafkaRunFlags {
   std::vector<std::string> kafka_properties;
   double kafka_wait_s = 120;
   double postgres_wait_s = 600;
-  std::size_t threads = 0;  // 0: one per core
+  std::size_t threads = 0;          // 0: one per core
+  std::vector<std::string> faults;  // --fault KEY=VALUE (ParseFaults)
 };
 
 void AddKafkaRunFlags(CLI::App* sub, KafkaRunFlags& flags);
+
+/// The fault injection `--fault KEY=VALUE` asks for (docs/scale-out.md "Test hooks"),
+/// into the runner's and the sink's options, where the product code reads it:
+///   pg-pause-before-commit-ms=N  sink::PostgresSinkOptions::pause_before_commit
+///   rebalance-pause-ms=N         runner::KafkaRunFaults::rebalance_pause
+///   messages-per-second=N        runner::KafkaRunFaults::messages_per_second (N >= 10)
+/// An unknown key or a value that is not a whole number in range is an InvalidInput
+/// error naming the flag.
+base::Status ParseFaults(const std::vector<std::string>& faults, runner::KafkaRunFaults& runner,
+                         sink::PostgresSinkOptions& sink);
 
 /// What `frota run` passes on from its own flags.
 struct KafkaRunSource {

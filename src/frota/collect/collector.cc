@@ -99,14 +99,9 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   std::unique_ptr<Collector> c(new Collector());
   c->config_ = std::move(config);
   c->options_ = std::move(options);
-  if (c->options_.clock == nullptr) {
-    c->own_clock_ = std::make_unique<SystemClock>();
-    c->clock_ = c->own_clock_.get();
-  } else {
-    c->clock_ = c->options_.clock;
-  }
+  c->clock_ = c->options_.clock != nullptr ? c->options_.clock : &base::SystemClock::Get();
   c->started_at_ = c->clock_->Now();
-  c->started_steady_ = std::chrono::steady_clock::now();
+  c->started_steady_ = std::chrono::steady_clock::now();  // uptime, for the metrics only
   c->run_id_ = c->options_.run_id.empty() ? NewRunId(c->started_at_) : c->options_.run_id;
   if (c->options_.seed == 0) {
     c->options_.seed = std::random_device{}();
@@ -173,7 +168,8 @@ base::Status Collector::StartMetricsServer() {
 
 int Collector::metrics_port() const { return server_ ? server_->port() : 0; }
 
-base::Status Collector::Run(StopSignal& stop, std::optional<std::chrono::milliseconds> run_for) {
+base::Status Collector::Run(base::StopSignal& stop,
+                            std::optional<std::chrono::milliseconds> run_for) {
   FROTA_RETURN_IF_ERROR(StartMetricsServer());
   std::vector<std::thread> threads;
   threads.reserve(pollers_.size() + 1);
@@ -213,7 +209,8 @@ base::Status Collector::Run(StopSignal& stop, std::optional<std::chrono::millise
   return FlushAndReport(true);
 }
 
-base::Status Collector::RunVirtual(ManualClock& clock, base::Timestamp until, StopSignal& stop) {
+base::Status Collector::RunVirtual(base::ManualClock& clock, base::Timestamp until,
+                                   base::StopSignal& stop) {
   auto next_flush = clock.Now() + std::chrono::duration_cast<base::Micros>(config_.flush_interval);
   while (!stop.raised()) {
     FeedPoller* next = nullptr;

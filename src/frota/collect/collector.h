@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "frota/base/clock.h"
 #include "frota/base/status.h"
-#include "frota/collect/clock.h"
 #include "frota/collect/config.h"
 #include "frota/collect/medallion.h"
 #include "frota/collect/metrics.h"
@@ -19,8 +19,8 @@
 namespace frota::collect {
 
 struct CollectorOptions {
-  Clock* clock = nullptr;  // null: the system clock
-  std::string run_id;      // empty: a new random id
+  base::Clock* clock = nullptr;  // null: the system clock
+  std::string run_id;            // empty: a new random id
   std::string command = "collect";
   /// Makes each poller's HTTP client; empty: libcurl.
   std::function<std::unique_ptr<HttpClient>()> make_client;
@@ -35,9 +35,9 @@ struct CollectorOptions {
 /// Threads (Run): one per feed poller; one "flusher" that writes silver and gold
 /// Parquet and the stage reports every flush interval; the metrics endpoint's server
 /// thread. RunVirtual drives the same pollers and flushes from the calling thread in
-/// virtual time (a ManualClock), in due-time order: the soak and fault tests' mode.
+/// virtual time (a base::ManualClock), in due-time order: the soak and fault tests' mode.
 ///
-/// Stopping: raising the StopSignal (SIGINT/SIGTERM in the CLI) lets every poller
+/// Stopping: raising the base::StopSignal (SIGINT/SIGTERM in the CLI) lets every poller
 /// finish the request in progress, then the final flush and the final reports are
 /// written. Listeners must outlive Run. Not thread-safe itself: one thread calls Run.
 class Collector {
@@ -53,9 +53,9 @@ class Collector {
   base::Status StartMetricsServer();
   /// Polls until `stop` is raised or `run_for` has passed; returns after the final
   /// flush and reports.
-  base::Status Run(StopSignal& stop, std::optional<std::chrono::milliseconds> run_for);
+  base::Status Run(base::StopSignal& stop, std::optional<std::chrono::milliseconds> run_for);
   /// Virtual time: steps pollers and flushes in due order until `until`.
-  base::Status RunVirtual(ManualClock& clock, base::Timestamp until, StopSignal& stop);
+  base::Status RunVirtual(base::ManualClock& clock, base::Timestamp until, base::StopSignal& stop);
 
   /// Writes silver/gold (if enabled) and the stage reports now.
   base::Status FlushAndReport(bool final);
@@ -70,7 +70,7 @@ class Collector {
   [[nodiscard]] const CollectorConfig& config() const { return config_; }
   [[nodiscard]] std::filesystem::path report_dir() const { return config_.reports / run_id_; }
   [[nodiscard]] int metrics_port() const;
-  [[nodiscard]] Clock& clock() { return *clock_; }
+  [[nodiscard]] base::Clock& clock() { return *clock_; }
   /// The /healthz document and whether the service is healthy.
   [[nodiscard]] std::pair<bool, std::string> Health() const;
   /// Adds `name` to the /healthz document: `part` returns a JSON document (e.g. the Kafka
@@ -86,8 +86,7 @@ class Collector {
   CollectorConfig config_;
   CollectorOptions options_;
   std::string run_id_;
-  std::unique_ptr<Clock> own_clock_;
-  Clock* clock_ = nullptr;
+  base::Clock* clock_ = nullptr;
   MetricsRegistry metrics_;
   std::unique_ptr<MedallionWriter> medallion_;
   std::vector<std::unique_ptr<FeedPoller>> pollers_;

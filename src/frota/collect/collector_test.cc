@@ -197,7 +197,7 @@ class CollectorTest : public ::testing::Test {
 TEST_F(CollectorTest, CountsEveryFaultAsTheServerServedItAndArchivesEvery200) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-faults");
-  ManualClock clock(kStart);
+  base::ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   using F = Fault;
   FeedScript sppo{captures.sppo,
@@ -248,7 +248,7 @@ TEST_F(CollectorTest, CountsEveryFaultAsTheServerServedItAndArchivesEvery200) {
   options.seed = 7;
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok()) << collector.error().message();
-  StopSignal stop;
+  base::StopSignal stop;
   const auto run = (*collector)->RunVirtual(clock, kStart + std::chrono::minutes(20), stop);
   ASSERT_TRUE(run.ok()) << run.error().message();
 
@@ -358,7 +358,7 @@ TEST_F(CollectorTest, CountsEveryFaultAsTheServerServedItAndArchivesEvery200) {
 TEST_F(CollectorTest, GzipIsUndoneAndTheEncodingKeptInTheEnvelope) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-gzip");
-  ManualClock clock(kStart);
+  base::ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   server.SetScript("sppo", FeedScript{{captures.sppo[0]}, "application/json", {}, Fault::kOk});
   auto config = Config(dir.path());
@@ -368,7 +368,7 @@ TEST_F(CollectorTest, GzipIsUndoneAndTheEncodingKeptInTheEnvelope) {
   options.clock = &clock;
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
-  StopSignal stop;
+  base::StopSignal stop;
   ASSERT_TRUE((*collector)->RunVirtual(clock, kStart + std::chrono::seconds(20), stop).ok());
   const auto feeds = source::ListArchive(config.archive);
   ASSERT_TRUE(feeds.ok());
@@ -384,7 +384,7 @@ TEST_F(CollectorTest, GzipIsUndoneAndTheEncodingKeptInTheEnvelope) {
 TEST_F(CollectorTest, OversizedBodiesAndRefusedConnectionsAreCountedNotFatal) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-limits");
-  ManualClock clock(kStart);
+  base::ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   server.SetScript("sppo", FeedScript{{captures.sppo[0]}, "application/json", {}, Fault::kOk});
   auto config = Config(dir.path());
@@ -399,7 +399,7 @@ TEST_F(CollectorTest, OversizedBodiesAndRefusedConnectionsAreCountedNotFatal) {
   options.clock = &clock;
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
-  StopSignal stop;
+  base::StopSignal stop;
   ASSERT_TRUE((*collector)->RunVirtual(clock, kStart + std::chrono::minutes(1), stop).ok());
   const auto stats = (*collector)->feed_stats();
   EXPECT_EQ(stats[0].failures.at("too_large"), stats[0].requests);
@@ -416,7 +416,7 @@ TEST_F(CollectorTest, OversizedBodiesAndRefusedConnectionsAreCountedNotFatal) {
 TEST_F(CollectorTest, OpenSkyAnonymousBudgetSpreadsPollsAndTheBoxMayBeEmpty) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-opensky");
-  ManualClock clock(kStart);
+  base::ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   server.SetScript("opensky",
                    FeedScript{{captures.opensky.back()}, "application/json", {}, Fault::kOk});
@@ -428,7 +428,7 @@ TEST_F(CollectorTest, OpenSkyAnonymousBudgetSpreadsPollsAndTheBoxMayBeEmpty) {
   options.clock = &clock;
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
-  StopSignal stop;
+  base::StopSignal stop;
   ASSERT_TRUE(
       (*collector)
           ->RunVirtual(clock, kStart + std::chrono::hours(24) - std::chrono::seconds(1), stop)
@@ -448,7 +448,7 @@ TEST_F(CollectorTest, OpenSkyAnonymousBudgetSpreadsPollsAndTheBoxMayBeEmpty) {
 TEST_F(CollectorTest, OAuthTokensAreFetchedAndSecretsNeverStored) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-oauth");
-  ManualClock clock(kStart);
+  base::ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   server.SetScript("opensky", FeedScript{captures.opensky, "application/json", {}, Fault::kOk});
   ::setenv("FROTA_TEST_CLIENT_ID", "frota-test", 1);
@@ -464,7 +464,7 @@ TEST_F(CollectorTest, OAuthTokensAreFetchedAndSecretsNeverStored) {
   options.clock = &clock;
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
-  StopSignal stop;
+  base::StopSignal stop;
   // 40 minutes: the 30-minute token is refreshed once, 30 s before it expires.
   ASSERT_TRUE((*collector)->RunVirtual(clock, kStart + std::chrono::minutes(40), stop).ok());
   EXPECT_EQ(server.token_requests(), 2);
@@ -481,7 +481,7 @@ TEST_F(CollectorTest, OAuthTokensAreFetchedAndSecretsNeverStored) {
 TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-metrics");
-  ManualClock clock(kStart);
+  base::ManualClock clock(kStart);
   FaultServer server([&] { return clock.Now(); });
   server.SetScript(
       "brt",
@@ -494,7 +494,7 @@ TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
   ASSERT_TRUE((*collector)->StartMetricsServer().ok());
-  StopSignal stop;
+  base::StopSignal stop;
   ASSERT_TRUE((*collector)->RunVirtual(clock, kStart + std::chrono::seconds(40), stop).ok());
   httplib::Client client("127.0.0.1", (*collector)->metrics_port());
   const auto metrics = client.Get("/metrics");
@@ -523,7 +523,7 @@ TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
 TEST_F(CollectorTest, RealTimeThreadsStopCleanlyAndStatusSummarisesTheRun) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-threads");
-  FaultServer server([] { return SystemClock().Now(); });
+  FaultServer server([] { return base::SystemClock::Get().Now(); });
   server.SetScript("brt", FeedScript{captures.brt, "application/json", {}, Fault::kOk});
   server.SetScript(
       "gtfs",
@@ -540,7 +540,7 @@ TEST_F(CollectorTest, RealTimeThreadsStopCleanlyAndStatusSummarisesTheRun) {
   options.stagger = std::chrono::milliseconds(10);
   auto collector = Collector::Open(config, options);
   ASSERT_TRUE(collector.ok());
-  StopSignal stop;
+  base::StopSignal stop;
   ASSERT_TRUE((*collector)->Run(stop, std::chrono::milliseconds(1500)).ok());
   const auto stats = (*collector)->feed_stats();
   EXPECT_EQ(stats[0].requests, static_cast<std::int64_t>(server.Served("brt").size()));
@@ -565,7 +565,7 @@ TEST_F(CollectorTest, KillDuringWritesLeavesNoPartialFileAndTheNextStartCarriesO
   const auto binary = frota::testing::FrotaBinary();
   ASSERT_TRUE(fs::exists(binary)) << "frota binary not built: " << binary;
   frota::testing::TempDir dir("collect-kill");
-  FaultServer server([] { return SystemClock().Now(); });
+  FaultServer server([] { return base::SystemClock::Get().Now(); });
   server.SetScript("sppo",
                    FeedScript{captures.sppo, "application/json", {}, Fault::kOk, 30, 1500, false});
   const auto archive = dir.path() / "bronze";

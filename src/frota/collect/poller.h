@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "frota/base/clock.h"
 #include "frota/base/status.h"
 #include "frota/base/time.h"
-#include "frota/collect/clock.h"
 #include "frota/collect/config.h"
 #include "frota/collect/http_client.h"
 #include "frota/collect/metrics.h"
@@ -96,7 +96,7 @@ struct FeedStats {
 class FeedPoller {
  public:
   struct Context {
-    Clock* clock = nullptr;
+    base::Clock* clock = nullptr;
     MetricsRegistry* metrics = nullptr;
     MedallionWriter* medallion = nullptr;  // may be null
     std::vector<ResponseListener*> listeners;

@@ -84,7 +84,7 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
     root = build_dir->path();
   }
   const auto start = *base::ParseIso8601("2024-06-06T03:00:00Z");
-  ManualClock clock(start);
+  base::ManualClock clock(start);
   testing::FaultServer server([&] { return clock.Now(); });
   struct FeedDef {
     std::string id;
@@ -148,7 +148,7 @@ TEST(CollectorSoak, TwentyFourHoursOfFourFeedsLoseNothingAndStayFlat) {
   std::int64_t rss_peak_hourly = 0;
   std::vector<std::int64_t> rss_by_hour;   // RSS at the end of each hour
   std::vector<std::int64_t> heap_by_hour;  // bytes malloc has handed out and not had back
-  StopSignal stop;
+  base::StopSignal stop;
   for (int hour = 1; hour <= hours; ++hour) {
     ASSERT_TRUE((*collector)->RunVirtual(clock, start + std::chrono::hours(hour), stop).ok());
     for (const auto& [feed, n] : DrainArchive(config.archive)) {

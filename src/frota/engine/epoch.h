@@ -3,15 +3,14 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
+
+#include "frota/base/clock.h"
 
 namespace frota::engine {
 
-/// A clock for processing time, injectable so tests never sleep.
-using ProcessingClock = std::function<std::chrono::steady_clock::time_point()>;
-
-/// Decides epoch boundaries. Boundaries only decide what commits together; the rows an
-/// input produces never depend on them (semantics.md section 3).
+/// Decides epoch boundaries, reading processing time from `clock` (base::Clock::Steady). Boundaries
+/// only decide what commits together; the rows an input produces never depend on them (semantics.md
+/// section 3).
 ///
 /// Each epoch snapshots the whole operator state, so with epochs of a fixed size a fleet
 /// k times larger costs k times more epochs of k times more state: k^2 (the cost curve of
@@ -22,13 +21,12 @@ using ProcessingClock = std::function<std::chrono::steady_clock::time_point()>;
 /// of the work at any size.
 class EpochPolicy {
  public:
-  EpochPolicy(
-      std::int64_t max_records, std::chrono::milliseconds max_duration,
-      ProcessingClock clock = [] { return std::chrono::steady_clock::now(); },
-      std::int64_t records_per_state_unit = 0)
+  EpochPolicy(std::int64_t max_records, std::chrono::milliseconds max_duration,
+              const base::Clock& clock = base::SystemClock::Get(),
+              std::int64_t records_per_state_unit = 0)
       : max_records_(max_records),
         max_duration_(max_duration),
-        clock_(std::move(clock)),
+        clock_(clock),
         records_per_state_unit_(records_per_state_unit) {
     Reset();
   }
@@ -43,13 +41,13 @@ class EpochPolicy {
   }
   /// True when the open epoch should commit now.
   [[nodiscard]] bool Due() const {
-    return RecordsDue() ||
-           (records_ > 0 && records_ >= min_records_ && clock_() - started_ >= max_duration_);
+    return RecordsDue() || (records_ > 0 && records_ >= min_records_ &&
+                            clock_.Steady() - started_ >= max_duration_);
   }
   /// Starts a new epoch.
   void Reset() {
     records_ = 0;
-    started_ = clock_();
+    started_ = clock_.Steady();
   }
   [[nodiscard]] std::int64_t records() const { return records_; }
   [[nodiscard]] std::int64_t max_records() const { return max_records_; }
@@ -59,7 +57,7 @@ class EpochPolicy {
  private:
   std::int64_t max_records_;
   std::chrono::milliseconds max_duration_;
-  ProcessingClock clock_;
+  const base::Clock& clock_;  // its Steady() time
   std::int64_t records_per_state_unit_;
   std::int64_t min_records_ = 0;
   std::int64_t records_ = 0;

@@ -6,31 +6,30 @@ namespace frota::engine {
 namespace {
 
 TEST(EpochPolicy, CutsAfterEnoughRecordsOrEnoughTimeWhateverComesFirst) {
-  auto now = std::chrono::steady_clock::time_point();
-  EpochPolicy policy(1000, std::chrono::milliseconds(2000), [&] { return now; });
+  base::ManualClock clock(base::FromUnixSeconds(0));
+  EpochPolicy policy(1000, std::chrono::milliseconds(2000), clock);
   policy.Count(999);
   EXPECT_FALSE(policy.Due());
   policy.Count(1);
   EXPECT_TRUE(policy.Due());
   policy.Reset();
   policy.Count(1);
-  now += std::chrono::milliseconds(1999);
+  clock.Advance(std::chrono::milliseconds(1999));
   EXPECT_FALSE(policy.Due());
-  now += std::chrono::milliseconds(1);
+  clock.Advance(std::chrono::milliseconds(1));
   EXPECT_TRUE(policy.Due());
 }
 
 TEST(EpochPolicy, AnEmptyEpochIsNeverDue) {
-  auto now = std::chrono::steady_clock::time_point();
-  EpochPolicy policy(10, std::chrono::milliseconds(1), [&] { return now; });
-  now += std::chrono::hours(1);
+  base::ManualClock clock(base::FromUnixSeconds(0));
+  EpochPolicy policy(10, std::chrono::milliseconds(1), clock);
+  clock.Advance(std::chrono::hours(1));
   EXPECT_FALSE(policy.Due());
 }
 
 TEST(EpochPolicy, ALargeStateMakesEpochsLongerInProportion) {
-  auto now = std::chrono::steady_clock::time_point();
-  EpochPolicy policy(
-      1000, std::chrono::milliseconds(2000), [&] { return now; }, 4);
+  base::ManualClock clock(base::FromUnixSeconds(0));
+  EpochPolicy policy(1000, std::chrono::milliseconds(2000), clock, 4);
   policy.SetStateUnits(100);  // floor 400: below the 1,000 records, no change
   EXPECT_EQ(policy.min_records(), 400);
   policy.Count(999);
@@ -42,7 +41,7 @@ TEST(EpochPolicy, ALargeStateMakesEpochsLongerInProportion) {
   policy.SetStateUnits(1000);  // floor 4,000
   policy.Count(1000);
   EXPECT_FALSE(policy.RecordsDue());
-  now += std::chrono::hours(1);
+  clock.Advance(std::chrono::hours(1));
   EXPECT_FALSE(policy.Due()) << "the clock does not cut below the floor either";
   policy.Count(2999);
   EXPECT_FALSE(policy.Due());
@@ -51,7 +50,7 @@ TEST(EpochPolicy, ALargeStateMakesEpochsLongerInProportion) {
   EXPECT_TRUE(policy.Due());
 
   // Without a per-unit factor the state size changes nothing.
-  EpochPolicy exact(1000, std::chrono::milliseconds(2000), [&] { return now; });
+  EpochPolicy exact(1000, std::chrono::milliseconds(2000), clock);
   exact.SetStateUnits(1'000'000);
   exact.Count(1000);
   EXPECT_TRUE(exact.RecordsDue());

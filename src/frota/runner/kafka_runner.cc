@@ -123,7 +123,8 @@ class KafkaRun : public transport::RebalanceListener {
         catalog_(catalog),
         sink_(sink),
         pipeline_(context.job, job::Routing::kBySourcePartition, 0, &catalog, config.threads),
-        policy_(config.epoch_records, config.epoch_interval),
+        clock_(config.clock != nullptr ? *config.clock : base::SystemClock::Get()),
+        policy_(config.epoch_records, config.epoch_interval, clock_),
         committer_(sink) {
     report_.topic = config.consumer.topic;
     report_.group = config.consumer.group;
@@ -135,20 +136,20 @@ class KafkaRun : public transport::RebalanceListener {
     FROTA_ASSIGN_OR_RETURN(consumer_, transport::Consumer::Create(config_.consumer, this));
     const std::string& topic = config_.consumer.topic;
     std::vector<transport::Message> batch;
-    auto last_end_check = started;
+    auto last_end_check = clock_.Steady();
     auto last_progress = started;
-    // Test hook: at most this many messages per second, so that a crash test can kill
-    // members many times before they finish a small topic.
+    // Fault injection: at most this many messages per second, so that a crash test can
+    // kill members many times before they finish a small topic.
     std::size_t poll_records = config_.poll_records;
     std::chrono::milliseconds poll_pause{0};
-    if (const char* rate = std::getenv("FROTA_TEST_MESSAGES_PER_SECOND"); rate != nullptr) {
-      const auto per_second = std::max<long long>(std::atoll(rate), 10);
+    if (config_.faults.messages_per_second > 0) {
+      const auto per_second = std::max<std::int64_t>(config_.faults.messages_per_second, 10);
       poll_records = static_cast<std::size_t>(per_second / 10);
       poll_pause = std::chrono::milliseconds(100);
     }
     while (!stop.load()) {
       if (poll_pause.count() > 0) {
-        std::this_thread::sleep_for(poll_pause);
+        std::this_thread::sleep_for(poll_pause);  // real time: see KafkaRunFaults
       }
       FROTA_RETURN_IF_ERROR(consumer_->Poll(batch, poll_records, std::chrono::milliseconds(100)));
       if (needs_reset_) {
@@ -167,10 +168,9 @@ class KafkaRun : public transport::RebalanceListener {
       if (policy_.Due()) {
         FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/false));
       }
-      const auto now = std::chrono::steady_clock::now();
-      if (config_.until_end && now - last_end_check >= std::chrono::seconds(1) &&
+      if (config_.until_end && clock_.Steady() - last_end_check >= std::chrono::seconds(1) &&
           (next_offset_.empty() || pipeline_.finished())) {
-        last_end_check = now;
+        last_end_check = clock_.Steady();
         // Everything this member holds is final: commit it, then see whether the others
         // are done too.
         FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
@@ -184,6 +184,8 @@ class KafkaRun : public transport::RebalanceListener {
           }
         }
       }
+      // The progress line only reports: steady_clock, as base/clock.h allows.
+      const auto now = std::chrono::steady_clock::now();
       if (config_.progress && ::isatty(STDERR_FILENO) == 1 &&
           now - last_progress >= std::chrono::milliseconds(500)) {
         last_progress = now;
@@ -227,12 +229,12 @@ class KafkaRun : public transport::RebalanceListener {
   // (their next owner restores the committed state) and the kept ones are reset.
   base::Status OnRevoked(const std::vector<base::PartitionId>& partitions, bool lost) override {
     ++report_.rebalances;
-    if (const char* pause = std::getenv("FROTA_TEST_REBALANCE_PAUSE_MS"); pause != nullptr) {
-      // Test hook: widens the window in which a test kills a member mid-rebalance.
+    if (config_.faults.rebalance_pause.count() > 0) {
+      // Fault injection: widens the window in which a test kills a member mid-rebalance.
       std::fprintf(stderr, "test hook: revoking partitions=%s, pausing\n",
                    PartitionList(partitions).c_str());
       std::fflush(stderr);
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(pause)));
+      std::this_thread::sleep_for(config_.faults.rebalance_pause);  // real time
     }
     if (!needs_reset_) {
       FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/true));
@@ -409,6 +411,7 @@ class KafkaRun : public transport::RebalanceListener {
   model::SourceCatalog& catalog_;
   engine::PartitionedSink<model::EpochRows>& sink_;
   job::Pipeline pipeline_;
+  base::Clock& clock_;
   engine::EpochPolicy policy_;
   EpochCommitter committer_;
   std::unique_ptr<transport::Consumer> consumer_;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frota/base/clock.h"
 #include "frota/base/status.h"
 #include "frota/engine/partitioned_sink.h"
 #include "frota/model/rows.h"
@@ -46,6 +47,19 @@ base::Result<PublishReport> PublishReplay(const PublishConfig& config, const Rep
 
 // ---- consumer: `frota run --kafka BROKERS --topic T --group G --postgres DSN` -------------
 
+/// Fault injection for the crash and fault tests (`frota run --fault KEY=VALUE`,
+/// docs/scale-out.md "Test hooks"): each widens a window in which a test kills the member
+/// or stops a server. The pauses are real time (base/clock.h): they wait for another
+/// process. All zero: none.
+struct KafkaRunFaults {
+  /// At each revocation, print "test hook: revoking partitions=P, pausing" on stderr and
+  /// wait this long before committing.
+  std::chrono::milliseconds rebalance_pause{0};
+  /// Poll at most messages_per_second / 10 messages every 100 ms (at least 10 a second),
+  /// so that a small topic outlasts a test's kill plan. 0: no limit.
+  std::int64_t messages_per_second = 0;
+};
+
 struct KafkaRunConfig {
   transport::ConsumerOptions consumer;
   std::int64_t epoch_records = 200'000;
@@ -56,6 +70,10 @@ struct KafkaRunConfig {
   /// whichever member): the end of a replay published with `--to-kafka`.
   bool until_end = false;
   bool progress = false;  // a progress line on stderr (terminals only)
+  /// Processing time for epoch_interval and the --until-end check; null:
+  /// base::SystemClock::Get().
+  base::Clock* clock = nullptr;
+  KafkaRunFaults faults;
 };
 
 struct KafkaRunReport {

@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "frota/base/empty_outputs.h"
 #include "frota/base/file.h"
@@ -18,7 +17,8 @@ namespace frota::runner {
 
 namespace {
 
-// Measures each commit of the wrapped sink (for the epoch-commit-time metric).
+// Measures each commit of the wrapped sink (for the epoch-commit-time metric: a measurement
+// only, so steady_clock, as base/clock.h allows).
 class TimedSink final : public engine::TransactionalSink<model::EpochRows> {
  public:
   explicit TimedSink(engine::TransactionalSink<model::EpochRows>& inner) : inner_(inner) {}
@@ -40,10 +40,6 @@ class TimedSink final : public engine::TransactionalSink<model::EpochRows> {
 
 std::string WatermarkText(base::Timestamp w) {
   return w == base::Timestamp::min() ? "none" : base::FormatIso8601(w);
-}
-
-base::Timestamp WallNow() {
-  return std::chrono::time_point_cast<base::Micros>(std::chrono::system_clock::now());
 }
 
 }  // namespace
@@ -87,9 +83,10 @@ std::string LiveReportJson(const LiveReport& report, const LiveConfig& config) {
 base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& context,
                                  model::SourceCatalog& catalog,
                                  engine::TransactionalSink<model::EpochRows>& inner_sink) {
-  const auto started = std::chrono::steady_clock::now();
+  base::Clock& clock = config.clock != nullptr ? *config.clock : base::SystemClock::Get();
+  const auto started = clock.Steady();
   LiveReport report;
-  report.started_at = base::FormatIso8601(WallNow());
+  report.started_at = base::FormatIso8601(clock.Now());
   report.rules = job::RuleValues(context.job);
   TimedSink sink(inner_sink);
   FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
@@ -118,7 +115,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   FROTA_ASSIGN_OR_RETURN(auto follower, source::ArchiveFollower::Open(config.archive, &catalog,
                                                                       options, archive_progress));
   std::vector<source::JournalPoll> polls;
-  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval);
+  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval, clock);
   // The epoch being committed is always the last one submitted (one in flight at most).
   std::atomic<std::int64_t> submitted_watermark{base::ToUnixMicros(pipeline.watermark())};
   std::atomic<std::int64_t> submitted_records{0};
@@ -131,13 +128,12 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   });
   model::EpochRows pending;
   base::Timestamp committed_watermark = pipeline.watermark();
-  auto last_commit = std::chrono::steady_clock::now();
+  auto last_commit = clock.Steady();
 
   auto write_report = [&](std::string_view status) {
     report.status = std::string(status);
-    report.updated_at = base::FormatIso8601(WallNow());
-    report.duration_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.updated_at = base::FormatIso8601(clock.Now());
+    report.duration_s = std::chrono::duration<double>(clock.Steady() - started).count();
     report.watermark = WatermarkText(pipeline.watermark());
     report.skipped_records = follower->skipped_records();
     report.responses = follower->responses_read();
@@ -184,7 +180,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     pending = model::EpochRows();
     ++report.epochs;
     policy.Reset();
-    last_commit = std::chrono::steady_clock::now();
+    last_commit = clock.Steady();
     write_report("running");
     return base::Status::Ok();
   };
@@ -227,8 +223,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     pending.Append(pipeline.TakeRows());
     const bool something = policy.records() > 0 || pending.RowCount() > 0 ||
                            pipeline.watermark() != committed_watermark;
-    if (something &&
-        (last_round || std::chrono::steady_clock::now() - last_commit >= config.epoch_interval)) {
+    if (something && (last_round || clock.Steady() - last_commit >= config.epoch_interval)) {
       FROTA_RETURN_IF_ERROR(commit());
     }
     if (last_round) {
@@ -237,7 +232,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     if (config.waker != nullptr) {
       config.waker->Wait(config.scan_interval);
     } else {
-      std::this_thread::sleep_for(config.scan_interval);
+      clock.SleepFor(config.scan_interval);
     }
   }
   FROTA_RETURN_IF_ERROR(committer.Drain());

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "frota/base/clock.h"
 #include "frota/base/status.h"
 #include "frota/base/time.h"
 #include "frota/engine/transactional_sink.h"
@@ -45,6 +46,9 @@ struct LiveConfig {
   /// commits a last epoch and returns. Read before each scan.
   std::function<bool()> stopping;
   source::ArchiveWaker* waker = nullptr;  // optional
+  /// Report timestamps, epoch_interval and, without a waker, the wait between scans;
+  /// null: base::SystemClock::Get(). `frota run` passes the collector's clock.
+  base::Clock* clock = nullptr;
   std::function<void(const LiveEpoch&)> after_commit;
   /// Rewritten (atomically) after each commit: the engine's stage report.
   std::filesystem::path report_file;

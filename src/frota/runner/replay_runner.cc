@@ -229,9 +229,9 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   source::InterningPrefetchingSource source(std::move(replay), config.batch_records,
                                             pipeline.interner());
 
-  engine::EpochPolicy policy(
-      config.epoch_records, config.epoch_interval, [] { return std::chrono::steady_clock::now(); },
-      config.epoch_records_per_state_unit);
+  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval,
+                             config.clock != nullptr ? *config.clock : base::SystemClock::Get(),
+                             config.epoch_records_per_state_unit);
   // What the next checkpoint will snapshot: vehicles plus records held for the watermark.
   const auto state_units = [&pipeline] {
     return static_cast<std::int64_t>(pipeline.vehicle_count() + pipeline.pending_records());

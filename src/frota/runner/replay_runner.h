@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "frota/base/clock.h"
 #include "frota/base/status.h"
 #include "frota/engine/transactional_sink.h"
 #include "frota/geo/area.h"
@@ -52,6 +53,8 @@ struct ReplayConfig {
   /// wait (Rio's 3,600 vehicles: after every batch).
   std::size_t batch_records = 16384;
   bool progress = false;  // a progress line on stderr
+  /// Processing time for epoch_interval; null: base::SystemClock::Get().
+  base::Clock* clock = nullptr;
   /// Test hook: called after each committed epoch with its number.
   std::function<void(std::int64_t)> after_commit;
   /// With a GTFS: called with each epoch's alert rows (raised or closed; a closing row

@@ -295,12 +295,7 @@ struct PostgresSink::Transaction {
 PostgresSink::PostgresSink(PostgresSinkOptions options, const model::SourceCatalog* catalog)
     : options_(std::move(options)),
       catalog_(catalog),
-      description_(PgConnection::Describe(options_.dsn)) {
-  if (const char* pause = std::getenv("FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS");
-      pause != nullptr && *pause != '\0') {
-    pause_before_commit_ = std::chrono::milliseconds(std::atoll(pause));
-  }
-}
+      description_(PgConnection::Describe(options_.dsn)) {}
 
 base::Result<std::unique_ptr<PostgresSink>> PostgresSink::Open(
     PostgresSinkOptions options, const model::SourceCatalog* catalog) {
@@ -676,11 +671,11 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
                              PgParam::Text(tx.stream),
                              PgParam::Text(fmt::format("{{{}}}", fmt::join(partitions, ",")))});
     FROTA_RETURN_IF_ERROR(db_->Pipeline(statements));
-    if (pause_before_commit_.count() > 0) {
+    if (options_.pause_before_commit.count() > 0) {
       std::fprintf(stderr, "test hook: rows copied, pausing before COMMIT epoch=%lld\n",
                    static_cast<long long>(tx.epoch));
       std::fflush(stderr);
-      std::this_thread::sleep_for(pause_before_commit_);
+      std::this_thread::sleep_for(options_.pause_before_commit);
     }
     // Step 4.
     FROTA_RETURN_IF_ERROR(db_->Execute("COMMIT"));

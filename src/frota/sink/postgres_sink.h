@@ -39,6 +39,11 @@ struct PostgresSinkOptions {
   /// `rules` by the first writer; Open refuses a database recorded with other values
   /// (sink::CheckRecordedRules). Empty: neither recorded nor checked.
   RuleRecord rules;
+  /// Fault injection for the crash and fault tests (`frota run --fault
+  /// pg-pause-before-commit-ms=N`, docs/scale-out.md "Test hooks"): when positive, step 4
+  /// waits this long (real time: it gives a test the window to SIGKILL the process)
+  /// after printing "test hook: rows copied, pausing before COMMIT epoch=E" on stderr.
+  std::chrono::milliseconds pause_before_commit{0};
 };
 
 /// Writes epochs into PostgreSQL (semantics.md section 6).
@@ -73,8 +78,7 @@ struct PostgresSinkOptions {
 ///     `unavailable_wait`, logging each attempt, keeping the epoch; then it fails;
 ///   - another process committed one of the partitions meanwhile: fenced, nothing written.
 ///
-/// Test hook: FROTA_TEST_PG_PAUSE_BEFORE_COMMIT_MS=N makes step 4 wait N ms after
-/// printing "test hook: rows copied, pausing before COMMIT epoch=E" on stderr, so that a
+/// Fault injection: PostgresSinkOptions::pause_before_commit makes step 4 wait, so that a
 /// test can SIGKILL the process between COPY and COMMIT.
 ///
 /// Not thread-safe: one thread at a time (the runners hand it over through a mutex).
@@ -129,7 +133,6 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
   /// committed (0: no row yet): the fence of step 1.
   std::map<std::string, std::int64_t> generations_;
   std::string stream_;  // the stream Acquire() was called for
-  std::chrono::milliseconds pause_before_commit_{0};
 };
 
 }  // namespace frota::sink
