@@ -15,6 +15,7 @@
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/service_day.h"
 #include "frota/regularity/stream.h"
+#include "frota/sink/regularity_rows.h"
 
 namespace frota::batch::sql {
 extern const std::string_view kHeadwaysSql;
@@ -46,10 +47,6 @@ using regularity::SecondsInto;
 
 void SetOptionalDirection(sink::ChunkAppender& a, std::size_t column, int direction_id) {
   direction_id >= 0 ? a.SetInt8(column, static_cast<std::int8_t>(direction_id)) : a.SetNull(column);
-}
-
-void SetOptionalDouble(sink::ChunkAppender& a, std::size_t column, std::optional<double> v) {
-  v ? a.SetDouble(column, *v) : a.SetNull(column);
 }
 
 std::optional<double> OptionalDouble(sink::DuckDbResult& r, std::size_t row, std::size_t column) {
@@ -322,35 +319,11 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     }
     FROTA_RETURN_IF_ERROR(db.Execute(sql::kHeadwaysSql.substr(0, marker)));
     {
-      FROTA_ASSIGN_OR_RETURN(auto a,
-                             sink::ChunkAppender::Create(
-                                 db, "departures",
-                                 {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
-                                  ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kVarchar,
-                                  ColumnType::kVarchar, ColumnType::kDate, ColumnType::kTimestamp,
-                                  ColumnType::kBoolean, ColumnType::kDouble, ColumnType::kBoolean,
-                                  ColumnType::kBoolean, ColumnType::kVarchar, ColumnType::kDate,
-                                  ColumnType::kTinyint}));
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(db, "departures", sink::DepartureColumns()));
       for (const Placed& p : placed) {
         const Departure& d = *p.departure;
-        const model::DepartureRow row = regularity::DepartureRowOf(p, zone);
-        a->SetString(0, row.feed_id);
-        a->SetString(1, row.vehicle_id);
-        a->SetString(2, row.feed_route_id);
-        a->SetString(3, row.route_id);
-        SetOptionalDirection(*a, 4, row.direction_id);
-        a->SetString(5, row.trip_id);
-        a->SetString(6, row.shape_id);
-        a->SetDateDays(7, base::DaysSinceEpoch(row.service_date));
-        a->SetTimestampMicros(8, base::ToUnixMicros(row.departure_time));
-        a->SetBool(9, row.inferred);
-        a->SetDouble(10, row.distance_m);
-        a->SetBool(11, row.tagged_late);
-        a->SetBool(12, row.unplanned);
-        a->SetString(13, row.day_type);
-        a->SetDateDays(14, base::DaysSinceEpoch(row.local_date));
-        a->SetInt8(15, row.hour);
-        FROTA_RETURN_IF_ERROR(a->EndRow());
+        FROTA_RETURN_IF_ERROR(sink::AppendDeparture(*a, regularity::DepartureRowOf(p, zone)));
         ++report.departures;
         report.inferred_departures += d.inferred ? 1 : 0;
       }
@@ -485,12 +458,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
         }
       }
       FROTA_ASSIGN_OR_RETURN(auto a,
-                             sink::ChunkAppender::Create(
-                                 db, "headways",
-                                 {ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
-                                  ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kDate,
-                                  ColumnType::kTinyint, ColumnType::kVarchar, ColumnType::kBoolean,
-                                  ColumnType::kDouble, ColumnType::kDouble, ColumnType::kVarchar}));
+                             sink::ChunkAppender::Create(db, "headways", sink::HeadwayColumns()));
       for (auto& [key, list] : lines) {
         std::sort(list.begin(), list.end(), [](const Placed* x, const Placed* y) {
           return std::tie(x->departure->departure_time, x->departure->vehicle_id) <
@@ -502,19 +470,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
           const model::HeadwayRow row =
               regularity::HeadwayRowOf(*p, regularity::MeasureHeadway(previous, *p, cov), zone);
           previous = p;
-          a->SetString(0, row.route_id);
-          SetOptionalDirection(*a, 1, row.direction_id);
-          a->SetDateDays(2, base::DaysSinceEpoch(row.service_date));
-          a->SetString(3, row.day_type);
-          a->SetTimestampMicros(4, base::ToUnixMicros(row.departure_time));
-          a->SetDateDays(5, base::DaysSinceEpoch(row.local_date));
-          a->SetInt8(6, row.hour);
-          a->SetString(7, row.vehicle_id);
-          a->SetBool(8, row.inferred);
-          SetOptionalDouble(*a, 9, row.headway_s);
-          SetOptionalDouble(*a, 10, row.planned_headway_s);
-          row.exclusion.empty() ? a->SetNull(11) : a->SetString(11, row.exclusion);
-          FROTA_RETURN_IF_ERROR(a->EndRow());
+          FROTA_RETURN_IF_ERROR(sink::AppendHeadway(*a, row));
         }
       }
       FROTA_RETURN_IF_ERROR(a->Close());
@@ -595,32 +551,10 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     }
     if (alerts_table) {
       FROTA_RETURN_IF_ERROR(db.Execute("DELETE FROM alerts"));
-      FROTA_ASSIGN_OR_RETURN(
-          auto a, sink::ChunkAppender::Create(
-                      db, "alerts",
-                      {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
-                       ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kDate,
-                       ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kTimestamp,
-                       ColumnType::kTimestamp, ColumnType::kDouble, ColumnType::kDouble,
-                       ColumnType::kVarchar}));
-      const auto time = [&a](std::size_t column, std::optional<base::Timestamp> t) {
-        t ? a->SetTimestampMicros(column, base::ToUnixMicros(*t)) : a->SetNull(column);
-      };
+      FROTA_ASSIGN_OR_RETURN(auto a,
+                             sink::ChunkAppender::Create(db, "alerts", sink::AlertColumns()));
       for (const auto& r : batch_alerts) {
-        a->SetString(0, r.alert_id);
-        a->SetString(1, r.kind);
-        a->SetString(2, r.feed_id);
-        a->SetString(3, r.route_id);
-        SetOptionalDirection(*a, 4, r.direction_id);
-        r.service_date ? a->SetDateDays(5, base::DaysSinceEpoch(*r.service_date)) : a->SetNull(5);
-        time(6, r.start_time);
-        time(7, r.end_time);
-        time(8, r.raised_at);
-        time(9, r.closed_at);
-        SetOptionalDouble(*a, 10, r.planned_headway_s);
-        SetOptionalDouble(*a, 11, r.actual_headway_s);
-        a->SetString(12, r.vehicles);
-        FROTA_RETURN_IF_ERROR(a->EndRow());
+        FROTA_RETURN_IF_ERROR(sink::AppendAlert(*a, r));
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }

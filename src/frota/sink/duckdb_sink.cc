@@ -18,6 +18,7 @@
 #include "frota/base/hash.h"
 #include "frota/engine/watermark.h"
 #include "frota/sink/catalog_sql.h"
+#include "frota/sink/regularity_rows.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
@@ -982,60 +983,16 @@ base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
 }
 
 base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
-  using CT = ColumnType;
-  const auto direction = [](ChunkAppender& a, std::size_t column, std::int8_t d) {
-    d >= 0 ? a.SetInt8(column, d) : a.SetNull(column);
-  };
-  const auto optional_double = [](ChunkAppender& a, std::size_t column, std::optional<double> v) {
-    v ? a.SetDouble(column, *v) : a.SetNull(column);
-  };
   if (!rows.departures.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender * a,
-        EpochAppender("departures", {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
-                                     CT::kTinyint, CT::kVarchar, CT::kVarchar, CT::kDate,
-                                     CT::kTimestamp, CT::kBoolean, CT::kDouble, CT::kBoolean,
-                                     CT::kBoolean, CT::kVarchar, CT::kDate, CT::kTinyint}));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender("departures", DepartureColumns()));
     for (const auto& r : rows.departures) {
-      a->SetString(0, r.feed_id);
-      a->SetString(1, r.vehicle_id);
-      a->SetString(2, r.feed_route_id);
-      a->SetString(3, r.route_id);
-      direction(*a, 4, r.direction_id);
-      a->SetString(5, r.trip_id);
-      a->SetString(6, r.shape_id);
-      a->SetDateDays(7, base::DaysSinceEpoch(r.service_date));
-      a->SetTimestampMicros(8, base::ToUnixMicros(r.departure_time));
-      a->SetBool(9, r.inferred);
-      a->SetDouble(10, r.distance_m);
-      a->SetBool(11, r.tagged_late);
-      a->SetBool(12, r.unplanned);
-      a->SetString(13, r.day_type);
-      a->SetDateDays(14, base::DaysSinceEpoch(r.local_date));
-      a->SetInt8(15, r.hour);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
+      FROTA_RETURN_IF_ERROR(AppendDeparture(*a, r));
     }
   }
   if (!rows.headways.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender * a,
-        EpochAppender("headways", {CT::kVarchar, CT::kTinyint, CT::kDate, CT::kVarchar,
-                                   CT::kTimestamp, CT::kDate, CT::kTinyint, CT::kVarchar,
-                                   CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}));
+    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender("headways", HeadwayColumns()));
     for (const auto& r : rows.headways) {
-      a->SetString(0, r.route_id);
-      direction(*a, 1, r.direction_id);
-      a->SetDateDays(2, base::DaysSinceEpoch(r.service_date));
-      a->SetString(3, r.day_type);
-      a->SetTimestampMicros(4, base::ToUnixMicros(r.departure_time));
-      a->SetDateDays(5, base::DaysSinceEpoch(r.local_date));
-      a->SetInt8(6, r.hour);
-      a->SetString(7, r.vehicle_id);
-      a->SetBool(8, r.inferred);
-      optional_double(*a, 9, r.headway_s);
-      optional_double(*a, 10, r.planned_headway_s);
-      r.exclusion.empty() ? a->SetNull(11) : a->SetString(11, r.exclusion);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
+      FROTA_RETURN_IF_ERROR(AppendHeadway(*a, r));
     }
   }
   // Alerts are upserts (a closing row repeats its alert whole): the epoch's last row of
@@ -1058,34 +1015,9 @@ base::Status DuckDbSink::WriteAlerts() {
   }
   FROTA_RETURN_IF_ERROR(
       connection_->Execute(fmt::format("DELETE FROM alerts WHERE alert_id IN ({})", ids)));
-  using CT = ColumnType;
-  FROTA_ASSIGN_OR_RETURN(
-      auto a,
-      ChunkAppender::Create(*connection_, "alerts",
-                            {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint,
-                             CT::kDate, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp,
-                             CT::kTimestamp, CT::kDouble, CT::kDouble, CT::kVarchar}));
-  const auto time = [&a](std::size_t column, std::optional<base::Timestamp> t) {
-    t ? a->SetTimestampMicros(column, base::ToUnixMicros(*t)) : a->SetNull(column);
-  };
-  const auto number = [&a](std::size_t column, std::optional<double> v) {
-    v ? a->SetDouble(column, *v) : a->SetNull(column);
-  };
+  FROTA_ASSIGN_OR_RETURN(auto a, ChunkAppender::Create(*connection_, "alerts", AlertColumns()));
   for (const auto& [id, r] : epoch_alerts_) {
-    a->SetString(0, r.alert_id);
-    a->SetString(1, r.kind);
-    a->SetString(2, r.feed_id);
-    a->SetString(3, r.route_id);
-    r.direction_id >= 0 ? a->SetInt8(4, r.direction_id) : a->SetNull(4);
-    r.service_date ? a->SetDateDays(5, base::DaysSinceEpoch(*r.service_date)) : a->SetNull(5);
-    time(6, r.start_time);
-    time(7, r.end_time);
-    time(8, r.raised_at);
-    time(9, r.closed_at);
-    number(10, r.planned_headway_s);
-    number(11, r.actual_headway_s);
-    a->SetString(12, r.vehicles);
-    FROTA_RETURN_IF_ERROR(a->EndRow());
+    FROTA_RETURN_IF_ERROR(AppendAlert(*a, r));
   }
   epoch_alerts_.clear();
   return a->Close();
