@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "frota/geo/haversine.h"
+#include "frota/regularity/state_bytes.h"
 
 namespace frota::regularity {
 
@@ -512,11 +513,6 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
 
 namespace {
 constexpr std::uint32_t kTrackVersion = 1;
-void WriteTime(base::ByteWriter& w, base::Timestamp t) { w.I64(base::ToUnixMicros(t)); }
-base::Result<base::Timestamp> ReadTime(base::ByteReader& r) {
-  FROTA_ASSIGN_OR_RETURN(const auto us, r.I64());
-  return base::FromUnixMicros(us);
-}
 }  // namespace
 
 void VehicleTrack::Snapshot(base::ByteWriter& w) const {

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "frota/base/bytes.h"
+#include "frota/regularity/state_bytes.h"
 
 namespace frota::regularity {
 
@@ -31,12 +32,6 @@ std::string Vehicles(std::string_view a, std::string_view b) {
     return std::string(a);
   }
   return a < b ? fmt::format("{},{}", a, b) : fmt::format("{},{}", b, a);
-}
-
-void WriteTime(base::ByteWriter& w, base::Timestamp t) { w.I64(base::ToUnixMicros(t)); }
-base::Result<base::Timestamp> ReadTime(base::ByteReader& r) {
-  FROTA_ASSIGN_OR_RETURN(const auto us, r.I64());
-  return base::FromUnixMicros(us);
 }
 
 void WriteAlert(base::ByteWriter& w, const model::AlertRow& a) {
@@ -329,20 +324,17 @@ std::optional<base::Timestamp> Stream::LostBefore(const Line& line, base::Timest
   // The service period's end: its last planned departure plus its last planned headway.
   const LinePlan& plan = *line.placed.plan;
   const Period& period = plan.periods[*line.placed.period];
-  std::optional<base::Timestamp> lost = AddSeconds(
+  base::Timestamp lost = AddSeconds(
       plan.day_start + std::chrono::seconds(plan.times[period.end - 1]), period.last_headway_s);
   // The feed's first silence after the alert was raised.
   const auto feed = feeds_.find(line.feed_id);
   if (feed != feeds_.end()) {
     if (const auto m = FirstSilence(feed->second.coverage, MinuteOf(line.open->raised_at),
                                     MinuteOf(limit) + 1, options_.coverage_gap_minutes)) {
-      lost = std::min(*lost, std::max(MinuteStart(*m), line.open->raised_at));
+      lost = std::min(lost, std::max(MinuteStart(*m), line.open->raised_at));
     }
   }
-  if (*lost >= limit) {
-    return std::nullopt;
-  }
-  return lost;
+  return lost < limit ? std::optional(lost) : std::nullopt;
 }
 
 void Stream::CloseLost(Line& line, base::Timestamp limit, model::EpochRows& out) {
@@ -364,8 +356,9 @@ bool Stream::Watched(const Line& line) const {
   const base::Timestamp until = line.last->departure_time;
   const std::int32_t to = SecondsInto(plan, until);
   const std::int32_t from = SecondsInto(plan, until - options_.watch_window);
-  const auto planned = std::count_if(plan.times.begin(), plan.times.end(),
-                                     [&](std::int32_t s) { return s >= from && s <= to; });
+  // plan.times is sorted: the planned departures in [from, to].
+  const auto planned = std::upper_bound(plan.times.begin(), plan.times.end(), to) -
+                       std::lower_bound(plan.times.begin(), plan.times.end(), from);
   return planned >= options_.watch_min_planned &&
          static_cast<double>(line.recent.size()) >=
              options_.watch_share * static_cast<double>(planned);
