@@ -37,7 +37,8 @@ inline bool SamePosition(const model::Position& a, const model::Position& b) {
          SameFloat(a.bearing_deg, b.bearing_deg) && SameFloat(a.altitude_m, b.altitude_m) &&
          a.on_ground == b.on_ground && a.event_time == b.event_time &&
          a.ingest_time == b.ingest_time && a.source.source == b.source.source &&
-         a.source.offset == b.source.offset;
+         a.source.offset == b.source.offset && a.origin_country == b.origin_country &&
+         a.last_contact == b.last_contact;
 }
 
 inline bool SameRejection(const model::Rejection& a, const model::Rejection& b) {

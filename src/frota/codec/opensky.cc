@@ -1,6 +1,7 @@
 // OpenSky Network `states/all` responses → aircraft positions (semantics.md section 8).
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "frota/codec/decode_internal.h"
 #include "frota/codec/json_internal.h"
@@ -15,6 +16,7 @@ namespace ondemand = simdjson::ondemand;
 // State vector positions (section 8); 17 fields, 18 with extended=1.
 constexpr std::size_t kIcao24 = 0;
 constexpr std::size_t kCallsign = 1;
+constexpr std::size_t kOriginCountry = 2;
 constexpr std::size_t kTimePosition = 3;
 constexpr std::size_t kLastContact = 4;
 constexpr std::size_t kLongitude = 5;
@@ -36,6 +38,22 @@ struct StateVector {
   std::array<Field, kReadFields> fields;
   std::size_t size = 0;  // how many fields the array had
 };
+
+// A JSON number that is an integer (written as one, or integral and below 9e15 as a
+// double); nullopt for anything else.
+std::optional<std::int64_t> IntegerSeconds(const Field& field) {
+  if (!field.present || field.quoted || field.container) {
+    return std::nullopt;
+  }
+  if (const auto integer = ParseInteger(field.raw)) {
+    return integer;
+  }
+  const auto real = ParseDecimal(field.raw);
+  if (real && *real == std::floor(*real) && std::fabs(*real) < 9e15) {
+    return static_cast<std::int64_t>(*real);
+  }
+  return std::nullopt;
+}
 
 // Ingest times are patched in once the whole response is read: `time` may come after
 // `states` in the object.
@@ -119,6 +137,15 @@ void EmitState(const StateVector& state, RecordSink& sink) {
   }
   if (true_track.state == NumberState::kOk) {
     position.bearing_deg = static_cast<float>(true_track.value);
+  }
+  // As the silver layer reads them (aircraft_state.cc): the string as sent, and an
+  // integer (or an integral number) of seconds; anything else is no value.
+  const Field& country = f[kOriginCountry];
+  if (country.present && country.quoted && !country.container) {
+    position.origin_country = country.raw;
+  }
+  if (const auto contact = IntegerSeconds(f[kLastContact])) {
+    position.last_contact = *contact;
   }
 }
 

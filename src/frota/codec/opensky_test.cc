@@ -99,6 +99,8 @@ void ExpectFileDecodesLikeItsJson(const std::filesystem::path& path) {
       ASSERT_FLOAT_EQ(position.bearing_deg, state[10].get<float>());
     }
     ASSERT_EQ(position.mode, model::Mode::kAircraft);
+    ASSERT_EQ(position.origin_country, state[2].get<std::string>());
+    ASSERT_EQ(position.last_contact, state[4].get<std::int64_t>());
   }
 }
 
@@ -188,6 +190,32 @@ TEST(OpenSkyDecoder, ShortVectorsAndBadTimesGetTheirReasons) {
   EXPECT_FLOAT_EQ(position.bearing_deg, 90.0F);
   EXPECT_EQ(position.ingest_time, base::FromUnixSeconds(1615108010));
   EXPECT_EQ(position.source.offset, 4);
+}
+
+// origin_country and last_contact as the silver layer reads them (aircraft_state.cc): the
+// string as sent, an integer (or integral number) of seconds; anything else is no value,
+// and never a reason to refuse a position.
+TEST(OpenSkyDecoder, OriginCountryAndLastContactAreKeptAsSent) {
+  const DecodedBatch batch = Decode(R"({"time": 1615108010, "states": [
+    ["b1", "X", "Brazil", 1615108009, 1615108010, -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0],
+    ["b2", "X", " Côte d'Ivoire ", 1615108009, 1.615108011e9, -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0],
+    ["b3", "X", null, 1615108009, null, -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0],
+    ["b4", "X", 76, 1615108009, "1615108010", -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0],
+    ["b5", "X", [], 1615108009, 1615108010.5, -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0],
+    ["b6", "X", "", 1615108009, true, -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0]
+  ]})");
+  ASSERT_EQ(batch.rejections.size(), 0U);
+  ASSERT_EQ(batch.positions.size(), 6U);
+  const auto& p = batch.positions;
+  EXPECT_EQ(p[0].origin_country, "Brazil");
+  EXPECT_EQ(p[0].last_contact, 1615108010);
+  EXPECT_EQ(p[1].origin_country, " Côte d'Ivoire ");
+  EXPECT_EQ(p[1].last_contact, 1615108011);
+  for (std::size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(p[i].origin_country, "") << i;
+    EXPECT_EQ(p[i].last_contact, model::kNoLastContact) << i;
+    EXPECT_EQ(p[i].event_time, base::FromUnixSeconds(1615108009)) << i;
+  }
 }
 
 TEST(OpenSkyDecoder, AnythingButAStatesObjectIsAnError) {

@@ -191,6 +191,7 @@ PositionView ViewOf(const Position& p) {
   v.trip_id = p.trip_id;
   v.trip_start_date = p.trip_start_date;
   v.trip_start_time = p.trip_start_time;
+  v.origin_country = p.origin_country;
   CopyNonTextFields(p, v);
   return v;
 }
@@ -203,6 +204,7 @@ void AppendPosition(const PositionView& v, std::vector<Position>& out) {
   p.trip_id = v.trip_id;
   p.trip_start_date = v.trip_start_date;
   p.trip_start_time = v.trip_start_time;
+  p.origin_country = v.origin_country;
   CopyNonTextFields(v, p);
 }
 
@@ -215,6 +217,8 @@ PositionRecord InternPosition(const Position& p, StringDictionary& strings) {
   r.trip_id = strings.Intern(p.trip_id);
   r.trip_start_date = strings.Intern(p.trip_start_date);
   r.trip_start_time = strings.Intern(p.trip_start_time);
+  r.origin_country =
+      p.origin_country.empty() ? StringDictionary::kEmpty : strings.Intern(p.origin_country);
   return r;
 }
 
@@ -226,6 +230,7 @@ Position MaterializePosition(const PositionRecord& r, const StringDictionary& st
   p.trip_id = strings.View(r.trip_id);
   p.trip_start_date = strings.View(r.trip_start_date);
   p.trip_start_time = strings.View(r.trip_start_time);
+  p.origin_country = strings.View(r.origin_country);
   CopyNonTextFields(r, p);
   return p;
 }

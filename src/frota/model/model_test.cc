@@ -186,6 +186,10 @@ TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
     p.trip_start_date = (i / 50) % 2 == 0 ? "20240605" : "20240606";
     p.trip_start_time = fmt::format("{:02d}:00:00", (i / 17) % 24);
     p.source = {1, i};
+    if (i % 4 == 0) {  // an aircraft's two fields
+      p.origin_country = i % 8 == 0 ? "Brazil" : "";
+      p.last_contact = 1'717'581'600 + i;
+    }
     KeyTextHashes hashes;
     if (i % 19 == 0) {
       Rejection rejection;
@@ -205,7 +209,12 @@ TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
       EXPECT_EQ(r.trip_id, strings->Intern(p.trip_id)) << i;
       EXPECT_EQ(r.trip_start_date, strings->Intern(p.trip_start_date)) << i;
       EXPECT_EQ(r.trip_start_time, strings->Intern(p.trip_start_time)) << i;
+      EXPECT_EQ(r.origin_country, strings->Intern(p.origin_country)) << i;
+      EXPECT_EQ(r.last_contact, p.last_contact) << i;
       EXPECT_EQ(r.source.offset, i);
+      const Position back = MaterializePosition(r, *strings);
+      EXPECT_EQ(back.origin_country, p.origin_country) << i;
+      EXPECT_EQ(back.last_contact, p.last_contact) << i;
       ++checked;
     }
     EXPECT_EQ(hashes.feed, StringDictionary::TextHash(p.feed_id));

@@ -1,6 +1,7 @@
 // The position record: one observation of one vehicle (semantics.md section 1).
 #pragma once
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,10 +14,14 @@
 
 namespace frota::model {
 
+/// Position::last_contact when the feed gave none (every feed but OpenSky).
+inline constexpr std::int64_t kNoLastContact = INT64_MIN;
+
 /// One observation of one vehicle, decoded from any feed. Plain data.
 ///
 /// Key: (feed_id, vehicle_id). Optional numbers are NaN when absent; optional
-/// strings are empty; direction_id and on_ground are -1 when absent.
+/// strings are empty; direction_id and on_ground are -1 when absent, last_contact is
+/// kNoLastContact.
 struct Position {
   // Every member has its initializer. Provided (not defaulted) so that value
   // initialisation, as vector::emplace_back() does, does not first zero all ~260 bytes
@@ -41,6 +46,8 @@ struct Position {
   base::Timestamp event_time;
   base::Timestamp ingest_time;
   SourceRef source;
+  std::string origin_country;                 // aircraft: OpenSky's origin_country
+  std::int64_t last_contact = kNoLastContact;  // aircraft: OpenSky's Unix seconds
 };
 
 /// A Position whose texts are borrowed: views into a decoder's buffer, valid until it
@@ -65,11 +72,14 @@ struct PositionView {
   base::Timestamp event_time;
   base::Timestamp ingest_time;
   SourceRef source;
+  std::string_view origin_country;
+  std::int64_t last_contact = kNoLastContact;
 };
 
 /// Copies what a Position, a PositionView and a PositionRecord (position_record.h) hold
-/// alike, all but the texts: direction, mode, flags, coordinates and kinematics, times and
-/// provenance. Each of them converts to another with this and its own texts.
+/// alike, all but the texts: direction, mode, flags, coordinates and kinematics, times,
+/// provenance and the aircraft's last contact. Each of them converts to another with this
+/// and its own texts.
 template <typename From, typename To>
 void CopyNonTextFields(const From& from, To& to) {
   to.direction_id = from.direction_id;
@@ -84,6 +94,14 @@ void CopyNonTextFields(const From& from, To& to) {
   to.event_time = from.event_time;
   to.ingest_time = from.ingest_time;
   to.source = from.source;
+  to.last_contact = from.last_contact;
+}
+
+/// Whether a position has a row in `aircraft_positions` (docs/tables.md): an aircraft's,
+/// or any position with an origin country or a last contact.
+inline bool HasAircraftFields(const Position& p) {
+  return p.mode == Mode::kAircraft || !p.origin_country.empty() ||
+         p.last_contact != kNoLastContact;
 }
 
 /// `position`'s fields, its texts borrowed.

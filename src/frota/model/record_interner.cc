@@ -77,6 +77,9 @@ PositionRecord RecordInterner::Intern(const PositionView& p, KeyTextHashes* hash
   StringDictionary& strings = *strings_;
   r.feed_id = Feed(p.feed_id);
   hashes->feed = feed_.hash;
+  if (!p.origin_country.empty()) {  // aircraft only: no cache
+    r.origin_country = strings.Intern(p.origin_country);
+  }
   if (!remembering_) {
     InternTexts(p, r, hashes);
     return r;
