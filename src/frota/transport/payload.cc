@@ -50,7 +50,12 @@ constexpr std::uint8_t kHasAltitude = 1U << 3;
 constexpr std::uint8_t kHasDirection = 1U << 4;
 constexpr std::uint8_t kHasOnGround = 1U << 5;
 constexpr std::uint8_t kOnGround = 1U << 6;
-constexpr std::uint8_t kPositionFlags = 0x7F;
+// An aircraft's origin country and last contact follow the record (docs/scale-out.md,
+// "Payload"): a bit no message written before them sets, so those read as they did.
+constexpr std::uint8_t kHasAircraft = 1U << 7;
+constexpr std::uint8_t kPositionFlags = 0xFF;
+// The aircraft trailer's flags.
+constexpr std::uint8_t kHasLastContact = 1U << 0;
 // Rejection flags.
 constexpr std::uint8_t kHasEventTime = 1U << 0;
 constexpr std::uint8_t kHasIngestTime = 1U << 1;
@@ -190,6 +195,20 @@ base::Result<PayloadRecord> DecodeBinaryPosition(base::ByteReader& r,
   FROTA_ASSIGN_OR_RETURN(const auto source, r.String());
   FROTA_ASSIGN_OR_RETURN(p.source.offset, r.SignedVarint());
   p.source.source = catalog.Intern(source);
+  if ((flags & kHasAircraft) != 0) {
+    FROTA_ASSIGN_OR_RETURN(const auto country, r.String());
+    p.origin_country.assign(country);
+    FROTA_ASSIGN_OR_RETURN(const auto aircraft_flags, r.U8());
+    if ((aircraft_flags & ~kHasLastContact) != 0) {
+      return base::InvalidInput("bad aircraft flags {:#04x}", aircraft_flags);
+    }
+    if ((aircraft_flags & kHasLastContact) != 0) {
+      FROTA_ASSIGN_OR_RETURN(p.last_contact, r.SignedVarint());
+      if (p.last_contact == model::kNoLastContact) {
+        return base::InvalidInput("bad last_contact");
+      }
+    }
+  }
   return PayloadRecord(std::move(p));
 }
 
@@ -353,6 +372,16 @@ base::Result<PayloadRecord> DecodeJsonPosition(const nlohmann::json& j,
   FROTA_ASSIGN_OR_RETURN(const auto source, TextField(j, "source"));
   FROTA_ASSIGN_OR_RETURN(p.source.offset, IntField(j, "offset"));
   p.source.source = catalog.Intern(source);
+  // Aircraft only, and absent from messages written before them.
+  if (const auto it = j.find("origin_country"); it != j.end() && !it->is_null()) {
+    FROTA_ASSIGN_OR_RETURN(p.origin_country, TextField(j, "origin_country"));
+  }
+  if (const auto it = j.find("last_contact"); it != j.end() && !it->is_null()) {
+    FROTA_ASSIGN_OR_RETURN(p.last_contact, IntField(j, "last_contact"));
+    if (p.last_contact == model::kNoLastContact) {
+      return base::InvalidInput("bad last_contact");
+    }
+  }
   return PayloadRecord(std::move(p));
 }
 
@@ -468,6 +497,12 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
     j["ingest_time"] = base::FormatIso8601(p.ingest_time);
     j["source"] = source_name;
     j["offset"] = p.source.offset;
+    if (!p.origin_country.empty()) {
+      j["origin_country"] = p.origin_country;
+    }
+    if (p.last_contact != model::kNoLastContact) {
+      j["last_contact"] = p.last_contact;
+    }
     out = Dump(j);
     return;
   }
@@ -486,6 +521,8 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
   flags |= p.direction_id >= 0 ? kHasDirection : 0;
   flags |= p.on_ground >= 0 ? kHasOnGround : 0;
   flags |= p.on_ground == 1 ? kOnGround : 0;
+  const bool aircraft = !p.origin_country.empty() || p.last_contact != model::kNoLastContact;
+  flags |= aircraft ? kHasAircraft : 0;
   w.U8(flags);
   if (p.direction_id >= 0) {
     w.U8(static_cast<std::uint8_t>(p.direction_id));
@@ -507,6 +544,14 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
                                            static_cast<std::uint64_t>(Us(p.event_time))));
   w.String(source_name);
   w.SignedVarint(p.source.offset);
+  if (aircraft) {
+    w.String(p.origin_country);
+    const bool contact = p.last_contact != model::kNoLastContact;
+    w.U8(contact ? kHasLastContact : 0);
+    if (contact) {
+      w.SignedVarint(p.last_contact);
+    }
+  }
   out = w.Take();
 }
 

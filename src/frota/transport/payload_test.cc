@@ -57,6 +57,8 @@ void ExpectEqual(const model::Position& a, const model::Position& b, const model
   EXPECT_EQ(a.ingest_time, b.ingest_time);
   EXPECT_EQ(ca.Name(a.source.source), cb.Name(b.source.source));
   EXPECT_EQ(a.source.offset, b.source.offset);
+  EXPECT_EQ(a.origin_country, b.origin_country);
+  EXPECT_EQ(a.last_contact, b.last_contact);
 }
 
 class PayloadRoundTrip : public ::testing::TestWithParam<PayloadFormat> {};
@@ -66,8 +68,14 @@ TEST_P(PayloadRoundTrip, APositionComesBackBitForBitWithItsOriginalProvenance) {
   model::SourceCatalog consumer;
   consumer.Intern("something else first");  // ids differ between processes; names do not
   std::string bytes;
-  for (const bool sparse : {false, true}) {
+  for (const int variant : {0, 1, 2, 3}) {
+    const bool sparse = variant == 1;
     model::Position p = FullPosition(producer);
+    if (variant >= 2) {  // an aircraft: both fields, then a last contact alone
+      p.mode = model::Mode::kAircraft;
+      p.origin_country = variant == 2 ? "Côte d'Ivoire" : "";
+      p.last_contact = variant == 2 ? -5 : 1'656'570'892;
+    }
     if (sparse) {  // every optional field absent
       p.direction_id = -1;
       p.on_ground = -1;
@@ -198,6 +206,24 @@ TEST(Payload, EveryDefectIsAnErrorThatSaysWhat) {
   EXPECT_EQ(message(kind), "unknown payload kind 9");
   EXPECT_NE(message(good.substr(0, good.size() - 1)).find("truncated"), std::string::npos);
   EXPECT_EQ(message(good + "x"), "1 trailing bytes after the record");
+  {
+    // An aircraft's trailer: flag bit 7 set, country, then the trailer's own flags.
+    auto aircraft = p;
+    aircraft.origin_country = "Brazil";
+    std::string bytes;
+    EncodePosition(aircraft, "s", PayloadFormat::kBinary, bytes);
+    EXPECT_EQ(message(bytes + "x"), "1 trailing bytes after the record");
+    std::string bad_flags = bytes;
+    bad_flags.back() = '\x02';
+    EXPECT_EQ(message(bad_flags), "bad aircraft flags 0x02");
+    EXPECT_NE(message(bytes.substr(0, bytes.size() - 1)).find("truncated"), std::string::npos);
+    EXPECT_EQ(message(R"({"v":1,"kind":"position","feed_id":"f","vehicle_id":"v","route_id":"",)"
+                      R"("trip_id":"","trip_start_date":"","trip_start_time":"","mode":"aircraft",)"
+                      R"("lat":1,"lon":1,"event_time":"2024-06-05T10:00:00Z",)"
+                      R"("ingest_time":"2024-06-05T10:00:05Z","source":"s","offset":0,)"
+                      R"("last_contact":1.5})"),
+              "JSON payload field \"last_contact\" is not an integer");
+  }
   EXPECT_EQ(message("{\"v\":1,\"kind\":\"position\"}"), "JSON payload has no \"feed_id\"");
   EXPECT_EQ(message("{not json"), "not a JSON object");
   // Every truncation of a valid payload fails cleanly.
