@@ -29,6 +29,12 @@ std::string SealCheckpoint(std::string_view kind, std::uint32_t version, std::st
 
 base::Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::string_view kind,
                                               std::uint32_t version) {
+  FROTA_ASSIGN_OR_RETURN(const auto opened, OpenCheckpoint(bytes, kind, version, version));
+  return opened.payload;
+}
+
+base::Result<OpenedCheckpoint> OpenCheckpoint(std::string_view bytes, std::string_view kind,
+                                              std::uint32_t oldest, std::uint32_t newest) {
   if (bytes.substr(0, kMagic.size()) != kMagic) {
     return base::InvalidInput("not a frota checkpoint (bad magic)");
   }
@@ -46,11 +52,12 @@ base::Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::strin
   if (!found_version.ok() || !size.ok() || !crc.ok()) {
     return base::InvalidInput("checkpoint header is truncated");
   }
-  if (*found_version != version) {
+  if (*found_version < oldest || *found_version > newest) {
     return base::InvalidInput(
         "checkpoint of '{}' state is format version {}, this frota reads version {}: it was "
         "written by another version of frota; replay into a new database",
-        kind, *found_version, version);
+        kind, *found_version,
+        oldest == newest ? fmt::format("{}", newest) : fmt::format("{} to {}", oldest, newest));
   }
   if (*size != r.remaining()) {
     return base::InvalidInput("checkpoint of '{}' state is truncated: {} of {} payload bytes", kind,
@@ -60,7 +67,7 @@ base::Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::strin
   if (base::Crc32c(payload) != *crc) {
     return base::InvalidInput("checkpoint of '{}' state is corrupt (checksum mismatch)", kind);
   }
-  return payload;
+  return OpenedCheckpoint{payload, *found_version};
 }
 
 }  // namespace frota::engine

@@ -23,4 +23,13 @@ std::string SealCheckpoint(std::string_view kind, std::uint32_t version, std::st
 base::Result<std::string_view> OpenCheckpoint(std::string_view bytes, std::string_view kind,
                                               std::uint32_t version);
 
+/// A checkpoint's payload and the format version it was written in.
+struct OpenedCheckpoint {
+  std::string_view payload;
+  std::uint32_t version = 0;
+};
+/// The same for a reader of several versions: any of `oldest`..`newest`.
+base::Result<OpenedCheckpoint> OpenCheckpoint(std::string_view bytes, std::string_view kind,
+                                              std::uint32_t oldest, std::uint32_t newest);
+
 }  // namespace frota::engine

@@ -17,11 +17,14 @@ using shard_internal::ForEachTripInOpenOrder;
 using shard_internal::Micros;
 
 constexpr std::string_view kCheckpointKind = "job-shard";
-constexpr std::uint32_t kCheckpointVersion = 1;
+// Version 2 adds each buffered position's origin country and last contact (aircraft);
+// version 1 snapshots (before them) still restore, their positions without either.
+constexpr std::uint32_t kOldestCheckpointVersion = 1;
+constexpr std::uint32_t kCheckpointVersion = 2;
 
 }  // namespace
 
-// Snapshot format (version 1), inside a sealed checkpoint of kind "job-shard":
+// Snapshot format (version 2; version 1 lacks a position's last two fields), inside a sealed checkpoint of kind "job-shard":
 //   source names table, partition_id, vehicles (key, state, pending positions), open hour
 //   buckets. Ids are process-local (source catalog, string dictionary), so the bytes hold
 //   source-table indices and strings; Restore interns them again.
@@ -101,11 +104,14 @@ void WritePosition(base::ByteWriter& w, const model::PositionRecord& p,
   w.I64(Micros(p.ingest_time));
   w.Varint(sources.Ref(p.source.source));
   w.SignedVarint(p.source.offset);
+  w.String(strings.View(p.origin_country));
+  w.SignedVarint(p.last_contact);
 }
 
 base::Result<model::PositionRecord> ReadPosition(base::ByteReader& r,
                                                  model::StringDictionary& strings,
-                                                 const std::vector<model::SourceId>& sources) {
+                                                 const std::vector<model::SourceId>& sources,
+                                                 std::uint32_t version) {
   model::PositionRecord p;
   for (StringId* id : {&p.feed_id, &p.vehicle_id, &p.route_id, &p.trip_id, &p.trip_start_date,
                        &p.trip_start_time}) {
@@ -132,6 +138,11 @@ base::Result<model::PositionRecord> ReadPosition(base::ByteReader& r,
   }
   p.source.source = sources[source_ref];
   FROTA_ASSIGN_OR_RETURN(p.source.offset, r.SignedVarint());
+  if (version >= 2) {
+    FROTA_ASSIGN_OR_RETURN(const auto country, r.String());
+    p.origin_country = country.empty() ? model::StringDictionary::kEmpty : strings.Intern(country);
+    FROTA_ASSIGN_OR_RETURN(p.last_contact, r.SignedVarint());
+  }
   return p;
 }
 
@@ -346,9 +357,10 @@ std::string Shard::Snapshot() const {
 }
 
 base::Status Shard::Restore(std::string_view bytes) {
-  FROTA_ASSIGN_OR_RETURN(const auto payload,
-                         engine::OpenCheckpoint(bytes, kCheckpointKind, kCheckpointVersion));
-  base::ByteReader r(payload);
+  FROTA_ASSIGN_OR_RETURN(const auto opened,
+                         engine::OpenCheckpoint(bytes, kCheckpointKind, kOldestCheckpointVersion,
+                                                kCheckpointVersion));
+  base::ByteReader r(opened.payload);
   FROTA_ASSIGN_OR_RETURN(const auto source_count, r.Varint());
   std::vector<model::SourceId> sources;
   for (std::uint64_t i = 0; i < source_count; ++i) {
@@ -370,7 +382,7 @@ base::Status Shard::Restore(std::string_view bytes) {
     FROTA_ASSIGN_OR_RETURN(const auto pending_count, r.Varint());
     std::vector<model::PositionRecord> pending;
     for (std::uint64_t j = 0; j < pending_count; ++j) {
-      FROTA_ASSIGN_OR_RETURN(auto p, ReadPosition(r, strings, sources));
+      FROTA_ASSIGN_OR_RETURN(auto p, ReadPosition(r, strings, sources, opened.version));
       pending.push_back(p);
     }
     // The text key and the state's ids name the same vehicle, or the bytes are not a
