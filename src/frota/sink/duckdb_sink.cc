@@ -29,6 +29,7 @@ extern const std::string_view kSchemaV4Sql;
 extern const std::string_view kSchemaV5Sql;
 extern const std::string_view kSchemaV6Sql;
 extern const std::string_view kSchemaV7Sql;
+extern const std::string_view kSchemaV8Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -186,7 +187,7 @@ base::Status EnsureSchema(DuckDbConnection& db) {
       {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
       {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
       {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
-      {7, {sql::kSchemaV7Sql}}};
+      {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -794,6 +795,27 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       a->SetInt32(10, SourceStringId(p.source.source));
       a->SetInt64(11, p.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
+    }
+    // Aircraft: their origin country and last contact beside (schema_v8.sql), as text.
+    ChunkAppender* aircraft = nullptr;
+    for (const auto& p : rows.positions) {
+      if (!model::HasAircraftFields(p)) {
+        continue;
+      }
+      if (aircraft == nullptr) {
+        FROTA_ASSIGN_OR_RETURN(aircraft, EpochAppender("aircraft_positions",
+                                                       {CT::kVarchar, CT::kVarchar, CT::kTimestamp,
+                                                        CT::kVarchar, CT::kBigint}));
+      }
+      ChunkAppender* b = aircraft;
+      b->SetString(0, strings.View(p.feed_id));
+      b->SetString(1, strings.View(p.vehicle_id));
+      b->SetTimestampMicros(2, base::ToUnixMicros(p.event_time));
+      p.origin_country == model::StringDictionary::kEmpty
+          ? b->SetNull(3)
+          : b->SetString(3, strings.View(p.origin_country));
+      p.last_contact != model::kNoLastContact ? b->SetInt64(4, p.last_contact) : b->SetNull(4);
+      FROTA_RETURN_IF_ERROR(b->EndRow());
     }
   }
   if (rows.rejected.empty()) {

@@ -168,7 +168,8 @@ TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
     ASSERT_TRUE((*sink)
                     ->connection()
                     .Execute("DROP TABLE rules; DROP TABLE departures; DROP TABLE headways; "
-                             "DROP TABLE alerts; DELETE FROM frota_schema WHERE version >= 6")
+                             "DROP TABLE alerts; DROP TABLE aircraft_positions; "
+                             "DELETE FROM frota_schema WHERE version >= 6")
                     .ok());
   }
   auto db = OpenFrotaDuckDb(dir_ / "t.duckdb", /*must_exist=*/true);
@@ -184,6 +185,55 @@ TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
   auto fresh = OpenFrotaDuckDb(dir_ / "new.duckdb", /*must_exist=*/false);
   ASSERT_TRUE(fresh.ok());
   EXPECT_EQ((*fresh)->Query("SELECT count(*) FROM rules")->Int64(0, 0), 0);
+}
+
+// An aircraft's origin country and last contact land in aircraft_positions, keyed like its
+// position; a bus position has no row there, and `positions` has no column for them.
+TEST_F(DuckDbSinkTest, AircraftFieldsLandBesideThePositionsTheyDescribe) {
+  model::EpochRows rows = SomeRows();
+  // SomeRows' dictionary, which the added positions' texts must join.
+  auto strings = std::const_pointer_cast<model::StringDictionary>(rows.strings);
+  model::Position a;
+  a.feed_id = "opensky";
+  a.vehicle_id = "e49406";
+  a.route_id = "GLO1234";
+  a.mode = model::Mode::kAircraft;
+  a.lat = -23.4;
+  a.lon = -46.5;
+  a.event_time = base::FromUnixSeconds(1'656'570'895);
+  a.ingest_time = base::FromUnixSeconds(1'656'570'900);
+  a.source = {catalog_.Intern("states.json"), 3};
+  a.origin_country = "Brazil";
+  a.last_contact = 1'656'570'897;
+  rows.positions.push_back(model::InternPosition(a, *strings));
+  a.vehicle_id = "abc123";  // an aircraft whose state vector had neither
+  a.origin_country.clear();
+  a.last_contact = model::kNoLastContact;
+  rows.positions.push_back(model::InternPosition(a, *strings));
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+  ASSERT_TRUE(sink.ok());
+  ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(1, 8)).ok());
+  auto got = (*sink)->connection().Query(
+      "SELECT feed_id, vehicle_id, epoch(event_time)::BIGINT, coalesce(origin_country, '-'), "
+      "coalesce(last_contact, -1) FROM aircraft_positions ORDER BY vehicle_id");
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  ASSERT_EQ(got->rows(), 2U);
+  EXPECT_EQ(got->String(0, 1), "abc123");
+  EXPECT_EQ(got->String(0, 3), "-");
+  EXPECT_EQ(got->Int64(0, 4), -1);
+  EXPECT_EQ(got->String(1, 0), "opensky");
+  EXPECT_EQ(got->String(1, 1), "e49406");
+  EXPECT_EQ(got->Int64(1, 2), 1'656'570'895);
+  EXPECT_EQ(got->String(1, 3), "Brazil");
+  EXPECT_EQ(got->Int64(1, 4), 1'656'570'897);
+  auto joined = (*sink)->connection().Query(
+      "SELECT count(*) FROM positions JOIN aircraft_positions USING (feed_id, vehicle_id, "
+      "event_time)");
+  EXPECT_EQ(joined->Int64(0, 0), 2);
+  auto columns = (*sink)->connection().Query(
+      "SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' AND "
+      "column_name IN ('origin_country', 'last_contact')");
+  EXPECT_EQ(columns->Int64(0, 0), 0);
 }
 
 TEST_F(DuckDbSinkTest, ANewerSchemaIsRefused) {

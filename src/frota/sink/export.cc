@@ -41,6 +41,10 @@ const std::vector<ExportTable>& ExportTables() {
       {"collector_polls",
        "SELECT feed_id, polled_at, attempt, http_status, failure, bytes, duration_ms, "
        "\"repeat\", records, body, run_id FROM collector_polls ORDER BY feed_id, polled_at"},
+      {"aircraft_positions",
+       "SELECT feed_id, vehicle_id, event_time, origin_country, last_contact "
+       "FROM aircraft_positions ORDER BY feed_id, vehicle_id, event_time",
+       true},
   };
   return kTables;
 }
@@ -156,6 +160,14 @@ base::Result<ExportSummary> ExportDuckDb(DuckDbConnection& db, const std::filesy
   }
   ExportSummary summary;
   for (const auto& table : ExportTables()) {
+    if (table.only_with_rows) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto any, db.Query(fmt::format("SELECT count(*) FROM (SELECT 1 FROM ({}) LIMIT 1)",
+                                         table.query)));
+      if (any.Int64(0, 0) == 0) {
+        continue;
+      }
+    }
     if (format == ExportFormat::kCsv) {
       FROTA_ASSIGN_OR_RETURN(const auto rows,
                              ExportCsv(db, table, dir / (std::string(table.name) + ".csv")));

@@ -16,6 +16,9 @@ namespace frota::sink {
 struct ExportTable {
   std::string_view name;
   std::string_view query;
+  /// Written only when the query has rows (aircraft_positions: the export of a database
+  /// without aircraft has the files it had before that table).
+  bool only_with_rows = false;
 };
 
 /// The tables a user sees, in export order (bookkeeping tables are left out).

@@ -23,6 +23,7 @@ extern const std::string_view kPostgresSchemaV2Sql;
 extern const std::string_view kPostgresSchemaV3Sql;
 extern const std::string_view kPostgresSchemaV4Sql;
 extern const std::string_view kPostgresSchemaV5Sql;
+extern const std::string_view kPostgresSchemaV6Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -182,6 +183,10 @@ const std::vector<Upsert>& Upserts() {
        {"kind", "feed_id", "route_id", "direction_id", "service_date", "start_time", "end_time",
         "raised_at", "closed_at", "planned_headway_s", "actual_headway_s", "vehicles"},
        false},
+      {"aircraft_positions",
+       {"feed_id", "vehicle_id", "event_time"},
+       {"origin_country", "last_contact"},
+       false},
   };
   return kUpserts;
 }
@@ -229,7 +234,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
                                     {2, sql::kPostgresSchemaV2Sql},
                                     {3, sql::kPostgresSchemaV3Sql},
                                     {4, sql::kPostgresSchemaV4Sql},
-                                    {5, sql::kPostgresSchemaV5Sql}};
+                                    {5, sql::kPostgresSchemaV5Sql},
+                                    {6, sql::kPostgresSchemaV6Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -615,15 +621,17 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     }
     // Step 2.
     bool merge_positions = false;
-    FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions));
+    bool aircraft = false;
+    FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions, aircraft));
     // Step 3.
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
     const bool has[] = {
         merge_positions,           !rows.speed_cells.empty(), !rows.speed_lines.empty(),
         !rows.fleet_hours.empty(), !rows.stops.empty(),       !rows.trips.empty(),
         !rows.quality.empty(),     !rows.quality.empty(),     !rows.polls.empty(),
-        !rows.departures.empty(),  !rows.headways.empty(),    !rows.alerts.empty()};
-    static_assert(std::size(has) == 12, "one flag per Upserts() entry");
+        !rows.departures.empty(),  !rows.headways.empty(),    !rows.alerts.empty(),
+        aircraft};
+    static_assert(std::size(has) == 13, "one flag per Upserts() entry");
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
         statements.emplace_back(UpsertSql(Upserts()[i]), std::vector<PgParam>{});
@@ -694,7 +702,8 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
   return outcome;
 }
 
-base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_positions) {
+base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_positions,
+                                    bool& aircraft) {
   // Source names, looked up once per id per commit (the catalog locks on every lookup).
   std::vector<std::string_view> names;
   const auto source_name = [&](model::SourceId id) -> std::string_view {
@@ -775,6 +784,25 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
       merge_positions = true;
     } else {
       return direct;
+    }
+    // Aircraft: their origin country and last contact, upserted on the positions' key.
+    PgCopyWriter a;
+    for (const auto& p : rows.positions) {
+      if (!model::HasAircraftFields(p)) {
+        continue;
+      }
+      a.Row(5);
+      a.Text(strings.View(p.feed_id));
+      a.Text(strings.View(p.vehicle_id));
+      a.TimestampMicros(base::ToUnixMicros(p.event_time));
+      p.origin_country == model::StringDictionary::kEmpty ? a.Null()
+                                                          : a.Text(strings.View(p.origin_country));
+      p.last_contact != model::kNoLastContact ? a.Int64(p.last_contact) : a.Null();
+      aircraft = true;
+    }
+    if (aircraft) {
+      FROTA_RETURN_IF_ERROR(
+          db_->CopyIn("COPY tmp_aircraft_positions FROM STDIN (FORMAT binary)", a.Finish()));
     }
   }
   if (!rows.rejected.empty()) {

@@ -18,7 +18,7 @@
 namespace frota::sink {
 
 /// The PostgreSQL schema version this binary writes; older databases are migrated.
-inline constexpr int kPostgresSchemaVersion = 5;
+inline constexpr int kPostgresSchemaVersion = 6;
 
 /// Creates the schema in an empty database, migrates an older one, recreates missing
 /// views, and refuses a database whose schema is newer than this binary or that holds
@@ -123,7 +123,7 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
                                                       const Transaction& tx);
   // Step 2; sets `merge_positions` when the positions went to their temp table (some
   // were already in `positions`) and need the upsert of step 3.
-  base::Status CopyRows(const model::EpochRows& rows, bool& merge_positions);
+  base::Status CopyRows(const model::EpochRows& rows, bool& merge_positions, bool& aircraft);
 
   PostgresSinkOptions options_;
   const model::SourceCatalog* catalog_;

@@ -24,7 +24,7 @@ using testing::TestDatabase;
 
 // Rows of every kind, with NULLs, extreme doubles, a repeated aggregate key (a quality
 // hour emitted twice) and strings that need quoting.
-model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt) {
+model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt, bool aircraft = false) {
   model::EpochRows rows;
   auto strings = std::make_shared<model::StringDictionary>();
   rows.strings = strings;
@@ -49,6 +49,25 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt) {
     p.ingest_time = p.event_time + std::chrono::microseconds(12'345'678);
     p.event_time_from_header = i % 5 == 0;
     p.source = {source, i + salt * 1000};
+    rows.positions.push_back(p);
+  }
+  // Aircraft (aircraft_positions): both fields, a country alone, neither.
+  for (int i = 0; aircraft && i < 3; ++i) {
+    model::PositionRecord p;
+    p.feed_id = strings->Intern("opensky");
+    p.vehicle_id = strings->Intern(fmt::format("e4940{}", i));
+    p.route_id = strings->Intern(fmt::format("GLO{}", i));
+    p.mode = model::Mode::kAircraft;
+    p.lat = -23.4 + i * 0.01;
+    p.lon = -46.5;
+    p.altitude_m = 3000.5F;
+    p.on_ground = 0;
+    p.event_time = base::FromUnixMicros(1'656'570'000'000'000 + salt * 60'000'000LL);
+    p.ingest_time = p.event_time + std::chrono::seconds(5);
+    p.source = {source, 5000 + i + salt * 1000};
+    p.origin_country = i < 2 ? strings->Intern(i == 0 ? "Brazil" : "C\u00f4te \"d'Ivoire\"")
+                             : model::StringDictionary::kEmpty;
+    p.last_contact = i == 0 ? 1'656'570'002 + salt : model::kNoLastContact;
     rows.positions.push_back(p);
   }
   model::Rejection r;
@@ -156,7 +175,7 @@ TEST_F(PostgresSinkTest, TheSameEpochsExportTheSameBytesAsDuckDb) {
   auto duck = DuckDbSink::Open(tmp_.path() / "same.duckdb", &catalog, "run-a");
   ASSERT_TRUE(duck.ok()) << duck.error().message();
   for (int epoch = 1; epoch <= 3; ++epoch) {
-    const auto rows = SampleRows(catalog, epoch);
+    const auto rows = SampleRows(catalog, epoch, /*aircraft=*/true);
     const auto checkpoint = Checkpoint(epoch, "/data/gps/13.csv.gz", epoch * 100);
     ASSERT_TRUE((*duck)->Commit(rows, checkpoint).ok());
     const auto committed = (*pg)->Commit(rows, checkpoint);
@@ -179,7 +198,8 @@ TEST_F(PostgresSinkTest, TheSameEpochsExportTheSameBytesAsDuckDb) {
                                              summary.rows_per_table.end());
   EXPECT_EQ(copied["quality"], 1);
   EXPECT_EQ(copied["rejected"], 9);  // three per epoch, one a duplicate with its derived detail
-  EXPECT_EQ(copied["positions"], 150);
+  EXPECT_EQ(copied["positions"], 159);
+  EXPECT_EQ(copied["aircraft_positions"], 9);
 }
 
 TEST_F(PostgresSinkTest, RecoverReturnsTheLastCommittedEpoch) {
@@ -303,6 +323,7 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
           ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
                     "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
                     "collector_polls; DROP TABLE rules; DROP TABLE departures, headways, alerts; "
+                    "DROP TABLE aircraft_positions; "
                     "DELETE FROM frota_schema "
                     "WHERE version >= 2")
           .ok());

@@ -75,6 +75,8 @@ const std::vector<CopiedTable>& CopiedTables() {
          {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint, CT::kDate,
           CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kDouble, CT::kDouble,
           CT::kVarchar}},
+        {"aircraft_positions",
+         {CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar, CT::kBigint}},
     };
   }();
   return kTables;
