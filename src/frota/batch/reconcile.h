@@ -101,6 +101,8 @@ class BatchRecomputation {
   base::Status LoadSourcesAndTerminals();
   base::Status SetVariables(ReconcileReport& report);
   base::Status RunSqlFile(std::string_view name, std::string_view sql, ReconcileReport& report);
+  /// Adds aircraft_positions to the comparison when either side has a row; whether it did.
+  base::Result<bool> CompareAircraft();
 
   const runner::ReplayContext& context_;
   const model::SourceCatalog& catalog_;

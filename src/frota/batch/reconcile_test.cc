@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 #include "frota/base/time_zone.h"
 #include "frota/geo/area.h"
@@ -168,6 +169,10 @@ TEST_P(ReconcileRandomFeed, TheBatchRecomputationEqualsTheStreamRowForRow) {
     EXPECT_GT(Table(*report, "stops").batch_rows, 0);
     EXPECT_GT(Table(*report, "trips").batch_rows, 0);
     EXPECT_GT(Table(*report, "duplicate_slots").batch_rows, 0);
+    // No aircraft: the report lists the tables it always did.
+    for (const auto& t : report->tables) {
+      EXPECT_NE(t.table, "aircraft_positions");
+    }
   }
 }
 
@@ -379,6 +384,69 @@ TEST(ReconcilePlanted, ARepeatedStreamRowIsExtra) {
   const auto& positions = Table(*report, "positions");
   EXPECT_EQ(positions.extra, 2);
   EXPECT_EQ(positions.missing + positions.different, 0);
+}
+
+// Some vehicles of a random feed as aircraft with their origin country and last contact
+// (one without either, one with a country alone): the batch carries both from the input,
+// the comparison finds the stream's equal, then each planted difference.
+TEST(ReconcileAircraft, OriginCountryAndLastContactAreComparedRowByRow) {
+  testing::TempDir dir("reconcile_aircraft");
+  const auto context = RandomFeedContext();
+  model::SourceCatalog catalog;
+  job::testing::RandomFeedOptions options;
+  options.seed = 5;
+  options.vehicles = 6;
+  auto records = job::testing::GenerateRandomFeed(options, catalog);
+  std::set<std::string> aircraft;
+  for (auto& r : records) {
+    model::Position& p = r.position;
+    const char last = p.vehicle_id.empty() ? '0' : p.vehicle_id.back();
+    if (last % 2 == 0) {
+      continue;
+    }
+    aircraft.insert(p.vehicle_id);
+    p.mode = model::Mode::kAircraft;
+    if (last != '1') {
+      p.origin_country = last == '3' ? "Brazil" : "Côte d'Ivoire";
+    }
+    if (last != '1' && last != '3') {
+      p.last_contact = base::ToUnixMicros(p.event_time) / 1'000'000 + (p.source.offset % 3);
+    }
+  }
+  ASSERT_GE(aircraft.size(), 2U);
+  const auto db = dir.path() / "stream.duckdb";
+  RunStream(records, *context, catalog, 2, db);
+  {
+    auto batch = Recompute(records, *context, catalog, false);
+    const auto report = batch->CompareWith(db);
+    ASSERT_TRUE(report.ok()) << report.error().message();
+    EXPECT_TRUE(report->equal) << Describe(*report);
+    const auto& t = Table(*report, "aircraft_positions");
+    EXPECT_GT(t.stream_rows, 10);
+    EXPECT_EQ(t.stream_rows, t.batch_rows);
+    EXPECT_EQ(report->tables.back().table, "aircraft_positions");
+  }
+  {
+    auto conn = sink::DuckDbConnection::Open(db);
+    ASSERT_TRUE(conn.ok());
+    const auto status = (*conn)->Execute(R"sql(
+      UPDATE aircraft_positions SET last_contact = coalesce(last_contact, 0) + 1
+        WHERE rowid = (SELECT max(rowid) FROM aircraft_positions);
+      INSERT INTO aircraft_positions SELECT * REPLACE (event_time + INTERVAL 1 DAY AS event_time)
+        FROM aircraft_positions WHERE rowid = (SELECT max(rowid) FROM aircraft_positions);
+      DELETE FROM aircraft_positions WHERE rowid = (SELECT min(rowid) FROM aircraft_positions);
+    )sql");
+    ASSERT_TRUE(status.ok()) << status.error().message();
+  }
+  auto batch = Recompute(records, *context, catalog, false);
+  const auto report = batch->CompareWith(db);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_FALSE(report->equal);
+  const auto& t = Table(*report, "aircraft_positions");
+  EXPECT_EQ(t.missing, 1) << Describe(*report);
+  EXPECT_EQ(t.extra, 1);
+  EXPECT_EQ(t.different, 1);
+  EXPECT_TRUE(Table(*report, "positions").equal());
 }
 
 TEST(Reconcile, RefusesADatabaseThatIsNotFrotas) {

@@ -277,3 +277,26 @@ GROUP BY r.table_name, r.stream_rows, r.batch_rows;
 CREATE OR REPLACE VIEW difference_examples AS
 SELECT table_name, kind, key, stream_row, batch_row FROM differences
 QUALIFY row_number() OVER (PARTITION BY table_name ORDER BY key, kind) <= getvariable('examples');
+
+-- aircraft_positions (schema_v8.sql): an accepted aircraft position's origin country and
+-- last contact, keyed like positions. reconcile.cc (CompareAircraft) adds this table
+-- to `differences` and `table_rows` only when either side has a row.
+CREATE OR REPLACE VIEW cmp_aircraft_positions_stream AS
+SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'event_time': event_time} AS k,
+       {'origin_country': origin_country, 'last_contact': last_contact} AS v,
+       NULL::BIGINT AS mm
+FROM stream.aircraft_positions;
+
+-- model::HasAircraftFields: an aircraft's position, or any with either field.
+CREATE OR REPLACE VIEW cmp_aircraft_positions_batch AS
+SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id,
+        'event_time': make_timestamp(event_us)} AS k,
+       {'origin_country': origin_country, 'last_contact': last_contact} AS v,
+       NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
+FROM accepted
+WHERE mode = 'aircraft' OR origin_country IS NOT NULL OR last_contact IS NOT NULL;
+
+CREATE OR REPLACE TABLE aircraft_table_rows AS
+SELECT 'aircraft_positions' AS table_name,
+       (SELECT count(*) FROM cmp_aircraft_positions_stream) AS stream_rows,
+       (SELECT count(*) FROM cmp_aircraft_positions_batch) AS batch_rows;

@@ -28,7 +28,8 @@ SELECT k.seq, k.vehicle_key, k.rn, k.event_us, p.ingest_us, k.lat, k.lon, p.mode
        CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_lat ELSE k.prev_lat END AS prev_lat,
        CASE WHEN f.vehicle_key IS NOT NULL THEN f.prev_lon ELSE k.prev_lon END AS prev_lon,
        p.feed_id, p.vehicle_id, p.source_id, p.source_offset, p.reported_speed_kmh,
-       p.bearing_deg, p.altitude_m, p.on_ground, p.event_time_from_header
+       p.bearing_deg, p.altitude_m, p.on_ground, p.event_time_from_header, p.origin_country,
+       p.last_contact
 FROM key_sequence k
 JOIN input_positions p USING (seq)
 JOIN local_hours h ON h.utc_second = floor_div(k.event_us, 1000000)

@@ -31,7 +31,9 @@ CREATE TABLE input_positions (
   event_us BIGINT NOT NULL,
   ingest_us BIGINT NOT NULL,
   event_time_from_header BOOLEAN NOT NULL,
-  inside_area BOOLEAN
+  inside_area BOOLEAN,
+  origin_country VARCHAR,  -- aircraft (OpenSky); NULL for other feeds
+  last_contact BIGINT      -- aircraft: Unix seconds, as OpenSky gives them
 );
 
 -- Records the decoders refused (rule 1), as the decoders described them.
