@@ -290,7 +290,7 @@ function buildAircraft() {
   const hostile = path.join(WORK, "hostile-states.json");
   fs.writeFileSync(hostile, JSON.stringify({ time: time, states: states }));
   inputs.push(hostile);
-  // A response deleted after the replay: its aircraft's country cannot be read back.
+  // A response deleted after the replay: the database keeps its aircraft's country.
   const gone = path.join(WORK, "gone-states.json");
   fs.writeFileSync(gone, JSON.stringify({ time: time + 60, states: [
     ["f00006", "GONE1", "Chile", time + 58, time + 58, -70.6, -33.4, 3500, false, 150, 180, 0, null, 3550, null, false, 0]] }));
@@ -298,9 +298,16 @@ function buildAircraft() {
   const db = path.join(WORK, "aircraft.duckdb");
   frota("replay", ...inputs.map((f) => "opensky:" + f), "--db", db);
   fs.rmSync(gone);
+  // f00004 as a database written before aircraft_positions holds it: country unknown.
+  run(SQL_TOOL, ["--write", db, "DELETE FROM aircraft_positions WHERE vehicle_id = 'f00004'"]);
   const html = path.join(ARTIFACTS, "aircraft.html");
   frota("dashboard", "--db", db, "--out", html);
-  return { db, html };
+  // One poll alone: no aircraft moved between two positions, so no speed cell.
+  const onePollDb = path.join(WORK, "aircraft-one-poll.duckdb");
+  frota("replay", "opensky:" + inputs[0], "--db", onePollDb);
+  const onePoll = path.join(ARTIFACTS, "aircraft-one-poll.html");
+  frota("dashboard", "--db", onePollDb, "--out", onePoll);
+  return { db, html, onePollDb, onePoll };
 }
 
 // Each aircraft's latest accepted position, as docs/dashboard.md defines it, with the page's
@@ -669,8 +676,20 @@ async function functionalTests() {
       rows: (await page.$$('[data-table="ac-table"] tbody tr')).length,
     });
 
-    // The other pages of an aircraft database are the bus pages' concern (the speed page's
-    // slow-cell chart is empty when no cell is below 10 km/h); this checks the aircraft tab.
+    await test("aircraft: without speed cells the slow-cell card says so, in both languages", async () => {
+      assert.equal(value(aircraft.onePollDb, "SELECT count(*) FROM speed_cells"), 0, "one poll made speed cells");
+      for (const [lang, text] of [["pt-BR", "sem dados de células de velocidade"], ["en", "no speed-cell data"]]) {
+        const page = await openDashboard(aircraft.onePoll, { hash: "p=speed" + (lang === "en" ? "&lang=en" : "") });
+        assert.equal(await page.$$eval('[data-fk^="bar:sp-slow:"]', (n) => n.length), 0, "an empty chart drawn");
+        const note = await page.textContent('[data-visual="sp-slow"] .unavailable');
+        assert.ok(note.includes(text), `${lang}: ${note}`);
+        assertClean(page, "slow cells without data " + lang);
+        await closePage(page);
+      }
+    });
+
+    // The other pages of an aircraft database are the bus pages' concern; this checks the
+    // aircraft tab.
     await test("aircraft: the page renders; the map draws every aircraft; the table lists them", async () => {
       const page = await openDashboard(aircraft.html, { hash: "p=aircraft" });
       assert.deepEqual(await page.$$eval('[role="tab"]', (n) => n.map((x) => x.dataset.fk)), [...PAGES, "aircraft"].map((p) => "tab:" + p));
@@ -714,21 +733,17 @@ async function functionalTests() {
       assert.ok(seen.size >= 3, "the filters hardly change the count: a weak fixture");
       await page.selectOption("#ac-ground", "");
       await page.selectOption("#ac-alt", "");
-      // Countries: read here from the response files the latest positions name.
-      const latest = sql(aircraft.db, `SELECT source, source_offset FROM (${LATEST_AIRCRAFT})`);
-      const files = new Map();
+      // Countries: the latest positions' rows of aircraft_positions (none: unknown, "?").
+      const latest = sql(aircraft.db, `SELECT coalesce(a.origin_country, CASE WHEN a.feed_id IS NULL THEN '?' ELSE '' END)
+        FROM (${LATEST_AIRCRAFT}) l LEFT JOIN aircraft_positions a USING (feed_id, vehicle_id, event_time)`);
       const byCountry = new Map();
-      for (const [source, offset] of latest) {
-        if (!files.has(source)) files.set(source, fs.existsSync(source) ? JSON.parse(fs.readFileSync(source, "utf8")).states : null);
-        const country = files.get(source) ? files.get(source)[Number(offset)][2] : "?";
-        byCountry.set(country, (byCountry.get(country) || 0) + 1);
-      }
-      for (const country of ["Brazil", "United States", "Austria", HOSTILE_AIRCRAFT.country, "", "?"]) {
+      for (const [country] of latest) byCountry.set(country, (byCountry.get(country) || 0) + 1);
+      for (const country of ["Brazil", "United States", "Austria", "Chile", HOSTILE_AIRCRAFT.country, "", "?"]) {
         await page.selectOption("#ac-country", country);
         assert.equal((await hashParams(page)).country, country, "country in the URL");
         const n = byCountry.get(country) || 0;
         assert.ok(n > 0, `no aircraft of ${country} in the fixture`);
-        assert.deepEqual(await shown(page), { kpi: n, points: n, rows: n }, `${country}: the files give ${n}`);
+        assert.deepEqual(await shown(page), { kpi: n, points: n, rows: n }, `${country}: the database gives ${n}`);
         log(`${country}: ${n} aircraft`);
       }
       const options = await page.$$eval("#ac-country option", (n) => n.map((o) => o.value).filter((v) => v !== "*"));

@@ -75,7 +75,7 @@ void Builder::BuildDictionaries() {
   std::set<std::string> feed_names;
   for (const auto& b : buckets_) {
     mode_names.insert(b.mode);
-    line_keys.emplace(b.mode, b.route);
+    line_keys.emplace(b.mode, LineRoute(b.mode, b.route));
     feed_names.insert(b.feed);
     days_.insert(base::DaysSinceEpoch(LocalHourOf(b.bucket_us).date));
   }
@@ -85,14 +85,14 @@ void Builder::BuildDictionaries() {
   }
   for (const auto& s : speed_lines_) {
     mode_names.insert(s.mode);
-    line_keys.emplace(s.mode, s.route);
+    line_keys.emplace(s.mode, LineRoute(s.mode, s.route));
   }
   for (const auto& c : speed_cells_) {
     mode_names.insert(c.mode);
   }
   for (const auto& s : stops_) {
     mode_names.insert(s.mode);
-    line_keys.emplace(s.mode, s.route);
+    line_keys.emplace(s.mode, LineRoute(s.mode, s.route));
     feed_names.insert(s.feed);
     days_.insert(base::DaysSinceEpoch(LocalHourOf(s.start_us).date));
   }
@@ -162,7 +162,7 @@ void Builder::BuildDictionaries() {
       }
     }
     trip_modes_.push_back(mode);
-    line_keys.emplace(mode, t.route);
+    line_keys.emplace(mode, LineRoute(mode, t.route));
   }
 
   std::vector<std::pair<std::string, std::string>> lines(line_keys.begin(), line_keys.end());
@@ -204,8 +204,14 @@ void Builder::BuildDictionaries() {
   }
 }
 
+// An aircraft's route id is its flight's callsign: thousands of them, none a line. The
+// aircraft are one line without a route (the Aircraft page shows their callsigns).
+std::string Builder::LineRoute(const std::string& mode, const std::string& route) {
+  return mode == model::ModeName(model::Mode::kAircraft) ? std::string() : route;
+}
+
 int32_t Builder::LineOf(const std::string& mode, const std::string& route) const {
-  return line_index_.at(std::make_pair(mode, route));
+  return line_index_.at(std::make_pair(mode, LineRoute(mode, route)));
 }
 
 /// A line for a route id named by a table without mode: the first line with that feed

@@ -173,13 +173,12 @@ struct FeedHourRow {
   int64_t covered_minutes;
 };
 struct AircraftRow {  // an aircraft's latest accepted position
-  std::string feed, icao24, callsign, source;
-  int64_t source_offset;
+  std::string feed, icao24, callsign;
   double lat, lon;
   std::optional<double> altitude_m, speed_kmh, track_deg;
   std::optional<bool> on_ground;
   int64_t time_us, positions;
-  // From the state vector in the response file `source` names, when it is still there.
+  // aircraft_positions' row of that position (none: written before schema version 8).
   std::optional<std::string> origin_country;
   std::optional<int64_t> last_contact;
 };
@@ -216,12 +215,12 @@ class Builder {
   base::Status ReadQuality();
   base::Status ReadDuplicateSlots();
   base::Status ReadAircraft();
-  base::Status ReadAircraftStates();
 
   // ---- dictionaries --------------------------------------------------------------------
 
   base::LocalHour LocalHourOf(int64_t utc_us) const;
   void BuildDictionaries();
+  static std::string LineRoute(const std::string& mode, const std::string& route);
   int32_t LineOf(const std::string& mode, const std::string& route) const;
   int32_t LineOfRoute(const std::string& route, bool gtfs_first = false) const;
   [[nodiscard]] int32_t DayIndex(int32_t day) const { return day_index_.at(day); }

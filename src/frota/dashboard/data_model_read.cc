@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,9 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "frota/base/file.h"
 #include "frota/base/time.h"
-#include "frota/codec/aircraft_state.h"
 #include "frota/dashboard/data_model_builder.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/model/mode.h"
@@ -55,18 +52,21 @@ base::Status Builder::ReadPositionBuckets() {
 }
 
 // Each aircraft's latest accepted position (the largest event time; ties by ingest time,
-// then by source and offset, so the choice is the same every time) and its position count.
+// then by source and offset, so the choice is the same every time), its position count,
+// and that position's origin country and last contact (aircraft_positions, schema
+// version 8; NULL for positions written before it).
 base::Status Builder::ReadAircraft() {
   FROTA_ASSIGN_OR_RETURN(
       auto r, Query(db_, "aircraft positions",
-                    "SELECT feed_id, vehicle_id, route_id, lat, lon, altitude_m, on_ground, "
-                    "reported_speed_kmh, bearing_deg, epoch_us(event_time), "
-                    "count(*) OVER (PARTITION BY feed_id, vehicle_id)::BIGINT, source, "
-                    "source_offset "
-                    "FROM positions WHERE mode = 'aircraft' "
+                    "SELECT p.feed_id, p.vehicle_id, p.route_id, p.lat, p.lon, p.altitude_m, "
+                    "p.on_ground, p.reported_speed_kmh, p.bearing_deg, epoch_us(p.event_time), "
+                    "p.positions, a.origin_country, a.last_contact FROM ("
+                    "SELECT *, count(*) OVER (PARTITION BY feed_id, vehicle_id)::BIGINT AS "
+                    "positions FROM positions WHERE mode = 'aircraft' "
                     "QUALIFY row_number() OVER (PARTITION BY feed_id, vehicle_id ORDER BY "
-                    "event_time DESC, ingest_time DESC, source DESC, source_offset DESC) = 1 "
-                    "ORDER BY feed_id, vehicle_id"));
+                    "event_time DESC, ingest_time DESC, source DESC, source_offset DESC) = 1) p "
+                    "LEFT JOIN aircraft_positions a USING (feed_id, vehicle_id, event_time) "
+                    "ORDER BY p.feed_id, p.vehicle_id"));
   auto number = [&r](std::size_t i, std::size_t c) -> std::optional<double> {
     if (r.IsNull(i, c)) {
       return std::nullopt;
@@ -76,64 +76,13 @@ base::Status Builder::ReadAircraft() {
   };
   aircraft_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
-    aircraft_.push_back({r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 11),
-                         r.Int64(i, 12), r.Double(i, 3), r.Double(i, 4), number(i, 5), number(i, 7),
-                         number(i, 8),
-                         r.IsNull(i, 6) ? std::nullopt : std::optional<bool>(r.Bool(i, 6)),
-                         r.Int64(i, 9), r.Int64(i, 10), std::nullopt, std::nullopt});
-  }
-  return aircraft_.empty() ? base::Status::Ok() : ReadAircraftStates();
-}
-
-// The database keeps neither origin_country nor last_contact (the decoder reads them into
-// no column). A position's source names the OpenSky response file it came from (a replayed
-// file, or a bronze body) and its offset counts records from the first of that file's
-// records, whose offset is the smallest the file's positions and refusals hold. So both
-// are read back from that file: only when it still decodes as a response and holds the
-// same icao24 at that index. Anything else (a moved or changed file, another format)
-// leaves them unknown; the page says so.
-base::Status Builder::ReadAircraftStates() {
-  FROTA_ASSIGN_OR_RETURN(
-      auto r, Query(db_, "the first offset of each aircraft response",
-                    "WITH s AS (SELECT DISTINCT source FROM positions WHERE mode = 'aircraft') "
-                    "SELECT source, min(source_offset)::BIGINT FROM ("
-                    "SELECT source, source_offset FROM positions WHERE mode = 'aircraft' "
-                    "UNION ALL SELECT source, source_offset FROM rejected "
-                    "WHERE source IN (SELECT source FROM s)) GROUP BY source"));
-  std::map<std::string, int64_t> first_offset;
-  for (std::size_t i = 0; i < r.rows(); ++i) {
-    first_offset.emplace(r.String(i, 0), r.Int64(i, 1));
-  }
-  std::map<std::string, std::vector<AircraftRow*>> by_source;
-  for (auto& a : aircraft_) {
-    by_source[a.source].push_back(&a);
-  }
-  for (const auto& [source, rows] : by_source) {
-    std::error_code error;
-    if (source.empty() || !std::filesystem::is_regular_file(source, error)) {
-      continue;
-    }
-    auto bytes = base::ReadFile(source);
-    if (!bytes.ok()) {
-      continue;
-    }
-    auto states = codec::DecodeAircraftStates(*bytes);
-    if (!states.ok()) {
-      continue;
-    }
-    const int64_t first = first_offset.count(source) != 0 ? first_offset.at(source) : 0;
-    for (AircraftRow* a : rows) {
-      const int64_t index = a->source_offset - first;
-      if (index < 0 || static_cast<std::size_t>(index) >= states->size()) {
-        continue;
-      }
-      const auto& state = (*states)[static_cast<std::size_t>(index)];
-      if (!state.icao24 || *state.icao24 != a->icao24) {
-        continue;
-      }
-      a->origin_country = state.origin_country;
-      a->last_contact = state.last_contact;
-    }
+    aircraft_.push_back(
+        {r.String(i, 0), r.String(i, 1), r.String(i, 2), r.Double(i, 3), r.Double(i, 4),
+         number(i, 5), number(i, 7), number(i, 8),
+         r.IsNull(i, 6) ? std::nullopt : std::optional<bool>(r.Bool(i, 6)), r.Int64(i, 9),
+         r.Int64(i, 10),
+         r.IsNull(i, 11) ? std::nullopt : std::optional<std::string>(r.String(i, 11)),
+         r.IsNull(i, 12) ? std::nullopt : std::optional<int64_t>(r.Int64(i, 12))});
   }
   return base::Status::Ok();
 }

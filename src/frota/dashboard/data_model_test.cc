@@ -1,6 +1,7 @@
 // The dashboard's data model against golden files built from a small database of known rows.
 #include "frota/dashboard/data_model.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "frota/dashboard/data_model_internal.h"
@@ -98,11 +100,13 @@ class DataModelTest : public ::testing::Test {
   }
 
   // An aircraft position as the OpenSky decoder stores it: icao24 as vehicle, callsign as
-  // route, altitude, on ground, speed and track (NAN / -1: absent), from state vector
-  // `offset` of the response file `source`.
+  // route, altitude, on ground, speed and track (NAN / -1: absent), and its row of
+  // aircraft_positions (origin country; last contact, -1: none) unless `country` is
+  // nullopt (a position written before schema version 8).
   void Aircraft(const std::string& icao24, const std::string& callsign, const std::string& utc,
                 double lat, double lon, double altitude_m, int on_ground, double speed_kmh,
-                double track_deg, const std::string& source = "states.json", int offset = 0) {
+                double track_deg, std::optional<std::string> country = std::nullopt,
+                int64_t last_contact = -1) {
     auto number = [](double v) { return std::isnan(v) ? std::string("NULL") : std::to_string(v); };
     const std::string ground =
         on_ground < 0 ? std::string("NULL") : (on_ground != 0 ? "true" : "false");
@@ -111,9 +115,14 @@ class DataModelTest : public ::testing::Test {
         Q(callsign) + ", '', '', '', NULL, " + std::to_string(lat) + ", " + std::to_string(lon) +
         ", " + number(speed_kmh) + ", " + number(track_deg) + ", " + number(altitude_m) + ", " +
         ground + ", TIMESTAMP '" + utc + "', TIMESTAMP '" + utc + "' + INTERVAL 5 SECOND, false, " +
-        Q(source) + ", " + std::to_string(offset) + ")";
+        "'states.json', " + std::to_string(offset_++) + ")";
     const auto status = sink::AddSilverText(*db_, [&] { return db_->Execute(sql); });
     ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
+    if (country) {
+      Exec("INSERT INTO aircraft_positions VALUES ('opensky', " + Q(icao24) + ", TIMESTAMP '" +
+           utc + "', " + (country->empty() ? std::string("NULL") : Q(*country)) + ", " +
+           (last_contact < 0 ? std::string("NULL") : std::to_string(last_contact)) + ")");
+    }
   }
 
   void FillCoreTables() {
@@ -359,26 +368,16 @@ TEST_F(DataModelTest, ADatabaseWithoutAircraftHasNoAircraftSection) {
 
 TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   FillCoreTables();
-  // a1: two positions, the later one is kept; a0: on ground, no track; b2: no altitude and
-  // no on-ground flag, a callsign that tries to run script.
-  // The response the latest positions of a1 and b2 came from; at a0's offset it holds
-  // another aircraft (as a file replaced since the replay would), and a1's first position
-  // names a file that is not there.
-  const std::string states = (tmp_.path() / "states_1717581665.json").string();
-  std::ofstream(states)
-      << R"({"time": 1717581665, "states": [)"
-      << R"(["b2", "x", "<script>alert(2)</script>", 1717581610, 1717581611, -0.4543, 51.47,)"
-      << R"( null, null, null, null, null, null, null, null, false, 0],)"
-      << R"(["a1", "TAM3054 ", "Brazil", 1717581660, 1717581664, -46.6, -23.5, 3048.7, false,)"
-      << R"( 225.6, 91.6, 0, null, 3100, null, false, 0],)"
-      << R"(["zz", "", "Chile", 1717581660, 1717581664, -70, -33, null, true, 0, null, null,)"
-      << R"( null, null, null, false, 0]]})";
-  Aircraft("a1", "TAM3054", "2024-06-05 10:00:00", -23.4321, -46.4699, 1234.56, 0, 800.04, 90.4);
-  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6, states,
-           1);
-  Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN, states, 2);
+  // a1: two positions, the later one is kept, with its own country and last contact; a0:
+  // on ground, no track, written before aircraft_positions (country and contact unknown);
+  // b2: no altitude and no on-ground flag, a callsign and a country that try to run script.
+  Aircraft("a1", "TAM3054", "2024-06-05 10:00:00", -23.4321, -46.4699, 1234.56, 0, 800.04, 90.4,
+           "Chile", 1717581601);
+  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6,
+           "Brazil", 1717581664);
+  Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN);
   Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN, -1,
-           NAN, NAN, states, 0);
+           NAN, NAN, "<script>alert(2)</script>", 1717581611);
   const Json doc = Json::parse(Build().json);
   ASSERT_TRUE(doc.contains("aircraft"));
   const Json& a = doc["aircraft"];
@@ -395,34 +394,41 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   EXPECT_EQ(a["track_deg"], Json({nullptr, 92, nullptr}));
   EXPECT_EQ(a["time"], Json({1717581570, 1717581660, 1717581610}));
   EXPECT_EQ(a["positions"], Json({1, 2, 1}));
-  // Country and last contact from the response file, only where it holds that aircraft.
+  // Country and last contact of the latest position, from the database.
   EXPECT_EQ(a["countries"], Json({"<script>alert(2)</script>", "Brazil"}));
   EXPECT_EQ(a["country"], Json({nullptr, 1, 0}));
   EXPECT_EQ(a["last_contact"], Json({nullptr, 1717581664, 1717581611}));
   EXPECT_EQ(a["step_deg"], 1e-4);
 }
 
-// In a bronze archive a partition's offsets run on across its files: a file's first record
-// has the smallest offset of its positions and refusals, here a refusal.
-TEST_F(DataModelTest, AnAircraftsStateIsFoundByItsOffsetFromTheFilesFirstRecord) {
-  const std::string body = (tmp_.path() / "1717581620000-000002.json").string();
-  std::ofstream(body)
-      << R"({"time": 1717581625, "states": [)"
-      << R"(["c3", "", "Spain", 1717581620, 1717581620, null, null, null, false,)"
-      << R"( null, null, null, null, null, null, false, 0],)"
-      << R"(["c4", "TAP1", "Portugal", 1717581620, 1717581621, -9.13, 38.77, 120.4,)"
-      << R"( false, 83.3, null, 0, null, 130, null, false, 0]]})";
-  const std::string refusal =
-      "INSERT INTO rejected_text VALUES ('opensky', 'c3', 'missing_coordinates', TIMESTAMP "
-      "'2024-06-05 10:00:20', TIMESTAMP '2024-06-05 10:00:25', " +
-      Q(body) + ", 100, '')";
-  ASSERT_TRUE(sink::AddSilverText(*db_, [&] { return db_->Execute(refusal); }).ok());
-  Aircraft("c4", "TAP1", "2024-06-05 10:00:20", 38.77, -9.13, 120.4, 0, 299.88, NAN, body, 101);
-  const Json a = Json::parse(Build().json)["aircraft"];
-  EXPECT_EQ(a["icao24"], Json({"c4"}));
-  EXPECT_EQ(a["countries"], Json({"Portugal"}));
-  EXPECT_EQ(a["country"], Json({0}));
-  EXPECT_EQ(a["last_contact"], Json({1717581621}));
+// A callsign names a flight, not a line: the aircraft are one line without a route, so the
+// line filter and line_hours do not grow with every flight.
+TEST_F(DataModelTest, AircraftAreOneLineWithoutRoute) {
+  FillCoreTables();
+  const Json before = Json::parse(Build().json);
+  for (int i = 0; i < 30; ++i) {
+    Aircraft(fmt::format("a{:02}", i), fmt::format("FL{}", i), "2024-06-05 10:00:00",
+             -23.0 + i * 0.01, -46.0, 3000, 0, 700, 90, "Brazil", 1717581600);
+  }
+  Exec("INSERT INTO speed_lines VALUES (0, 'aircraft', 'FL1', DATE '2024-06-05', 7, 1, "
+       "1000000, 5000000)");
+  Exec("INSERT INTO fleet_hours VALUES (0, 'aircraft', DATE '2024-06-05', 7, 30, 30)");
+  const Json doc = Json::parse(Build().json);
+  const auto modes = doc["modes"].get<std::vector<std::string>>();
+  const auto aircraft = std::find(modes.begin(), modes.end(), "aircraft") - modes.begin();
+  ASSERT_LT(aircraft, static_cast<std::ptrdiff_t>(modes.size()));
+  const auto& line_mode = doc["lines"]["mode"];
+  std::vector<std::string> aircraft_routes;
+  for (std::size_t i = 0; i < line_mode.size(); ++i) {
+    if (line_mode[i] == aircraft) {
+      aircraft_routes.push_back(doc["lines"]["route"][i]);
+    }
+  }
+  EXPECT_EQ(aircraft_routes, std::vector<std::string>({""}));
+  EXPECT_EQ(doc["lines"]["route"].size(), before["lines"]["route"].size() + 1);
+  EXPECT_EQ(doc["aircraft"]["icao24"].size(), 30U);
+  EXPECT_EQ(doc["aircraft"]["callsign"][1], "FL1");
+  EXPECT_EQ(doc["totals"]["mode_vehicles"][aircraft], 30);
 }
 
 TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReason) {

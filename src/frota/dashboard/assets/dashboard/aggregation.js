@@ -77,6 +77,13 @@
     for (const [c, t_] of dur) if (t_ > 0) out.push({ cell: c, dist: dist.get(c), dur: t_, kmh: (3.6 * dist.get(c)) / t_ });
     return out;
   }
+  // Whether the speed cells hold any segment of the mode in scope (an aircraft-only
+  // database may have none: a single poll makes no segments).
+  function speedCellsInScope() {
+    const mode = effectiveMode();
+    for (let k = 0; k < D.chCell.length; k++) if (mode === null || D.chMode[k] === mode) return true;
+    return false;
+  }
   function slowCellsByHour() {
     const mode = effectiveMode();
     const perHour = [];

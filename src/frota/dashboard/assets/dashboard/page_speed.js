@@ -119,8 +119,10 @@
       hourChart("sp-hour", series, { kind: "line", format: (v) => nf(v, 1) + " km/h", threshold: SLOW_KMH, thresholdLabel: "10 km/h", yMin: 20, ariaLabel: t("sp_hour") }),
       legend(series.map((sr) => ({ color: sr.color, label: sr.label, line: true }))),
     ]);
-    const slow = slowCellsByHour();
-    const slowCard = card("sp-slow", t("sp_slow"), t("sp_slow_sub") + " · " + modesText(), hourChart("sp-slow", [{ label: t("cell"), color: "#440154", values: slow }], { format: (v) => nf(v), height: 180, ariaLabel: t("sp_slow") }));
+    const slowCard = card("sp-slow", t("sp_slow"), t("sp_slow_sub") + " · " + modesText(),
+      speedCellsInScope()
+        ? hourChart("sp-slow", [{ label: t("cell"), color: "#440154", values: slowCellsByHour() }], { format: (v) => nf(v), height: 180, ariaLabel: t("sp_slow") })
+        : unavailable(null, t("sp_slow_none", { modes: modesText() })));
     return [
       h("p", { class: "page-intro", text: t("sp_intro") }),
       h("div", { class: "grid" }, mapCard, stack("span-4", hourCard, slowCard), linesCard()),
