@@ -733,8 +733,8 @@ async function functionalTests() {
       assert.ok(seen.size >= 3, "the filters hardly change the count: a weak fixture");
       await page.selectOption("#ac-ground", "");
       await page.selectOption("#ac-alt", "");
-      // Countries: the latest positions' rows of aircraft_positions (none: unknown, "?").
-      const latest = sql(aircraft.db, `SELECT coalesce(a.origin_country, CASE WHEN a.feed_id IS NULL THEN '?' ELSE '' END)
+      // Countries: the latest positions' rows of aircraft_positions (none, or NULL: "?").
+      const latest = sql(aircraft.db, `SELECT coalesce(a.origin_country, '?')
         FROM (${LATEST_AIRCRAFT}) l LEFT JOIN aircraft_positions a USING (feed_id, vehicle_id, event_time)`);
       const byCountry = new Map();
       for (const [country] of latest) byCountry.set(country, (byCountry.get(country) || 0) + 1);

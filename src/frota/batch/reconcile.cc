@@ -169,7 +169,7 @@ base::Status BatchRecomputation::Add(const source::SourceRecord& record) {
     // Rule 4's point-in-polygon: the one test not redone in SQL (see the class comment).
     context_.job.area != nullptr ? a.SetBool(22, context_.job.area->Contains(p->lat, p->lon))
                                  : a.SetNull(22);
-    p->origin_country.empty() ? a.SetNull(23) : a.SetString(23, p->origin_country);
+    p->has_origin_country ? a.SetString(23, p->origin_country) : a.SetNull(23);
     p->last_contact != model::kNoLastContact ? a.SetInt64(24, p->last_contact) : a.SetNull(24);
     FROTA_RETURN_IF_ERROR(a.EndRow());
   } else {

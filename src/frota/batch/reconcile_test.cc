@@ -406,8 +406,9 @@ TEST(ReconcileAircraft, OriginCountryAndLastContactAreComparedRowByRow) {
     }
     aircraft.insert(p.vehicle_id);
     p.mode = model::Mode::kAircraft;
-    if (last != '1') {
-      p.origin_country = last == '3' ? "Brazil" : "Côte d'Ivoire";
+    if (last != '1') {  // V005's country is blank, as a feed may send it
+      p.origin_country = last == '3' ? "Brazil" : "";
+      p.has_origin_country = true;
     }
     if (last != '1' && last != '3') {
       p.last_contact = base::ToUnixMicros(p.event_time) / 1'000'000 + (p.source.offset % 3);

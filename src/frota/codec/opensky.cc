@@ -143,6 +143,7 @@ void EmitState(const StateVector& state, RecordSink& sink) {
   const Field& country = f[kOriginCountry];
   if (country.present && country.quoted && !country.container) {
     position.origin_country = country.raw;
+    position.has_origin_country = true;  // blank ("") included: the feed sent it so
   }
   if (const auto contact = IntegerSeconds(f[kLastContact])) {
     position.last_contact = *contact;

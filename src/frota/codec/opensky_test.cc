@@ -100,6 +100,7 @@ void ExpectFileDecodesLikeItsJson(const std::filesystem::path& path) {
     }
     ASSERT_EQ(position.mode, model::Mode::kAircraft);
     ASSERT_EQ(position.origin_country, state[2].get<std::string>());
+    ASSERT_TRUE(position.has_origin_country);
     ASSERT_EQ(position.last_contact, state[4].get<std::int64_t>());
   }
 }
@@ -193,8 +194,8 @@ TEST(OpenSkyDecoder, ShortVectorsAndBadTimesGetTheirReasons) {
 }
 
 // origin_country and last_contact as the silver layer reads them (aircraft_state.cc): the
-// string as sent, an integer (or integral number) of seconds; anything else is no value,
-// and never a reason to refuse a position.
+// string as sent (a blank one too), an integer (or integral number) of seconds; anything
+// else is no value, and never a reason to refuse a position.
 TEST(OpenSkyDecoder, OriginCountryAndLastContactAreKeptAsSent) {
   const DecodedBatch batch = Decode(R"({"time": 1615108010, "states": [
     ["b1", "X", "Brazil", 1615108009, 1615108010, -43.2, -22.9, null, false, null, null, null, null, null, null, false, 0],
@@ -208,10 +209,13 @@ TEST(OpenSkyDecoder, OriginCountryAndLastContactAreKeptAsSent) {
   ASSERT_EQ(batch.positions.size(), 6U);
   const auto& p = batch.positions;
   EXPECT_EQ(p[0].origin_country, "Brazil");
+  EXPECT_TRUE(p[0].has_origin_country);
   EXPECT_EQ(p[0].last_contact, 1615108010);
   EXPECT_EQ(p[1].origin_country, " Côte d'Ivoire ");
   EXPECT_EQ(p[1].last_contact, 1615108011);
+  EXPECT_TRUE(p[5].has_origin_country);  // blank: sent so, not absent
   for (std::size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(p[i].has_origin_country, i == 5) << i;
     EXPECT_EQ(p[i].origin_country, "") << i;
     EXPECT_EQ(p[i].last_contact, model::kNoLastContact) << i;
     EXPECT_EQ(p[i].event_time, base::FromUnixSeconds(1615108009)) << i;

@@ -120,7 +120,7 @@ class DataModelTest : public ::testing::Test {
     ASSERT_TRUE(status.ok()) << status.error().message() << "\n" << sql;
     if (country) {
       Exec("INSERT INTO aircraft_positions VALUES ('opensky', " + Q(icao24) + ", TIMESTAMP '" +
-           utc + "', " + (country->empty() ? std::string("NULL") : Q(*country)) + ", " +
+           utc + "', " + Q(*country) + ", " +
            (last_contact < 0 ? std::string("NULL") : std::to_string(last_contact)) + ")");
     }
   }

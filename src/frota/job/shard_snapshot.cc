@@ -104,6 +104,7 @@ void WritePosition(base::ByteWriter& w, const model::PositionRecord& p,
   w.I64(Micros(p.ingest_time));
   w.Varint(sources.Ref(p.source.source));
   w.SignedVarint(p.source.offset);
+  w.Bool(p.has_origin_country);
   w.String(strings.View(p.origin_country));
   w.SignedVarint(p.last_contact);
 }
@@ -139,6 +140,7 @@ base::Result<model::PositionRecord> ReadPosition(base::ByteReader& r,
   p.source.source = sources[source_ref];
   FROTA_ASSIGN_OR_RETURN(p.source.offset, r.SignedVarint());
   if (version >= 2) {
+    FROTA_ASSIGN_OR_RETURN(p.has_origin_country, r.Bool());
     FROTA_ASSIGN_OR_RETURN(const auto country, r.String());
     p.origin_country = country.empty() ? model::StringDictionary::kEmpty : strings.Intern(country);
     FROTA_ASSIGN_OR_RETURN(p.last_contact, r.SignedVarint());

@@ -188,6 +188,7 @@ TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
     p.source = {1, i};
     if (i % 4 == 0) {  // an aircraft's two fields
       p.origin_country = i % 8 == 0 ? "Brazil" : "";
+      p.has_origin_country = i % 12 != 4;  // sometimes blank, sometimes none
       p.last_contact = 1'717'581'600 + i;
     }
     KeyTextHashes hashes;
@@ -214,6 +215,7 @@ TEST(RecordInterner, GivesTheDictionarysIdsWhateverTheCachesHold) {
       EXPECT_EQ(r.source.offset, i);
       const Position back = MaterializePosition(r, *strings);
       EXPECT_EQ(back.origin_country, p.origin_country) << i;
+      EXPECT_EQ(back.has_origin_country, p.has_origin_country) << i;
       EXPECT_EQ(back.last_contact, p.last_contact) << i;
       ++checked;
     }

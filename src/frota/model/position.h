@@ -21,7 +21,8 @@ inline constexpr std::int64_t kNoLastContact = INT64_MIN;
 ///
 /// Key: (feed_id, vehicle_id). Optional numbers are NaN when absent; optional
 /// strings are empty; direction_id and on_ground are -1 when absent, last_contact is
-/// kNoLastContact.
+/// kNoLastContact; origin_country is present (even blank, as a feed may send it) only
+/// with has_origin_country.
 struct Position {
   // Every member has its initializer. Provided (not defaulted) so that value
   // initialisation, as vector::emplace_back() does, does not first zero all ~260 bytes
@@ -47,6 +48,7 @@ struct Position {
   base::Timestamp ingest_time;
   SourceRef source;
   std::string origin_country;                 // aircraft: OpenSky's origin_country
+  bool has_origin_country = false;            // the feed sent one ("" is blank, not absent)
   std::int64_t last_contact = kNoLastContact;  // aircraft: OpenSky's Unix seconds
 };
 
@@ -73,6 +75,7 @@ struct PositionView {
   base::Timestamp ingest_time;
   SourceRef source;
   std::string_view origin_country;
+  bool has_origin_country = false;
   std::int64_t last_contact = kNoLastContact;
 };
 
@@ -94,14 +97,14 @@ void CopyNonTextFields(const From& from, To& to) {
   to.event_time = from.event_time;
   to.ingest_time = from.ingest_time;
   to.source = from.source;
+  to.has_origin_country = from.has_origin_country;
   to.last_contact = from.last_contact;
 }
 
 /// Whether a position has a row in `aircraft_positions` (docs/tables.md): an aircraft's,
 /// or any position with an origin country or a last contact.
 inline bool HasAircraftFields(const Position& p) {
-  return p.mode == Mode::kAircraft || !p.origin_country.empty() ||
-         p.last_contact != kNoLastContact;
+  return p.mode == Mode::kAircraft || p.has_origin_country || p.last_contact != kNoLastContact;
 }
 
 /// `position`'s fields, its texts borrowed.

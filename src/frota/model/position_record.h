@@ -31,17 +31,19 @@ struct PositionRecord {
   Id trip_id = 0;
   Id trip_start_date = 0;
   Id trip_start_time = 0;
-  Id origin_country = 0;  // aircraft; StringDictionary::kEmpty when none
+  Id origin_country = 0;  // aircraft; StringDictionary::kEmpty when none or blank
   std::int8_t direction_id = -1;
   std::int8_t on_ground = -1;
   Mode mode = Mode::kOther;
   bool event_time_from_header = false;
+  bool has_origin_country = false;  // in what was padding: still 104 bytes
 };
+
+static_assert(sizeof(PositionRecord) == 104, "the record's size, as its comment says");
 
 /// HasAircraftFields (position.h) of the interned record.
 inline bool HasAircraftFields(const PositionRecord& r) {
-  return r.mode == Mode::kAircraft || r.origin_country != StringDictionary::kEmpty ||
-         r.last_contact != kNoLastContact;
+  return r.mode == Mode::kAircraft || r.has_origin_country || r.last_contact != kNoLastContact;
 }
 
 /// Interns `position`'s strings.

@@ -811,9 +811,7 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       b->SetString(0, strings.View(p.feed_id));
       b->SetString(1, strings.View(p.vehicle_id));
       b->SetTimestampMicros(2, base::ToUnixMicros(p.event_time));
-      p.origin_country == model::StringDictionary::kEmpty
-          ? b->SetNull(3)
-          : b->SetString(3, strings.View(p.origin_country));
+      p.has_origin_country ? b->SetString(3, strings.View(p.origin_country)) : b->SetNull(3);
       p.last_contact != model::kNoLastContact ? b->SetInt64(4, p.last_contact) : b->SetNull(4);
       FROTA_RETURN_IF_ERROR(b->EndRow());
     }

@@ -204,11 +204,16 @@ TEST_F(DuckDbSinkTest, AircraftFieldsLandBesideThePositionsTheyDescribe) {
   a.ingest_time = base::FromUnixSeconds(1'656'570'900);
   a.source = {catalog_.Intern("states.json"), 3};
   a.origin_country = "Brazil";
+  a.has_origin_country = true;
   a.last_contact = 1'656'570'897;
   rows.positions.push_back(model::InternPosition(a, *strings));
   a.vehicle_id = "abc123";  // an aircraft whose state vector had neither
   a.origin_country.clear();
+  a.has_origin_country = false;
   a.last_contact = model::kNoLastContact;
+  rows.positions.push_back(model::InternPosition(a, *strings));
+  a.vehicle_id = "fff333";  // a blank country, as sent: '' rather than NULL
+  a.has_origin_country = true;
   rows.positions.push_back(model::InternPosition(a, *strings));
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
   ASSERT_TRUE(sink.ok());
@@ -217,7 +222,7 @@ TEST_F(DuckDbSinkTest, AircraftFieldsLandBesideThePositionsTheyDescribe) {
       "SELECT feed_id, vehicle_id, epoch(event_time)::BIGINT, coalesce(origin_country, '-'), "
       "coalesce(last_contact, -1) FROM aircraft_positions ORDER BY vehicle_id");
   ASSERT_TRUE(got.ok()) << got.error().message();
-  ASSERT_EQ(got->rows(), 2U);
+  ASSERT_EQ(got->rows(), 3U);
   EXPECT_EQ(got->String(0, 1), "abc123");
   EXPECT_EQ(got->String(0, 3), "-");
   EXPECT_EQ(got->Int64(0, 4), -1);
@@ -226,10 +231,12 @@ TEST_F(DuckDbSinkTest, AircraftFieldsLandBesideThePositionsTheyDescribe) {
   EXPECT_EQ(got->Int64(1, 2), 1'656'570'895);
   EXPECT_EQ(got->String(1, 3), "Brazil");
   EXPECT_EQ(got->Int64(1, 4), 1'656'570'897);
+  EXPECT_EQ(got->String(2, 1), "fff333");
+  EXPECT_EQ(got->String(2, 3), "");
   auto joined = (*sink)->connection().Query(
       "SELECT count(*) FROM positions JOIN aircraft_positions USING (feed_id, vehicle_id, "
       "event_time)");
-  EXPECT_EQ(joined->Int64(0, 0), 2);
+  EXPECT_EQ(joined->Int64(0, 0), 3);
   auto columns = (*sink)->connection().Query(
       "SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' AND "
       "column_name IN ('origin_country', 'last_contact')");

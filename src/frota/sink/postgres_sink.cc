@@ -795,8 +795,7 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
       a.Text(strings.View(p.feed_id));
       a.Text(strings.View(p.vehicle_id));
       a.TimestampMicros(base::ToUnixMicros(p.event_time));
-      p.origin_country == model::StringDictionary::kEmpty ? a.Null()
-                                                          : a.Text(strings.View(p.origin_country));
+      p.has_origin_country ? a.Text(strings.View(p.origin_country)) : a.Null();
       p.last_contact != model::kNoLastContact ? a.Int64(p.last_contact) : a.Null();
       aircraft = true;
     }

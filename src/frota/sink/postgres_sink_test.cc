@@ -67,6 +67,7 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt, bool aircra
     p.source = {source, 5000 + i + salt * 1000};
     p.origin_country = i < 2 ? strings->Intern(i == 0 ? "Brazil" : "C\u00f4te \"d'Ivoire\"")
                              : model::StringDictionary::kEmpty;
+    p.has_origin_country = i < 2;
     p.last_contact = i == 0 ? 1'656'570'002 + salt : model::kNoLastContact;
     rows.positions.push_back(p);
   }

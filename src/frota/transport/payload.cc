@@ -56,6 +56,7 @@ constexpr std::uint8_t kHasAircraft = 1U << 7;
 constexpr std::uint8_t kPositionFlags = 0xFF;
 // The aircraft trailer's flags.
 constexpr std::uint8_t kHasLastContact = 1U << 0;
+constexpr std::uint8_t kHasOriginCountry = 1U << 1;
 // Rejection flags.
 constexpr std::uint8_t kHasEventTime = 1U << 0;
 constexpr std::uint8_t kHasIngestTime = 1U << 1;
@@ -196,11 +197,14 @@ base::Result<PayloadRecord> DecodeBinaryPosition(base::ByteReader& r,
   FROTA_ASSIGN_OR_RETURN(p.source.offset, r.SignedVarint());
   p.source.source = catalog.Intern(source);
   if ((flags & kHasAircraft) != 0) {
-    FROTA_ASSIGN_OR_RETURN(const auto country, r.String());
-    p.origin_country.assign(country);
     FROTA_ASSIGN_OR_RETURN(const auto aircraft_flags, r.U8());
-    if ((aircraft_flags & ~kHasLastContact) != 0) {
+    if ((aircraft_flags & ~(kHasLastContact | kHasOriginCountry)) != 0 || aircraft_flags == 0) {
       return base::InvalidInput("bad aircraft flags {:#04x}", aircraft_flags);
+    }
+    if ((aircraft_flags & kHasOriginCountry) != 0) {
+      FROTA_ASSIGN_OR_RETURN(const auto country, r.String());
+      p.origin_country.assign(country);
+      p.has_origin_country = true;
     }
     if ((aircraft_flags & kHasLastContact) != 0) {
       FROTA_ASSIGN_OR_RETURN(p.last_contact, r.SignedVarint());
@@ -375,6 +379,7 @@ base::Result<PayloadRecord> DecodeJsonPosition(const nlohmann::json& j,
   // Aircraft only, and absent from messages written before them.
   if (const auto it = j.find("origin_country"); it != j.end() && !it->is_null()) {
     FROTA_ASSIGN_OR_RETURN(p.origin_country, TextField(j, "origin_country"));
+    p.has_origin_country = true;
   }
   if (const auto it = j.find("last_contact"); it != j.end() && !it->is_null()) {
     FROTA_ASSIGN_OR_RETURN(p.last_contact, IntField(j, "last_contact"));
@@ -497,7 +502,7 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
     j["ingest_time"] = base::FormatIso8601(p.ingest_time);
     j["source"] = source_name;
     j["offset"] = p.source.offset;
-    if (!p.origin_country.empty()) {
+    if (p.has_origin_country) {
       j["origin_country"] = p.origin_country;
     }
     if (p.last_contact != model::kNoLastContact) {
@@ -521,7 +526,8 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
   flags |= p.direction_id >= 0 ? kHasDirection : 0;
   flags |= p.on_ground >= 0 ? kHasOnGround : 0;
   flags |= p.on_ground == 1 ? kOnGround : 0;
-  const bool aircraft = !p.origin_country.empty() || p.last_contact != model::kNoLastContact;
+  const bool contact = p.last_contact != model::kNoLastContact;
+  const bool aircraft = p.has_origin_country || contact;
   flags |= aircraft ? kHasAircraft : 0;
   w.U8(flags);
   if (p.direction_id >= 0) {
@@ -545,9 +551,10 @@ void EncodePosition(const model::Position& p, std::string_view source_name, Payl
   w.String(source_name);
   w.SignedVarint(p.source.offset);
   if (aircraft) {
-    w.String(p.origin_country);
-    const bool contact = p.last_contact != model::kNoLastContact;
-    w.U8(contact ? kHasLastContact : 0);
+    w.U8((contact ? kHasLastContact : 0) | (p.has_origin_country ? kHasOriginCountry : 0));
+    if (p.has_origin_country) {
+      w.String(p.origin_country);
+    }
     if (contact) {
       w.SignedVarint(p.last_contact);
     }

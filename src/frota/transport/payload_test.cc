@@ -58,6 +58,7 @@ void ExpectEqual(const model::Position& a, const model::Position& b, const model
   EXPECT_EQ(ca.Name(a.source.source), cb.Name(b.source.source));
   EXPECT_EQ(a.source.offset, b.source.offset);
   EXPECT_EQ(a.origin_country, b.origin_country);
+  EXPECT_EQ(a.has_origin_country, b.has_origin_country);
   EXPECT_EQ(a.last_contact, b.last_contact);
 }
 
@@ -68,13 +69,14 @@ TEST_P(PayloadRoundTrip, APositionComesBackBitForBitWithItsOriginalProvenance) {
   model::SourceCatalog consumer;
   consumer.Intern("something else first");  // ids differ between processes; names do not
   std::string bytes;
-  for (const int variant : {0, 1, 2, 3}) {
+  for (const int variant : {0, 1, 2, 3, 4}) {
     const bool sparse = variant == 1;
     model::Position p = FullPosition(producer);
-    if (variant >= 2) {  // an aircraft: both fields, then a last contact alone
+    if (variant >= 2) {  // an aircraft: both fields, a last contact alone, a blank country
       p.mode = model::Mode::kAircraft;
       p.origin_country = variant == 2 ? "Côte d'Ivoire" : "";
-      p.last_contact = variant == 2 ? -5 : 1'656'570'892;
+      p.has_origin_country = variant != 3;
+      p.last_contact = variant == 2 ? -5 : (variant == 3 ? 1'656'570'892 : model::kNoLastContact);
     }
     if (sparse) {  // every optional field absent
       p.direction_id = -1;
@@ -207,15 +209,17 @@ TEST(Payload, EveryDefectIsAnErrorThatSaysWhat) {
   EXPECT_NE(message(good.substr(0, good.size() - 1)).find("truncated"), std::string::npos);
   EXPECT_EQ(message(good + "x"), "1 trailing bytes after the record");
   {
-    // An aircraft's trailer: flag bit 7 set, country, then the trailer's own flags.
+    // An aircraft's trailer: flag bit 7 set, the trailer's flags, then a blank country.
     auto aircraft = p;
-    aircraft.origin_country = "Brazil";
+    aircraft.has_origin_country = true;
     std::string bytes;
     EncodePosition(aircraft, "s", PayloadFormat::kBinary, bytes);
     EXPECT_EQ(message(bytes + "x"), "1 trailing bytes after the record");
     std::string bad_flags = bytes;
-    bad_flags.back() = '\x02';
-    EXPECT_EQ(message(bad_flags), "bad aircraft flags 0x02");
+    bad_flags[bad_flags.size() - 2] = '\x04';
+    EXPECT_EQ(message(bad_flags), "bad aircraft flags 0x04");
+    bad_flags[bad_flags.size() - 2] = '\x00';
+    EXPECT_EQ(message(bad_flags), "bad aircraft flags 0x00");
     EXPECT_NE(message(bytes.substr(0, bytes.size() - 1)).find("truncated"), std::string::npos);
     EXPECT_EQ(message(R"({"v":1,"kind":"position","feed_id":"f","vehicle_id":"v","route_id":"",)"
                       R"("trip_id":"","trip_start_date":"","trip_start_time":"","mode":"aircraft",)"

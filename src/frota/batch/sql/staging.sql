@@ -32,7 +32,7 @@ CREATE TABLE input_positions (
   ingest_us BIGINT NOT NULL,
   event_time_from_header BOOLEAN NOT NULL,
   inside_area BOOLEAN,
-  origin_country VARCHAR,  -- aircraft (OpenSky); NULL for other feeds
+  origin_country VARCHAR,  -- aircraft (OpenSky; '' when blank); NULL when none
   last_contact BIGINT      -- aircraft: Unix seconds, as OpenSky gives them
 );
 
