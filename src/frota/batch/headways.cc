@@ -64,6 +64,9 @@ std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<const Departure*, bool>>>
       by_vehicle;
   for (const Departure& d : inferred) {
+    if (d.hidden) {
+      continue;
+    }
     ++out[{d.route_id, d.direction_id}].departures;
     by_vehicle[{d.feed_id, d.vehicle_id}].emplace_back(&d, false);
   }
@@ -73,6 +76,9 @@ std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
     });
   }
   for (const Departure& d : with_ids) {
+    if (d.hidden) {
+      continue;
+    }
     InferredCheck& check = out[{d.route_id, d.direction_id}];
     auto it = by_vehicle.find({d.feed_id, d.vehicle_id});
     if (it == by_vehicle.end()) {
@@ -323,6 +329,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
           auto a, sink::ChunkAppender::Create(db, "departures", sink::DepartureColumns()));
       for (const Placed& p : placed) {
         const Departure& d = *p.departure;
+        if (d.hidden) {
+          continue;  // no row: only its line's headway across it is left out
+        }
         FROTA_RETURN_IF_ERROR(sink::AppendDeparture(*a, regularity::DepartureRowOf(p, zone)));
         ++report.departures;
         report.inferred_departures += d.inferred ? 1 : 0;
@@ -466,10 +475,16 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
         });
         const Coverage& cov = coverage_of(std::get<0>(key));
         const Placed* previous = nullptr;
+        bool hidden_between = false;
         for (const Placed* p : list) {
-          const model::HeadwayRow row =
-              regularity::HeadwayRowOf(*p, regularity::MeasureHeadway(previous, *p, cov), zone);
+          if (p->departure->hidden) {
+            hidden_between = previous != nullptr;
+            continue;
+          }
+          const model::HeadwayRow row = regularity::HeadwayRowOf(
+              *p, regularity::MeasureHeadway(previous, *p, cov, hidden_between), zone);
           previous = p;
+          hidden_between = false;
           FROTA_RETURN_IF_ERROR(sink::AppendHeadway(*a, row));
         }
       }

@@ -110,6 +110,7 @@ class Stream {
   /// Storage for a text that outlives every position reading it.
   std::string_view Intern(std::string_view text);
   void AddMinutes(std::int64_t minute_horizon, model::EpochRows& out);
+  void OnHiddenDeparture(const Departure& d, const Placed& p, model::EpochRows& out);
   void OnDeparture(const Departure& d, model::EpochRows& out);
   void CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out);
   /// When the line's open gap_in_progress stopped being measurable before `limit`: its
