@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <variant>
 
+#include "frota/batch/headways.h"
 #include "frota/geo/area.h"
 #include "frota/geo/grid.h"
 #include "frota/job/rules.h"
@@ -460,7 +461,66 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
     report.equal = report.equal && it->second.equal();
     report.tables.push_back(std::move(it->second));
   }
+  if (context_.feed && context_.routes) {
+    FROTA_RETURN_IF_ERROR(CompareRegularity(report));
+  }
   return report;
+}
+
+// The streaming jobs of a replay given a GTFS (semantics §7): `frota headways` computes
+// the departures, headways and alerts in one step over the recomputed positions (the
+// batch side of `positions` above), and each table is compared row by row with the
+// stream's. Their rows have no key of their own, so a difference is a missing or an extra
+// row, never a different one.
+base::Status BatchRecomputation::CompareRegularity(ReconcileReport& report) {
+  const auto started = Clock::now();
+  auto& db = *db_;
+  // The alerts are recomputed when `alerts` exists: empty copies of the stream's tables.
+  FROTA_RETURN_IF_ERROR(db.Execute(
+      "CREATE OR REPLACE TABLE positions AS SELECT v.feed_id AS feed_id, v.vehicle_id AS "
+      "vehicle_id, v.route_id AS route_id, v.trip_id AS trip_id, v.trip_start_date AS "
+      "trip_start_date, v.event_time AS event_time, v.lat AS lat, v.lon AS lon "
+      "FROM cmp_positions_batch;\n"
+      "CREATE OR REPLACE TABLE departures AS SELECT * FROM stream.departures LIMIT 0;\n"
+      "CREATE OR REPLACE TABLE alerts AS SELECT * FROM stream.alerts LIMIT 0;"));
+  HeadwayOptions options;
+  options.time_zone = context_.job.time_zone->name();
+  if (auto computed = ComputeHeadways(db, *context_.feed, options); !computed.ok()) {
+    return computed.error().WithContext("recomputing departures, headways and alerts");
+  }
+  for (const std::string_view table : {"departures", "headways", "alerts"}) {
+    TableComparison t;
+    t.table = table;
+    FROTA_ASSIGN_OR_RETURN(
+        auto counts,
+        db.Query(fmt::format(
+            "SELECT (SELECT count(*) FROM stream.{0}), (SELECT count(*) FROM main.{0}), "
+            "(SELECT count(*) FROM (SELECT * FROM main.{0} EXCEPT ALL SELECT * FROM stream.{0})), "
+            "(SELECT count(*) FROM (SELECT * FROM stream.{0} EXCEPT ALL SELECT * FROM main.{0}))",
+            table)));
+    t.stream_rows = counts.Int64(0, 0);
+    t.batch_rows = counts.Int64(0, 1);
+    t.missing = counts.Int64(0, 2);
+    t.extra = counts.Int64(0, 3);
+    FROTA_ASSIGN_OR_RETURN(
+        auto examples,
+        db.Query(fmt::format(
+            "(SELECT 'missing', CAST(d AS VARCHAR) FROM (SELECT * FROM main.{0} EXCEPT ALL "
+            "SELECT * FROM stream.{0}) d ORDER BY ALL LIMIT {1}) UNION ALL "
+            "(SELECT 'extra', CAST(d AS VARCHAR) FROM (SELECT * FROM stream.{0} EXCEPT ALL "
+            "SELECT * FROM main.{0}) d ORDER BY ALL LIMIT {1})",
+            table, options_.examples)));
+    for (std::size_t i = 0; i < examples.rows(); ++i) {
+      const std::string kind = examples.String(i, 0);
+      const std::string row = examples.String(i, 1);
+      t.examples.push_back(
+          {kind, "", kind == "extra" ? row : std::string(), kind == "missing" ? row : ""});
+    }
+    report.equal = report.equal && t.equal();
+    report.tables.push_back(std::move(t));
+  }
+  report.phase_seconds.emplace_back("regularity", SecondsSince(started));
+  return base::Status::Ok();
 }
 
 base::Result<ReconcileReport> Reconcile(const ReconcileConfig& config) {

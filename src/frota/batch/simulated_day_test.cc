@@ -2,9 +2,12 @@
 // reconciled without a difference, its headways computed, and scored against the
 // simulator's truth: departures from the terminal found, and the lines' median
 // headways within 5 % of the true ones.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "frota/batch/headways.h"
 #include "frota/batch/reconcile.h"
@@ -51,9 +54,42 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
   const auto reconciled = Reconcile(reconcile);
   ASSERT_TRUE(reconciled.ok()) << reconciled.error().message();
   EXPECT_TRUE(reconciled->equal) << ReconcileText(*reconciled);
+  std::set<std::string> compared;
   for (const auto& table : reconciled->tables) {
-    if (table.table == "positions" || table.table == "stops" || table.table == "trips") {
+    compared.insert(table.table);
+    if (table.table == "positions" || table.table == "stops" || table.table == "trips" ||
+        table.table == "departures" || table.table == "headways" || table.table == "alerts") {
       EXPECT_GT(table.batch_rows, 0) << table.table;
+    }
+  }
+  // Given the GTFS, the streaming jobs' tables are recomputed and compared too.
+  EXPECT_TRUE(compared.contains("departures") && compared.contains("headways") &&
+              compared.contains("alerts"))
+      << ReconcileText(*reconciled);
+  {
+    // A copy that lost one alert and one headway: reconcile names both.
+    const auto planted = dir.path() / "planted.duckdb";
+    std::filesystem::copy_file(db_path, planted);
+    {
+      auto db = sink::OpenFrotaDuckDb(planted, /*must_exist=*/true);
+      ASSERT_TRUE(db.ok()) << db.error().message();
+      for (const std::string table : {"alerts", "headways"}) {
+        ASSERT_TRUE((*db)
+                        ->Execute(fmt::format("DELETE FROM {0} WHERE rowid = "
+                                              "(SELECT min(rowid) FROM {0})",
+                                              table))
+                        .ok());
+      }
+    }
+    ReconcileConfig again = reconcile;
+    again.db = planted;
+    const auto differs = Reconcile(again);
+    ASSERT_TRUE(differs.ok()) << differs.error().message();
+    EXPECT_FALSE(differs->equal);
+    for (const auto& table : differs->tables) {
+      const bool lost = table.table == "alerts" || table.table == "headways";
+      EXPECT_EQ(table.missing, lost ? 1 : 0) << table.table;
+      EXPECT_EQ(table.extra, 0) << table.table;
     }
   }
 
