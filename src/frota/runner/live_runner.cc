@@ -10,6 +10,7 @@
 #include "frota/engine/epoch.h"
 #include "frota/job/pipeline.h"
 #include "frota/runner/async_committer.h"
+#include "frota/runner/regularity_jobs.h"
 #include "frota/runner/row_counts.h"
 #include "frota/source/poll_journal.h"
 
@@ -89,9 +90,16 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   report.started_at = base::FormatIso8601(clock.Now());
   report.rules = job::RuleValues(context.job);
   TimedSink sink(inner_sink);
-  FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
+  FROTA_ASSIGN_OR_RETURN(auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
                          config.threads);
+  // The regularity jobs (departures, headways, alerts) when there is a plan.
+  const auto regularity = RegularityJobs::ForContext(context);
+  if (regularity) {
+    FROTA_ASSIGN_OR_RETURN(
+        recovered.runner_state,
+        regularity->Restore(recovered.runner_state, recovered.last_epoch.value() > 0));
+  }
   FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
   std::int64_t epoch = recovered.last_epoch.value();
   report.resumed = epoch > 0;
@@ -127,6 +135,14 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     }
   });
   model::EpochRows pending;
+  // What the pipeline released: into the epoch, and its positions to the regularity jobs.
+  auto take = [&] {
+    model::EpochRows rows = pipeline.TakeRows();
+    if (regularity) {
+      regularity->AddPositions(rows);
+    }
+    pending.Append(std::move(rows));
+  };
   base::Timestamp committed_watermark = pipeline.watermark();
   auto last_commit = clock.Steady();
 
@@ -159,7 +175,11 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   };
   auto commit = [&]() -> base::Status {
     pipeline.Advance();
-    pending.Append(pipeline.TakeRows());
+    take();
+    if (regularity) {
+      // What the watermark made final, once per epoch.
+      regularity->Advance(pipeline.watermark(), pending);
+    }
     engine::EpochCheckpoint checkpoint;
     checkpoint.epoch = base::EpochId(++epoch);
     checkpoint.watermark = pipeline.watermark();
@@ -170,6 +190,9 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     }
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
+    if (regularity) {
+      checkpoint.runner_state = regularity->Wrap(checkpoint.runner_state);
+    }
     CountEpochRows(pending, report);
     spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
                   policy.records(), pending.RowCount(), WatermarkText(checkpoint.watermark));
@@ -211,7 +234,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       report.records += static_cast<std::int64_t>(batch.size());
       policy.Count(static_cast<std::int64_t>(batch.size()));
       pipeline.Advance();
-      pending.Append(pipeline.TakeRows());
+      take();
       if (policy.records() >= config.epoch_records) {
         FROTA_RETURN_IF_ERROR(commit());
       }
@@ -220,7 +243,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       pipeline.AdvanceIngestTime(*floor);
     }
     pipeline.Advance();
-    pending.Append(pipeline.TakeRows());
+    take();
     const bool something = policy.records() > 0 || pending.RowCount() > 0 ||
                            pipeline.watermark() != committed_watermark;
     if (something && (last_round || clock.Steady() - last_commit >= config.epoch_interval)) {
