@@ -124,14 +124,10 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
                                                                       options, archive_progress));
   std::vector<source::JournalPoll> polls;
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval, clock);
-  // The epoch being committed is always the last one submitted (one in flight at most).
-  std::atomic<std::int64_t> submitted_watermark{base::ToUnixMicros(pipeline.watermark())};
-  std::atomic<std::int64_t> submitted_records{0};
-  AsyncCommitter committer(sink, [&](std::int64_t committed) {
+  AsyncCommitter committer(sink, [&](const engine::EpochCheckpoint& committed) {
     if (config.after_commit) {
-      config.after_commit({committed, sink.last_seconds(),
-                           base::FromUnixMicros(submitted_watermark.load()),
-                           submitted_records.load()});
+      config.after_commit(
+          {committed.epoch.value(), sink.last_seconds(), committed.watermark, committed.records});
     }
   });
   model::EpochRows pending;
@@ -197,8 +193,6 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
                   policy.records(), pending.RowCount(), WatermarkText(checkpoint.watermark));
     committed_watermark = checkpoint.watermark;
-    submitted_watermark.store(base::ToUnixMicros(checkpoint.watermark));
-    submitted_records.store(checkpoint.records);
     FROTA_RETURN_IF_ERROR(committer.Submit(std::move(pending), std::move(checkpoint)));
     pending = model::EpochRows();
     ++report.epochs;

@@ -209,7 +209,13 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     progress_index[static_cast<std::size_t>(id)] = i;
   }
 
-  AsyncCommitter committer(sink, config.after_commit);
+  AsyncCommitter::AfterCommit after_commit;
+  if (config.after_commit) {
+    after_commit = [&config](const engine::EpochCheckpoint& committed) {
+      config.after_commit(committed.epoch.value());
+    };
+  }
+  AsyncCommitter committer(sink, std::move(after_commit));
   // What the pipeline emitted goes to the sink as it comes (the epoch's transaction takes
   // it; an epoch is never held whole), counted on the way.
   std::int64_t epoch_rows = 0;
