@@ -128,6 +128,36 @@ const std::vector<std::string>& HeadwayTables() {
   return kTables;
 }
 
+base::Result<StreamCheck> CheckStreamTable(sink::DuckDbConnection& db, std::string table,
+                                           std::string_view stream_table,
+                                           std::string_view batch_table, std::size_t examples) {
+  StreamCheck check;
+  check.table = std::move(table);
+  FROTA_ASSIGN_OR_RETURN(
+      auto counts,
+      db.Query(fmt::format("SELECT (SELECT count(*) FROM {0}), (SELECT count(*) FROM {1}), "
+                           "(SELECT count(*) FROM (SELECT * FROM {1} EXCEPT ALL "
+                           "SELECT * FROM {0})), "
+                           "(SELECT count(*) FROM (SELECT * FROM {0} EXCEPT ALL "
+                           "SELECT * FROM {1}))",
+                           stream_table, batch_table)));
+  check.stream_rows = counts.Int64(0, 0);
+  check.batch_rows = counts.Int64(0, 1);
+  check.missing = counts.Int64(0, 2);
+  check.extra = counts.Int64(0, 3);
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows, db.Query(fmt::format(
+                     "(SELECT 'missing: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM {1} EXCEPT ALL "
+                     "SELECT * FROM {0}) d ORDER BY ALL LIMIT {2}) UNION ALL "
+                     "(SELECT 'extra: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM {0} "
+                     "EXCEPT ALL SELECT * FROM {1}) d ORDER BY ALL LIMIT {2})",
+                     stream_table, batch_table, examples)));
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    check.examples.push_back(rows.String(i, 0));
+  }
+  return check;
+}
+
 base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                                             const gtfs::StaticFeed& feed,
                                             const HeadwayOptions& options) {
@@ -586,32 +616,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
 
   if (streamed) {
     for (const std::string table : {"departures", "headways", "alerts"}) {
-      StreamCheck check;
-      check.table = table;
       FROTA_ASSIGN_OR_RETURN(
-          auto counts,
-          db.Query(fmt::format(
-              "SELECT (SELECT count(*) FROM temp.stream_{0}), (SELECT count(*) FROM main.{0}), "
-              "(SELECT count(*) FROM (SELECT * FROM main.{0} EXCEPT ALL "
-              "SELECT * FROM temp.stream_{0})), "
-              "(SELECT count(*) FROM (SELECT * FROM temp.stream_{0} EXCEPT ALL "
-              "SELECT * FROM main.{0}))",
-              table)));
-      check.stream_rows = counts.Int64(0, 0);
-      check.batch_rows = counts.Int64(0, 1);
-      check.missing = counts.Int64(0, 2);
-      check.extra = counts.Int64(0, 3);
-      FROTA_ASSIGN_OR_RETURN(
-          auto examples,
-          db.Query(fmt::format(
-              "(SELECT 'missing: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM main.{0} EXCEPT ALL "
-              "SELECT * FROM temp.stream_{0}) d ORDER BY ALL LIMIT 3) UNION ALL "
-              "(SELECT 'extra: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM temp.stream_{0} "
-              "EXCEPT ALL SELECT * FROM main.{0}) d ORDER BY ALL LIMIT 3)",
-              table)));
-      for (std::size_t i = 0; i < examples.rows(); ++i) {
-        check.examples.push_back(examples.String(i, 0));
-      }
+          auto check, CheckStreamTable(db, table, "temp.stream_" + table, "main." + table, 3));
       report.stream_check.push_back(std::move(check));
     }
   }

@@ -488,33 +488,21 @@ base::Status BatchRecomputation::CompareRegularity(ReconcileReport& report) {
   if (auto computed = ComputeHeadways(db, *context_.feed, options); !computed.ok()) {
     return computed.error().WithContext("recomputing departures, headways and alerts");
   }
-  for (const std::string_view table : {"departures", "headways", "alerts"}) {
+  for (const std::string table : {"departures", "headways", "alerts"}) {
+    FROTA_ASSIGN_OR_RETURN(const auto check, CheckStreamTable(db, table, "stream." + table,
+                                                              "main." + table, options_.examples));
     TableComparison t;
     t.table = table;
-    FROTA_ASSIGN_OR_RETURN(
-        auto counts,
-        db.Query(fmt::format(
-            "SELECT (SELECT count(*) FROM stream.{0}), (SELECT count(*) FROM main.{0}), "
-            "(SELECT count(*) FROM (SELECT * FROM main.{0} EXCEPT ALL SELECT * FROM stream.{0})), "
-            "(SELECT count(*) FROM (SELECT * FROM stream.{0} EXCEPT ALL SELECT * FROM main.{0}))",
-            table)));
-    t.stream_rows = counts.Int64(0, 0);
-    t.batch_rows = counts.Int64(0, 1);
-    t.missing = counts.Int64(0, 2);
-    t.extra = counts.Int64(0, 3);
-    FROTA_ASSIGN_OR_RETURN(
-        auto examples,
-        db.Query(fmt::format(
-            "(SELECT 'missing', CAST(d AS VARCHAR) FROM (SELECT * FROM main.{0} EXCEPT ALL "
-            "SELECT * FROM stream.{0}) d ORDER BY ALL LIMIT {1}) UNION ALL "
-            "(SELECT 'extra', CAST(d AS VARCHAR) FROM (SELECT * FROM stream.{0} EXCEPT ALL "
-            "SELECT * FROM main.{0}) d ORDER BY ALL LIMIT {1})",
-            table, options_.examples)));
-    for (std::size_t i = 0; i < examples.rows(); ++i) {
-      const std::string kind = examples.String(i, 0);
-      const std::string row = examples.String(i, 1);
+    t.stream_rows = check.stream_rows;
+    t.batch_rows = check.batch_rows;
+    t.missing = check.missing;
+    t.extra = check.extra;
+    for (const std::string& e : check.examples) {
+      // "missing: (row)" (the recomputation's) or "extra: (row)" (the stream's).
+      const bool missing = e.starts_with("missing: ");
+      const std::string row = e.substr(e.find(": ") + 2);
       t.examples.push_back(
-          {kind, "", kind == "extra" ? row : std::string(), kind == "missing" ? row : ""});
+          {missing ? "missing" : "extra", "", missing ? "" : row, missing ? row : ""});
     }
     report.equal = report.equal && t.equal();
     report.tables.push_back(std::move(t));

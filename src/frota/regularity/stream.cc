@@ -400,6 +400,24 @@ void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model:
   line.open = std::move(row);
 }
 
+void Stream::CloseAt(Line& line, const Departure& d, bool measured, model::EpochRows& out) {
+  CheckGapInProgress(line, d.departure_time, out);
+  line.point.reset();
+  CloseLost(line, d.departure_time, out);
+  if (!line.open) {
+    return;
+  }
+  model::AlertRow row = std::move(*line.open);
+  line.open.reset();
+  row.end_time = d.departure_time;
+  row.closed_at = d.departure_time;
+  if (measured) {
+    row.actual_headway_s = std::chrono::duration<double>(d.departure_time - row.start_time).count();
+    row.vehicles = Vehicles(line.last->vehicle_id, d.vehicle_id);
+  }
+  out.alerts.push_back(std::move(row));
+}
+
 void Stream::OnHiddenDeparture(const Departure& d, const Placed& p, model::EpochRows& out) {
   const auto it = lines_.find({d.route_id, d.direction_id, p.service_date});
   if (it == lines_.end()) {
@@ -408,16 +426,7 @@ void Stream::OnHiddenDeparture(const Departure& d, const Placed& p, model::Epoch
   Line& line = it->second;
   // The line did depart, at a time the feed hid: a gap_in_progress whose moment came
   // first is raised now, and one open is closed unmeasured; no new one starts from it.
-  CheckGapInProgress(line, d.departure_time, out);
-  line.point.reset();
-  CloseLost(line, d.departure_time, out);
-  if (line.open) {
-    model::AlertRow row = std::move(*line.open);
-    line.open.reset();
-    row.end_time = d.departure_time;
-    row.closed_at = d.departure_time;
-    out.alerts.push_back(std::move(row));
-  }
+  CloseAt(line, d, /*measured=*/false, out);
   line.hidden_since_last = true;
   line.recent.push_back(d.departure_time);
 }
@@ -438,19 +447,7 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   if (line.last) {
     // A gap_in_progress whose moment came before this departure is raised now, and
     // closed by it at once; an open one is closed.
-    CheckGapInProgress(line, d.departure_time, out);
-    line.point.reset();
-    CloseLost(line, d.departure_time, out);
-    if (line.open) {
-      model::AlertRow row = std::move(*line.open);
-      line.open.reset();
-      row.end_time = d.departure_time;
-      row.closed_at = d.departure_time;
-      row.actual_headway_s =
-          std::chrono::duration<double>(d.departure_time - row.start_time).count();
-      row.vehicles = Vehicles(line.last->vehicle_id, d.vehicle_id);
-      out.alerts.push_back(std::move(row));
-    }
+    CloseAt(line, d, /*measured=*/true, out);
   } else {
     line.feed_id = d.feed_id;
   }
