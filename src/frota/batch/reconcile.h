@@ -87,7 +87,9 @@ class BatchRecomputation {
   base::Status Add(const source::SourceRecord& record);
 
   /// Runs the SQL and compares every table with the frota database at `stream_db`
-  /// (opened read-only; an error when it is not a frota database).
+  /// (opened read-only; an error when it is not a frota database). With a GTFS in the
+  /// context, also the regularity tables (departures, headways, alerts): `frota
+  /// headways`' batch computation over the recomputed positions.
   base::Result<ReconcileReport> CompareWith(const std::filesystem::path& stream_db);
 
   /// The in-memory database with every batch_* table (tests). The staged input rows
@@ -103,6 +105,7 @@ class BatchRecomputation {
   base::Status RunSqlFile(std::string_view name, std::string_view sql, ReconcileReport& report);
   /// Adds aircraft_positions to the comparison when either side has a row; whether it did.
   base::Result<bool> CompareAircraft();
+  base::Status CompareRegularity(ReconcileReport& report);
 
   const runner::ReplayContext& context_;
   const model::SourceCatalog& catalog_;
