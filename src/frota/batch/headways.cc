@@ -511,7 +511,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                       db, "line_silences",
                       {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kTimestamp,
                        ColumnType::kTimestamp, ColumnType::kInteger}));
-      for (const auto& [route_id, minutes] : silent_by_route) {
+      for (const auto& [silent_route, minutes] : silent_by_route) {
+        // A named reference for the lambda below (clang 14 cannot capture a binding).
+        const std::string& route_id = silent_route;
         const std::string& feed_id = route_feed[route_id];
         const auto emit = [&](std::int64_t from, std::int64_t to) -> base::Status {
           if (to - from < options.coverage_gap_minutes) {

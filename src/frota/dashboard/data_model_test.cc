@@ -421,7 +421,7 @@ TEST_F(DataModelTest, AnAircraftsStateIsFoundByItsOffsetFromTheFilesFirstRecord)
   const Json a = Json::parse(Build().json)["aircraft"];
   EXPECT_EQ(a["icao24"], Json({"c4"}));
   EXPECT_EQ(a["countries"], Json({"Portugal"}));
-  EXPECT_EQ(a["country"], Json({0}));
+  EXPECT_EQ(a["country"], Json::array({0}));
   EXPECT_EQ(a["last_contact"], Json({1717581621}));
 }
 
