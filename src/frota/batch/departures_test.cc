@@ -152,13 +152,39 @@ TEST_F(DeparturesTest, AVehicleNeverSeenAtTheTerminalHasNoDeparture) {
   EXPECT_TRUE(Detect(fixes).empty());
 }
 
-TEST_F(DeparturesTest, ASilenceLongerThanTheExitGapHidesTheDeparture) {
+TEST_F(DeparturesTest, ASilenceLongerThanTheExitGapHidesWhenItLeft) {
   std::vector<Fix> fixes;
   base::Timestamp t = start_;
   Drive(fixes, t, 0, 0, 6);
   t += std::chrono::minutes(12);  // the feed says nothing while the bus leaves
+  const base::Timestamp back = t;
+  Drive(fixes, t, 2000, 5000, 0);  // first seen again 2,240 m along
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_TRUE(departures[0].hidden);
+  EXPECT_EQ(departures[0].departure_time, back);  // by then it had left
+  EXPECT_EQ(departures[0].direction_id, 0);
+  // Within the exit gap the departure is an ordinary one, at the terminal.
+  fixes.clear();
+  t = start_;
+  Drive(fixes, t, 0, 0, 6);
+  t += std::chrono::minutes(8);
   Drive(fixes, t, 2000, 5000, 0);
-  EXPECT_TRUE(Detect(fixes).empty());
+  const auto seen = Detect(fixes);
+  ASSERT_EQ(seen.size(), 1U);
+  EXPECT_FALSE(seen[0].hidden);
+  EXPECT_EQ(seen[0].departure_time, start_ + seconds(150));
+}
+
+TEST_F(DeparturesTest, ASilenceThatEndsAtTheTerminalIsNoHiddenDeparture) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 0, 6);
+  t += std::chrono::minutes(25);  // silent, but still there afterwards
+  Drive(fixes, t, 0, 5000, 4);
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_FALSE(departures[0].hidden);
 }
 
 TEST_F(DeparturesTest, ARouteNameThatResolvesNowhereCannotBeDetected) {

@@ -64,6 +64,9 @@ std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<const Departure*, bool>>>
       by_vehicle;
   for (const Departure& d : inferred) {
+    if (d.hidden) {
+      continue;
+    }
     ++out[{d.route_id, d.direction_id}].departures;
     by_vehicle[{d.feed_id, d.vehicle_id}].emplace_back(&d, false);
   }
@@ -73,6 +76,9 @@ std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
     });
   }
   for (const Departure& d : with_ids) {
+    if (d.hidden) {
+      continue;
+    }
     InferredCheck& check = out[{d.route_id, d.direction_id}];
     auto it = by_vehicle.find({d.feed_id, d.vehicle_id});
     if (it == by_vehicle.end()) {
@@ -120,6 +126,36 @@ const std::vector<std::string>& HeadwayTables() {
       "departures",    "planned_departures", "observed_dates", "headways",       "service_minutes",
       "feed_coverage", "coverage_gaps",      "line_silences",  "headway_routes", "headway_summary"};
   return kTables;
+}
+
+base::Result<StreamCheck> CheckStreamTable(sink::DuckDbConnection& db, std::string table,
+                                           std::string_view stream_table,
+                                           std::string_view batch_table, std::size_t examples) {
+  StreamCheck check;
+  check.table = std::move(table);
+  FROTA_ASSIGN_OR_RETURN(
+      auto counts,
+      db.Query(fmt::format("SELECT (SELECT count(*) FROM {0}), (SELECT count(*) FROM {1}), "
+                           "(SELECT count(*) FROM (SELECT * FROM {1} EXCEPT ALL "
+                           "SELECT * FROM {0})), "
+                           "(SELECT count(*) FROM (SELECT * FROM {0} EXCEPT ALL "
+                           "SELECT * FROM {1}))",
+                           stream_table, batch_table)));
+  check.stream_rows = counts.Int64(0, 0);
+  check.batch_rows = counts.Int64(0, 1);
+  check.missing = counts.Int64(0, 2);
+  check.extra = counts.Int64(0, 3);
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows, db.Query(fmt::format(
+                     "(SELECT 'missing: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM {1} EXCEPT ALL "
+                     "SELECT * FROM {0}) d ORDER BY ALL LIMIT {2}) UNION ALL "
+                     "(SELECT 'extra: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM {0} "
+                     "EXCEPT ALL SELECT * FROM {1}) d ORDER BY ALL LIMIT {2})",
+                     stream_table, batch_table, examples)));
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    check.examples.push_back(rows.String(i, 0));
+  }
+  return check;
 }
 
 base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
@@ -323,6 +359,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
           auto a, sink::ChunkAppender::Create(db, "departures", sink::DepartureColumns()));
       for (const Placed& p : placed) {
         const Departure& d = *p.departure;
+        if (d.hidden) {
+          continue;  // no row: only its line's headway across it is left out
+        }
         FROTA_RETURN_IF_ERROR(sink::AppendDeparture(*a, regularity::DepartureRowOf(p, zone)));
         ++report.departures;
         report.inferred_departures += d.inferred ? 1 : 0;
@@ -466,10 +505,16 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
         });
         const Coverage& cov = coverage_of(std::get<0>(key));
         const Placed* previous = nullptr;
+        bool hidden_between = false;
         for (const Placed* p : list) {
-          const model::HeadwayRow row =
-              regularity::HeadwayRowOf(*p, regularity::MeasureHeadway(previous, *p, cov), zone);
+          if (p->departure->hidden) {
+            hidden_between = previous != nullptr;
+            continue;
+          }
+          const model::HeadwayRow row = regularity::HeadwayRowOf(
+              *p, regularity::MeasureHeadway(previous, *p, cov, hidden_between), zone);
           previous = p;
+          hidden_between = false;
           FROTA_RETURN_IF_ERROR(sink::AppendHeadway(*a, row));
         }
       }
@@ -573,32 +618,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
 
   if (streamed) {
     for (const std::string table : {"departures", "headways", "alerts"}) {
-      StreamCheck check;
-      check.table = table;
       FROTA_ASSIGN_OR_RETURN(
-          auto counts,
-          db.Query(fmt::format(
-              "SELECT (SELECT count(*) FROM temp.stream_{0}), (SELECT count(*) FROM main.{0}), "
-              "(SELECT count(*) FROM (SELECT * FROM main.{0} EXCEPT ALL "
-              "SELECT * FROM temp.stream_{0})), "
-              "(SELECT count(*) FROM (SELECT * FROM temp.stream_{0} EXCEPT ALL "
-              "SELECT * FROM main.{0}))",
-              table)));
-      check.stream_rows = counts.Int64(0, 0);
-      check.batch_rows = counts.Int64(0, 1);
-      check.missing = counts.Int64(0, 2);
-      check.extra = counts.Int64(0, 3);
-      FROTA_ASSIGN_OR_RETURN(
-          auto examples,
-          db.Query(fmt::format(
-              "(SELECT 'missing: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM main.{0} EXCEPT ALL "
-              "SELECT * FROM temp.stream_{0}) d ORDER BY ALL LIMIT 3) UNION ALL "
-              "(SELECT 'extra: ' || CAST(d AS VARCHAR) FROM (SELECT * FROM temp.stream_{0} "
-              "EXCEPT ALL SELECT * FROM main.{0}) d ORDER BY ALL LIMIT 3)",
-              table)));
-      for (std::size_t i = 0; i < examples.rows(); ++i) {
-        check.examples.push_back(examples.String(i, 0));
-      }
+          auto check, CheckStreamTable(db, table, "temp.stream_" + table, "main." + table, 3));
       report.stream_check.push_back(std::move(check));
     }
   }

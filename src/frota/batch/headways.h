@@ -101,6 +101,13 @@ struct StreamCheck {
   std::vector<std::string> examples;  // "missing: (...)", "extra: (...)"
 };
 
+/// The rows of `stream_table` against `batch_table` (same columns, no key: a row is
+/// missing or extra, by EXCEPT ALL), with up to `examples` of each kind, "missing: (...)"
+/// then "extra: (...)". `table` names the check. `frota headways` and `frota reconcile`.
+base::Result<StreamCheck> CheckStreamTable(sink::DuckDbConnection& db, std::string table,
+                                           std::string_view stream_table,
+                                           std::string_view batch_table, std::size_t examples);
+
 /// What `frota headways` computed.
 struct HeadwayReport {
   /// Empty when the database holds no streamed departures, headways or alerts.

@@ -87,7 +87,9 @@ class BatchRecomputation {
   base::Status Add(const source::SourceRecord& record);
 
   /// Runs the SQL and compares every table with the frota database at `stream_db`
-  /// (opened read-only; an error when it is not a frota database).
+  /// (opened read-only; an error when it is not a frota database). With a GTFS in the
+  /// context, also the regularity tables (departures, headways, alerts): `frota
+  /// headways`' batch computation over the recomputed positions.
   base::Result<ReconcileReport> CompareWith(const std::filesystem::path& stream_db);
 
   /// The in-memory database with every batch_* table (tests). The staged input rows
@@ -101,6 +103,7 @@ class BatchRecomputation {
   base::Status LoadSourcesAndTerminals();
   base::Status SetVariables(ReconcileReport& report);
   base::Status RunSqlFile(std::string_view name, std::string_view sql, ReconcileReport& report);
+  base::Status CompareRegularity(ReconcileReport& report);
 
   const runner::ReplayContext& context_;
   const model::SourceCatalog& catalog_;

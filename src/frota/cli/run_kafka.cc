@@ -143,6 +143,13 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   if (!context.ok()) {
     return ReportError(context.error());
   }
+  if ((*context)->feed) {
+    // A member owns some vehicles' partitions; a line's headways need all its vehicles.
+    spdlog::info(
+        "the regularity jobs (departures, headways, alerts) do not run in Kafka members: "
+        "each sees only its partitions' vehicles (frota headways --postgres computes "
+        "departures and headways from the database)");
+  }
   config.consumer.brokers = source.brokers;
   config.consumer.topic = source.topic;
   config.consumer.group = flags.group;

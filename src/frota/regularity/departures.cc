@@ -366,6 +366,7 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
   struct Event {
     const Pattern* pattern;
     std::int64_t inside;
+    bool hidden;  // a silence longer than max_exit_gap lies between `inside` and now
   };
   std::vector<Event> events;
   for (const Pattern* pattern : candidates) {
@@ -380,8 +381,15 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
     const bool inside = d <= options.terminal_radius_m;
     // Only a position near the pattern's first part can be on it.
     const Projection p = d <= reach_m ? pattern->Project(fix.lat, fix.lon, 0) : Projection{};
+    const bool on_past_progress = p.off_m <= options.corridor_m && p.along_m >= options.progress_m;
     if (state.armed && fix.time - At(state.last_inside).time > options.max_exit_gap) {
-      state.armed = false;  // a longer silence hides when it left
+      // A longer silence hides when it left: a hidden departure if it is now past
+      // progress_m on the pattern, else the terminal is watched afresh.
+      if (on_past_progress && state.inside_along_m < options.progress_m) {
+        events.push_back({pattern, state.last_inside, true});
+        continue;
+      }
+      state.armed = false;
     }
     if (!state.armed) {
       if (inside) {
@@ -392,9 +400,8 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
     // Progress passes progress_m: this position is that far along the pattern, on it,
     // and the last one within the terminal radius was not (a bus arriving along the
     // pattern's first kilometre backwards is not leaving).
-    if (p.off_m <= options.corridor_m && p.along_m >= options.progress_m &&
-        state.inside_along_m < options.progress_m) {
-      events.push_back({pattern, state.last_inside});
+    if (on_past_progress && state.inside_along_m < options.progress_m) {
+      events.push_back({pattern, state.last_inside, false});
       continue;
     }
     if (inside) {
@@ -486,9 +493,10 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
   d.route_id = pattern.route->id;
   d.direction_id = pattern.direction_id;
   d.shape_id = pattern.id;
-  d.departure_time = inside.time;
+  d.departure_time = chosen->hidden ? fix.time : inside.time;
+  d.hidden = chosen->hidden;
   d.distance_m = pattern.DistanceToStart(inside.lat, inside.lon);
-  d.service_date = LocalDateOf(detector->zone_, inside.time);
+  d.service_date = LocalDateOf(detector->zone_, d.departure_time);
   d.inferred = chosen_tag < 0;
   if (chosen_tag >= 0) {
     Tag& tag = tags.at(chosen_tag);

@@ -39,6 +39,11 @@ struct Departure {
   bool inferred = false;           // the pattern came from geometry, no trip tag chose it
   bool tagged_late = false;        // the tag's first position lay beyond terminal_radius_m
   double distance_m = 0;           // the departure position's distance from the first point
+  // The vehicle's own silence hid when it left: more than max_exit_gap between its last
+  // position at the terminal and its first past progress_m. departure_time is then that
+  // first position (by when it had left); such a departure is no `departures` row and no
+  // headway, but the line's headway across it is left out as a coverage gap.
+  bool hidden = false;
 };
 
 /// The numbers of the departure rule (semantics §7, docs/departures.md).
@@ -53,7 +58,7 @@ struct DepartureOptions {
   /// depart from it again (GPS drift at the circle's edge is not a second departure).
   double rearm_m = 1500;
   /// The last position at the terminal and the first past progress_m are at most this far
-  /// apart in time; a longer silence hides when the vehicle left.
+  /// apart in time; a longer silence hides when the vehicle left (Departure::hidden).
   std::chrono::seconds max_exit_gap{std::chrono::minutes(10)};
   /// A trip tag that starts after the vehicle left names the departure of the
   /// `tag_window` before it.

@@ -27,7 +27,8 @@ Placed Place(const Departure& d, PlanCache& plans, const gtfs::HolidayCalendar& 
   return p;
 }
 
-MeasuredHeadway MeasureHeadway(const Placed* previous, const Placed& p, const Coverage& coverage) {
+MeasuredHeadway MeasureHeadway(const Placed* previous, const Placed& p, const Coverage& coverage,
+                               bool hidden_between) {
   MeasuredHeadway m;
   const Departure& d = *p.departure;
   if (previous != nullptr) {
@@ -36,7 +37,8 @@ MeasuredHeadway MeasureHeadway(const Placed* previous, const Placed& p, const Co
             .count();
     if (previous->period != p.period) {
       m.exclusion = "service_break";
-    } else if (coverage.GapBetween(previous->departure->departure_time, d.departure_time)) {
+    } else if (hidden_between ||
+               coverage.GapBetween(previous->departure->departure_time, d.departure_time)) {
       m.exclusion = "coverage_gap";
     }
   }

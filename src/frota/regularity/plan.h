@@ -247,8 +247,10 @@ struct MeasuredHeadway {
   std::string_view exclusion;               // empty (measured), "service_break" or "coverage_gap"
 };
 /// `previous` is the line's previous in-period departure (nullptr: none), `p` the next;
-/// `coverage` the line's feed's.
-MeasuredHeadway MeasureHeadway(const Placed* previous, const Placed& p, const Coverage& coverage);
+/// `coverage` the line's feed's; `hidden_between`: a hidden departure of the line
+/// (Departure::hidden) came between them, which leaves the pair out as a coverage gap.
+MeasuredHeadway MeasureHeadway(const Placed* previous, const Placed& p, const Coverage& coverage,
+                               bool hidden_between);
 
 /// Places a departure on its service date and in its service period: its date, or
 /// without a trip start date the day before when only that one's plan (a night service

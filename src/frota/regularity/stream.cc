@@ -14,7 +14,8 @@ namespace frota::regularity {
 
 namespace {
 
-constexpr std::uint32_t kSnapshotVersion = 1;
+// 2: Departure::hidden and Line::hidden_since_last; version 1 reads as neither.
+constexpr std::uint32_t kSnapshotVersion = 2;
 
 base::Timestamp AddSeconds(base::Timestamp t, double seconds) {
   return t + base::Micros(std::llround(seconds * 1e6));
@@ -91,8 +92,9 @@ void WriteDeparture(base::ByteWriter& w, const Departure& d) {
   w.Bool(d.inferred);
   w.Bool(d.tagged_late);
   w.F64(d.distance_m);
+  w.Bool(d.hidden);
 }
-base::Result<Departure> ReadDeparture(base::ByteReader& r) {
+base::Result<Departure> ReadDeparture(base::ByteReader& r, std::uint32_t version) {
   Departure d;
   for (std::string* s : {&d.feed_id, &d.vehicle_id, &d.feed_route_id, &d.route_id}) {
     FROTA_ASSIGN_OR_RETURN(const auto v, r.String());
@@ -110,6 +112,9 @@ base::Result<Departure> ReadDeparture(base::ByteReader& r) {
   FROTA_ASSIGN_OR_RETURN(d.inferred, r.Bool());
   FROTA_ASSIGN_OR_RETURN(d.tagged_late, r.Bool());
   FROTA_ASSIGN_OR_RETURN(d.distance_m, r.F64());
+  if (version >= 2) {
+    FROTA_ASSIGN_OR_RETURN(d.hidden, r.Bool());
+  }
   return d;
 }
 
@@ -196,6 +201,7 @@ struct Stream::Line {
   double point_planned_s = 0;
   std::optional<model::AlertRow> open;  // raised, not yet closed
   std::deque<base::Timestamp> recent;   // its in-period departures in the watch window
+  bool hidden_since_last = false;       // a hidden departure came after `last`
 };
 
 Stream::Stream(const gtfs::StaticFeed& feed, const gtfs::RouteResolver& routes,
@@ -394,8 +400,45 @@ void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model:
   line.open = std::move(row);
 }
 
+void Stream::CloseAt(Line& line, const Departure& d, bool measured, model::EpochRows& out) {
+  CheckGapInProgress(line, d.departure_time, out);
+  line.point.reset();
+  CloseLost(line, d.departure_time, out);
+  if (!line.open) {
+    return;
+  }
+  model::AlertRow row = std::move(*line.open);
+  line.open.reset();
+  row.end_time = d.departure_time;
+  row.closed_at = d.departure_time;
+  if (measured) {
+    row.actual_headway_s = std::chrono::duration<double>(d.departure_time - row.start_time).count();
+    row.vehicles = Vehicles(line.last->vehicle_id, d.vehicle_id);
+  }
+  out.alerts.push_back(std::move(row));
+}
+
+void Stream::OnHiddenDeparture(const Departure& d, const Placed& p, model::EpochRows& out) {
+  const auto it = lines_.find({d.route_id, d.direction_id, p.service_date});
+  if (it == lines_.end()) {
+    return;  // before the line's first departure: no headway to leave out
+  }
+  Line& line = it->second;
+  // The line did depart, at a time the feed hid: a gap_in_progress whose moment came
+  // first is raised now, and one open is closed unmeasured; no new one starts from it.
+  CloseAt(line, d, /*measured=*/false, out);
+  line.hidden_since_last = true;
+  line.recent.push_back(d.departure_time);
+}
+
 void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   const Placed p = Place(d, *plans_, holidays_);
+  if (d.hidden) {
+    if (p.period) {
+      OnHiddenDeparture(d, p, out);
+    }
+    return;
+  }
   out.departures.push_back(DepartureRowOf(p, zone_));
   if (!p.period) {
     return;
@@ -404,24 +447,14 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   if (line.last) {
     // A gap_in_progress whose moment came before this departure is raised now, and
     // closed by it at once; an open one is closed.
-    CheckGapInProgress(line, d.departure_time, out);
-    line.point.reset();
-    CloseLost(line, d.departure_time, out);
-    if (line.open) {
-      model::AlertRow row = std::move(*line.open);
-      line.open.reset();
-      row.end_time = d.departure_time;
-      row.closed_at = d.departure_time;
-      row.actual_headway_s =
-          std::chrono::duration<double>(d.departure_time - row.start_time).count();
-      row.vehicles = Vehicles(line.last->vehicle_id, d.vehicle_id);
-      out.alerts.push_back(std::move(row));
-    }
+    CloseAt(line, d, /*measured=*/true, out);
   } else {
     line.feed_id = d.feed_id;
   }
   const Coverage& cov = CoverageOf(line.feed_id);
-  const MeasuredHeadway m = MeasureHeadway(line.last ? &line.placed : nullptr, p, cov);
+  const MeasuredHeadway m =
+      MeasureHeadway(line.last ? &line.placed : nullptr, p, cov, line.hidden_since_last);
+  line.hidden_since_last = false;
   out.headways.push_back(HeadwayRowOf(p, m, zone_));
   if (m.exclusion.empty() && m.headway_s && m.planned_headway_s && *m.planned_headway_s > 0) {
     const double h = *m.headway_s;
@@ -576,6 +609,7 @@ std::string Stream::Snapshot() const {
     for (const auto t : line.recent) {
       WriteTime(w, t);
     }
+    w.Bool(line.hidden_since_last);
   }
   return w.Take();
 }
@@ -590,8 +624,9 @@ base::Status Stream::Restore(std::string_view bytes) {
   }
   base::ByteReader r(bytes);
   FROTA_ASSIGN_OR_RETURN(const auto version, r.U32());
-  if (version != kSnapshotVersion) {
-    return base::InvalidInput("regularity state version {} is not {}", version, kSnapshotVersion);
+  if (version != 1 && version != kSnapshotVersion) {
+    return base::InvalidInput("regularity state version {} is not 1 or {}", version,
+                              kSnapshotVersion);
   }
   FROTA_ASSIGN_OR_RETURN(last_minute_seen_, r.I64());
   FROTA_ASSIGN_OR_RETURN(const auto vehicles, r.Varint());
@@ -602,7 +637,7 @@ base::Status Stream::Restore(std::string_view bytes) {
     FROTA_RETURN_IF_ERROR(v.track.Restore(r, [this](std::string_view t) { return Intern(t); }));
     FROTA_ASSIGN_OR_RETURN(const auto pending, r.Varint());
     for (std::uint64_t k = 0; k < pending; ++k) {
-      FROTA_ASSIGN_OR_RETURN(auto d, ReadDeparture(r));
+      FROTA_ASSIGN_OR_RETURN(auto d, ReadDeparture(r, version));
       v.pending.push_back(std::move(d));
     }
   }
@@ -632,7 +667,7 @@ base::Status Stream::Restore(std::string_view bytes) {
     if (!has_last) {
       return base::InvalidInput("regularity state: a line without a departure");
     }
-    FROTA_ASSIGN_OR_RETURN(auto last, ReadDeparture(r));
+    FROTA_ASSIGN_OR_RETURN(auto last, ReadDeparture(r, version));
     const Placed p = Place(last, *plans_, holidays_);
     if (!p.period) {
       return base::InvalidInput("regularity state: a line's departure is in no service period");
@@ -656,6 +691,9 @@ base::Status Stream::Restore(std::string_view bytes) {
     for (std::uint64_t k = 0; k < recent; ++k) {
       FROTA_ASSIGN_OR_RETURN(const auto t, ReadTime(r));
       line.recent.push_back(t);
+    }
+    if (version >= 2) {
+      FROTA_ASSIGN_OR_RETURN(line.hidden_since_last, r.Bool());
     }
   }
   if (!r.AtEnd()) {

@@ -110,6 +110,10 @@ class Stream {
   /// Storage for a text that outlives every position reading it.
   std::string_view Intern(std::string_view text);
   void AddMinutes(std::int64_t minute_horizon, model::EpochRows& out);
+  // The line's next departure `d` (measured: one whose time is known, else hidden): a
+  // gap_in_progress whose moment came first is raised now; one open closes at d.
+  void CloseAt(Line& line, const Departure& d, bool measured, model::EpochRows& out);
+  void OnHiddenDeparture(const Departure& d, const Placed& p, model::EpochRows& out);
   void OnDeparture(const Departure& d, model::EpochRows& out);
   void CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out);
   /// When the line's open gap_in_progress stopped being measurable before `limit`: its

@@ -335,6 +335,35 @@ TEST_F(StreamTest, NoGapOnALineTheFeedShowsTooLittleOf) {
   EXPECT_EQ(Run(minutes(3)), rows);
 }
 
+TEST_F(StreamTest, ABusWhoseOwnSilenceHidesItsExitLeavesTheHeadwayAcrossItOut) {
+  // Buses leave every 10 minutes from 06:00 (departures 2 minutes later), bus40 included,
+  // then at 06:55 and 07:05. bus40 stands at the terminal from 06:35, reports nothing
+  // from 06:38 until 06:46:30, when it is 3 km out: it left, but when is hidden. The
+  // pair 06:32 - 06:57 (25 minutes, over twice the 10 planned) is a coverage gap, not a
+  // gap, and no gap_in_progress is raised at 06:52: the line did depart before then.
+  Morning({0, 10, 20, 30, 40, 55, 65});
+  const auto terminal = At(0);
+  points_.push_back({"bus40", Local(6, 35), terminal.first, terminal.second, "53B"});
+  std::erase_if(points_, [&](const Point& p) {
+    return p.vehicle == "bus40" && p.time >= Local(6, 38) && p.time < Local(6, 46) + seconds(30);
+  });
+  std::sort(points_.begin(), points_.end(),
+            [](const Point& a, const Point& b) { return a.time < b.time; });
+  const auto rows = AllAtOnce();
+  EXPECT_EQ(Starting(rows, "departure ").size(), 6u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_TRUE(Starting(rows, "departure bus40").empty());
+  EXPECT_TRUE(Starting(rows, "alert gap|").empty()) << fmt::format("{}", fmt::join(rows, "\n"));
+  // (After the last bus, 07:07, the plan runs on: that one is raised at 07:27.)
+  const auto in_progress = Starting(rows, "alert gap_in_progress|");
+  ASSERT_EQ(in_progress.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(in_progress[0].find("|2022-08-03T10:07:00Z"), std::string::npos) << in_progress[0];
+  const auto across = Starting(rows, "headway R53 0 2022-08-03T09:57:00Z bus55");
+  ASSERT_EQ(across.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_EQ(across[0], "headway R53 0 2022-08-03T09:57:00Z bus55 1500 coverage_gap");
+  EXPECT_EQ(Run(minutes(3)), rows);
+  EXPECT_EQ(Run(minutes(1), Local(7, 0)), rows);
+}
+
 TEST_F(StreamTest, ATrackFindsWhatTheWholeDayHoldsAndKeepsHalfAnHour) {
   // One bus shuttling west to east and back for almost 5 hours, a fix every 30 s.
   std::vector<Fix> fixes;

@@ -4,7 +4,7 @@
 
 namespace frota::runner {
 
-AsyncCommitter::AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit)
+AsyncCommitter::AsyncCommitter(Sink& sink, AfterCommit after_commit)
     : sink_(sink), streams_(sink.StreamsRows()), after_commit_(std::move(after_commit)) {
   thread_ = std::thread([this] {
     base::NameThisThread("frota-sink");
@@ -71,7 +71,7 @@ base::Status AsyncCommitter::Perform(Work& work) {
   }
   FROTA_RETURN_IF_ERROR(sink_.Commit(work.rows, *work.checkpoint));
   if (after_commit_) {
-    after_commit_(work.checkpoint->epoch.value());
+    after_commit_(*work.checkpoint);
   }
   return base::Status::Ok();
 }

@@ -49,8 +49,10 @@ class AsyncCommitter {
   // over writes several times as large, and 16 of them held 140 MB more at the peak.
   // A write is queued whatever its size when nothing else waits.
   static constexpr std::size_t kMaxQueuedRows = kMaxQueued * 16384;
-  /// `after_commit` (optional) runs on the commit thread after each successful commit.
-  explicit AsyncCommitter(Sink& sink, std::function<void(std::int64_t)> after_commit = {});
+  /// `after_commit` (optional) runs on the commit thread after each successful commit,
+  /// with that epoch's checkpoint (not the last one submitted: up to kMaxQueued wait).
+  using AfterCommit = std::function<void(const engine::EpochCheckpoint&)>;
+  explicit AsyncCommitter(Sink& sink, AfterCommit after_commit = {});
   ~AsyncCommitter();
   AsyncCommitter(const AsyncCommitter&) = delete;
   AsyncCommitter& operator=(const AsyncCommitter&) = delete;
@@ -72,7 +74,7 @@ class AsyncCommitter {
 
   Sink& sink_;
   const bool streams_;
-  std::function<void(std::int64_t)> after_commit_;
+  AfterCommit after_commit_;
   model::EpochRows gathered_;  // commit thread only: Writes for a sink that does not stream
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace frota::runner {
@@ -163,6 +164,32 @@ TEST(AsyncCommitter, BoundsTheRowsWaitingNotOnlyTheWrites) {
   writer.join();
   ASSERT_TRUE(committer.Drain().ok());
   EXPECT_EQ(sink.log(), (std::vector<std::size_t>{1, AsyncCommitter::kMaxQueuedRows + 1, 2}));
+}
+
+TEST(AsyncCommitter, AfterCommitGetsEachEpochsOwnCheckpointWhileOthersWait) {
+  // The sink holds its first write until the test opens it: three epochs wait behind it,
+  // and each one's callback must carry that epoch's watermark and records, not those of
+  // the epoch submitted last.
+  GatedSink sink;
+  std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen;
+  std::mutex seen_mutex;
+  AsyncCommitter committer(sink, [&](const engine::EpochCheckpoint& c) {
+    const std::lock_guard lock(seen_mutex);
+    seen.emplace_back(c.epoch.value(), base::ToUnixMicros(c.watermark), c.records);
+  });
+  ASSERT_TRUE(committer.Write(Positions(1)).ok());
+  sink.WaitForWrites(1);
+  for (std::int64_t e = 1; e <= 3; ++e) {
+    engine::EpochCheckpoint c = Epoch(e);
+    c.watermark = base::FromUnixMicros(1000 * e);
+    c.records = 10 * e;
+    ASSERT_TRUE(committer.Submit(model::EpochRows(), std::move(c)).ok());
+  }
+  sink.Open();
+  ASSERT_TRUE(committer.Drain().ok());
+  const std::lock_guard lock(seen_mutex);
+  EXPECT_EQ(seen, (std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+                      {1, 1000, 10}, {2, 2000, 20}, {3, 3000, 30}}));
 }
 
 }  // namespace

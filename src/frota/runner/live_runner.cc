@@ -10,6 +10,7 @@
 #include "frota/engine/epoch.h"
 #include "frota/job/pipeline.h"
 #include "frota/runner/async_committer.h"
+#include "frota/runner/regularity_jobs.h"
 #include "frota/runner/row_counts.h"
 #include "frota/source/poll_journal.h"
 
@@ -89,9 +90,16 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   report.started_at = base::FormatIso8601(clock.Now());
   report.rules = job::RuleValues(context.job);
   TimedSink sink(inner_sink);
-  FROTA_ASSIGN_OR_RETURN(const auto recovered, sink.Recover());
+  FROTA_ASSIGN_OR_RETURN(auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
                          config.threads);
+  // The regularity jobs (departures, headways, alerts) when there is a plan.
+  const auto regularity = RegularityJobs::ForContext(context);
+  if (regularity) {
+    FROTA_ASSIGN_OR_RETURN(
+        recovered.runner_state,
+        regularity->Restore(recovered.runner_state, recovered.last_epoch.value() > 0));
+  }
   FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
   std::int64_t epoch = recovered.last_epoch.value();
   report.resumed = epoch > 0;
@@ -116,17 +124,21 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
                                                                       options, archive_progress));
   std::vector<source::JournalPoll> polls;
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval, clock);
-  // The epoch being committed is always the last one submitted (one in flight at most).
-  std::atomic<std::int64_t> submitted_watermark{base::ToUnixMicros(pipeline.watermark())};
-  std::atomic<std::int64_t> submitted_records{0};
-  AsyncCommitter committer(sink, [&](std::int64_t committed) {
+  AsyncCommitter committer(sink, [&](const engine::EpochCheckpoint& committed) {
     if (config.after_commit) {
-      config.after_commit({committed, sink.last_seconds(),
-                           base::FromUnixMicros(submitted_watermark.load()),
-                           submitted_records.load()});
+      config.after_commit(
+          {committed.epoch.value(), sink.last_seconds(), committed.watermark, committed.records});
     }
   });
   model::EpochRows pending;
+  // What the pipeline released: into the epoch, and its positions to the regularity jobs.
+  auto take = [&] {
+    model::EpochRows rows = pipeline.TakeRows();
+    if (regularity) {
+      regularity->AddPositions(rows);
+    }
+    pending.Append(std::move(rows));
+  };
   base::Timestamp committed_watermark = pipeline.watermark();
   auto last_commit = clock.Steady();
 
@@ -159,7 +171,11 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   };
   auto commit = [&]() -> base::Status {
     pipeline.Advance();
-    pending.Append(pipeline.TakeRows());
+    take();
+    if (regularity) {
+      // What the watermark made final, once per epoch.
+      regularity->Advance(pipeline.watermark(), pending);
+    }
     engine::EpochCheckpoint checkpoint;
     checkpoint.epoch = base::EpochId(++epoch);
     checkpoint.watermark = pipeline.watermark();
@@ -170,12 +186,13 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     }
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
+    if (regularity) {
+      checkpoint.runner_state = regularity->Wrap(checkpoint.runner_state);
+    }
     CountEpochRows(pending, report);
     spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
                   policy.records(), pending.RowCount(), WatermarkText(checkpoint.watermark));
     committed_watermark = checkpoint.watermark;
-    submitted_watermark.store(base::ToUnixMicros(checkpoint.watermark));
-    submitted_records.store(checkpoint.records);
     FROTA_RETURN_IF_ERROR(committer.Submit(std::move(pending), std::move(checkpoint)));
     pending = model::EpochRows();
     ++report.epochs;
@@ -211,7 +228,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       report.records += static_cast<std::int64_t>(batch.size());
       policy.Count(static_cast<std::int64_t>(batch.size()));
       pipeline.Advance();
-      pending.Append(pipeline.TakeRows());
+      take();
       if (policy.records() >= config.epoch_records) {
         FROTA_RETURN_IF_ERROR(commit());
       }
@@ -220,7 +237,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       pipeline.AdvanceIngestTime(*floor);
     }
     pipeline.Advance();
-    pending.Append(pipeline.TakeRows());
+    take();
     const bool something = policy.records() > 0 || pending.RowCount() > 0 ||
                            pipeline.watermark() != committed_watermark;
     if (something && (last_round || clock.Steady() - last_commit >= config.epoch_interval)) {

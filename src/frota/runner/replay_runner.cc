@@ -13,8 +13,8 @@
 #include "frota/engine/epoch.h"
 #include "frota/gtfs/holidays.h"
 #include "frota/job/pipeline.h"
-#include "frota/regularity/stream.h"
 #include "frota/runner/async_committer.h"
+#include "frota/runner/regularity_jobs.h"
 #include "frota/runner/row_counts.h"
 #include "frota/source/replay_source.h"
 
@@ -141,43 +141,6 @@ std::int64_t InputBytes(const std::vector<source::PartitionInput>& partitions) {
   return bytes;
 }
 
-namespace {
-
-// The runner state of a replay with the regularity jobs: the pipeline's and the
-// stream's, one after the other, behind a marker a pipeline's state never starts with.
-constexpr std::string_view kRegularityMarker = "frota-regularity-1";
-
-std::string WrapRunnerState(const std::string& pipeline, const std::string& stream) {
-  base::ByteWriter w;
-  w.Raw(kRegularityMarker);
-  w.String(pipeline);
-  w.String(stream);
-  return w.Take();
-}
-
-struct RunnerStates {
-  std::string pipeline;
-  std::string stream;
-  bool wrapped = false;
-};
-
-base::Result<RunnerStates> UnwrapRunnerState(std::string_view bytes) {
-  RunnerStates out;
-  if (!bytes.starts_with(kRegularityMarker)) {
-    out.pipeline = bytes;
-    return out;
-  }
-  base::ByteReader r(bytes.substr(kRegularityMarker.size()));
-  FROTA_ASSIGN_OR_RETURN(const auto pipeline, r.String());
-  FROTA_ASSIGN_OR_RETURN(const auto stream, r.String());
-  out.pipeline = pipeline;
-  out.stream = stream;
-  out.wrapped = true;
-  return out;
-}
-
-}  // namespace
-
 base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayContext& context,
                                      model::SourceCatalog& catalog,
                                      engine::TransactionalSink<model::EpochRows>& sink) {
@@ -194,22 +157,12 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
                          config.threads);
   // The regularity jobs (departures, headways, alerts) when there is a plan.
-  std::unique_ptr<regularity::Stream> regularity;
-  if (context.feed && context.routes) {
-    regularity = std::make_unique<regularity::Stream>(
-        *context.feed, *context.routes, *context.job.time_zone,
-        gtfs::HolidayCalendar::ForTimeZone(context.job.time_zone->name()));
-  }
-  FROTA_ASSIGN_OR_RETURN(auto states, UnwrapRunnerState(recovered.runner_state));
-  if (regularity && !states.wrapped && recovered.last_epoch.value() > 0) {
-    return base::InvalidInput(
-        "the database was written without the regularity jobs (no GTFS, or an older frota): "
-        "replay it from the start into a new database");
-  }
+  const auto regularity = RegularityJobs::ForContext(context);
   if (regularity) {
-    FROTA_RETURN_IF_ERROR(regularity->Restore(states.stream));
+    FROTA_ASSIGN_OR_RETURN(
+        recovered.runner_state,
+        regularity->Restore(recovered.runner_state, recovered.last_epoch.value() > 0));
   }
-  recovered.runner_state = std::move(states.pipeline);
   FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
   report.resumed = recovered.last_epoch.value() > 0;
   std::int64_t epoch = recovered.last_epoch.value();
@@ -256,7 +209,13 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     progress_index[static_cast<std::size_t>(id)] = i;
   }
 
-  AsyncCommitter committer(sink, config.after_commit);
+  AsyncCommitter::AfterCommit after_commit;
+  if (config.after_commit) {
+    after_commit = [&config](const engine::EpochCheckpoint& committed) {
+      config.after_commit(committed.epoch.value());
+    };
+  }
+  AsyncCommitter committer(sink, std::move(after_commit));
   // What the pipeline emitted goes to the sink as it comes (the epoch's transaction takes
   // it; an epoch is never held whole), counted on the way.
   std::int64_t epoch_rows = 0;
@@ -297,7 +256,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     checkpoint.states = pipeline.SnapshotPartitions();
     checkpoint.runner_state = pipeline.SnapshotRunner();
     if (regularity) {
-      checkpoint.runner_state = WrapRunnerState(checkpoint.runner_state, regularity->Snapshot());
+      checkpoint.runner_state = regularity->Wrap(checkpoint.runner_state);
     }
     spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
                   policy.records(), epoch_rows, WatermarkText(checkpoint.watermark));

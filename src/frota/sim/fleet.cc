@@ -290,7 +290,9 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
         }
       }
       fleet.departures.push_back({static_cast<std::int32_t>(v), slot, reported, t_departure,
-                                  tagged_late, tagged_late ? tag_at_m : 0, never_tagged});
+                                  t_departure, tagged_late, tagged_late ? tag_at_m : 0,
+                                  never_tagged});
+      const std::size_t departure_index = fleet.departures.size() - 1;
       vehicle.labels.push_back({t_departure, tagged_late || never_tagged ? -1 : reported});
 
       // Stretches between stops (and the incident), each at its own speed.
@@ -306,6 +308,13 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
       marks.emplace_back(length, LegKind::kLayover);
       double s = 0;
       bool late_labelled = !tagged_late;
+      // The moment the progress reaches kExitProgressM: the first moving leg across it.
+      const auto note_exit = [&](double from_s, double to_s, double t0) {
+        if (from_s < kExitProgressM && to_s >= kExitProgressM && to_s > from_s) {
+          fleet.departures[departure_index].t_exit =
+              t0 + (driver.t() - t0) * (kExitProgressM - from_s) / (to_s - from_s);
+        }
+      };
       for (const auto& [mark, kind] : marks) {
         const double target = std::clamp(mark, s, length);
         // tagged_late: the trip id appears once the bus is tag_at_m out.
@@ -315,8 +324,10 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
           const int hour = static_cast<int>(std::floor(driver.t() / 3600)) % 24;
           const double v_mps =
               traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
+          const double t0 = driver.t();
           driver.Move(before / v_mps, trip.shape, static_cast<float>(s),
                       static_cast<float>(tag_at_m));
+          note_exit(s, tag_at_m, t0);
           s = tag_at_m;
           vehicle.labels.push_back({driver.t(), reported});
           late_labelled = true;
@@ -326,8 +337,10 @@ Fleet BuildFleet(const DayPlan& plan, const TrafficModel& traffic, const FaultCo
           const int hour = static_cast<int>(std::floor(driver.t() / 3600)) % 24;
           const double v_mps =
               traffic.SpeedMps(hour, mid) * trip_factor * trip_rng.Uniform(0.9, 1.1);
+          const double t0 = driver.t();
           driver.Move((target - s) / v_mps, trip.shape, static_cast<float>(s),
                       static_cast<float>(target));
+          note_exit(s, target, t0);
           s = target;
         }
         if (kind == LegKind::kDwell) {

@@ -60,6 +60,10 @@ struct SimVehicle {
 };
 
 inline constexpr std::int64_t kFixPeriodS = 15;
+/// Semantics §7: a departure is the last position within 1,000 m of the pattern's first
+/// point before the progress along the pattern passes 1,000 m. On a true trajectory (a
+/// straight line is never longer than the path) that is the moment the progress reaches it.
+inline constexpr double kExitProgressM = 1000;
 
 /// Where a bus truly is at an instant.
 struct VehicleSample {
@@ -90,7 +94,10 @@ struct TrueDeparture {
   std::int32_t vehicle = 0;
   std::int32_t slot = 0;           // the plan trip it ran
   std::int32_t reported_slot = 0;  // the slot the feed reports (differs for duplicate_slot)
-  double t = 0;
+  double t = 0;                    // it leaves the terminal (the end of its layover)
+  // Its progress along the pattern reaches kExitProgressM: semantics §7's departure
+  // moment on the true trajectory (a pattern shorter than that: t).
+  double t_exit = 0;
   bool tagged_late = false;  // the trip id first shows tagged_late_m out
   double tagged_late_m = 0;
   bool never_tagged = false;  // the trip id never shows

@@ -189,23 +189,19 @@ std::vector<LineSilence> DrawLineSilences(const Fleet& fleet, const FaultConfig&
   return out;
 }
 
-// The true headways: consecutive true departures of a route, direction and service date,
-// each pair left out as service_break when its departures lie in different service
-// periods of the written plan (semantics §7: runs of planned departures no two more than
-// max(60 min, 3 x the planned headway before the gap) apart; a departure belongs to the
-// period that holds it widened by one planned headway at each end, else to the nearest),
-// or as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
-template <typename At>
-std::vector<TruthHeadway> TrueHeadways(
-    const Fleet& fleet, const DayPlan& plan,
-    const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
-    const std::vector<std::pair<double, double>>& outages, const At& at,
-    const std::string& service_date) {
-  struct Span {
-    double from;
-    double to;
-  };
-  std::map<std::pair<std::string, int>, std::vector<Span>> periods;
+using LineKey = std::pair<std::string, int>;
+
+// A service period of the written plan (semantics §7: a run of planned departures no two
+// consecutive more than max(60 min, 3 x the planned headway before the gap) apart),
+// widened by one planned headway at each end; seconds of the service day.
+struct PlanPeriod {
+  double from;
+  double to;
+};
+
+std::map<LineKey, std::vector<PlanPeriod>> PlanPeriods(
+    const std::map<LineKey, std::vector<std::int32_t>>& written) {
+  std::map<LineKey, std::vector<PlanPeriod>> periods;
   for (const auto& [line, departures] : written) {
     std::vector<std::int32_t> times = departures;
     std::sort(times.begin(), times.end());
@@ -226,27 +222,44 @@ std::vector<TruthHeadway> TrueHeadways(
       }
     }
   }
-  const auto period_of = [&](const std::pair<std::string, int>& line, double t) -> std::int32_t {
-    const auto it = periods.find(line);
-    if (it == periods.end()) {
-      return -1;
+  return periods;
+}
+
+// The period of `line` that holds `t`, else the nearest one; -1 without a plan.
+std::int32_t PeriodOf(const std::map<LineKey, std::vector<PlanPeriod>>& periods,
+                      const LineKey& line, double t) {
+  const auto it = periods.find(line);
+  if (it == periods.end()) {
+    return -1;
+  }
+  std::int32_t best = -1;
+  double best_distance = 0;
+  for (std::size_t p = 0; p < it->second.size(); ++p) {
+    const PlanPeriod& span = it->second[p];
+    const double distance = t < span.from ? span.from - t : (t > span.to ? t - span.to : 0);
+    if (best < 0 || distance < best_distance) {
+      best = static_cast<std::int32_t>(p);
+      best_distance = distance;
     }
-    std::int32_t best = -1;
-    double best_distance = 0;
-    for (std::size_t p = 0; p < it->second.size(); ++p) {
-      const Span& span = it->second[p];
-      const double distance = t < span.from ? span.from - t : (t > span.to ? t - span.to : 0);
-      if (best < 0 || distance < best_distance) {
-        best = static_cast<std::int32_t>(p);
-        best_distance = distance;
-      }
-    }
-    return best;
-  };
+  }
+  return best;
+}
+
+// The true headways: consecutive true departures of a route, direction and service date,
+// each at semantics §7's departure moment (TrueDeparture::t_exit), each pair left out as
+// service_break when its departures lie in different service periods of the written plan
+// (PlanPeriods; a departure belongs to the period that holds it, else to the nearest), or
+// as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
+template <typename At>
+std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
+                                       const std::map<LineKey, std::vector<PlanPeriod>>& periods,
+                                       const std::vector<std::pair<double, double>>& outages,
+                                       const At& at, const std::string& service_date) {
+  const auto period_of = [&](const LineKey& line, double t) { return PeriodOf(periods, line, t); };
   std::map<std::pair<std::string, int>, std::vector<double>> times;
   for (const TrueDeparture& d : fleet.departures) {
     const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(d.slot)];
-    times[{trip.route_id, trip.direction_id}].push_back(d.t);
+    times[{trip.route_id, trip.direction_id}].push_back(d.t_exit);
   }
   std::vector<TruthHeadway> out;
   for (auto& [line, line_times] : times) {
@@ -275,19 +288,36 @@ std::vector<TruthHeadway> TrueHeadways(
   return out;
 }
 
-// The alerts the day causes (TruthAlert), from its true headways, the written plan and
-// the feed outages (UTC µs). The planned headway at a moment is that of the frequency
-// windows holding it (several at once combine as rates: 1 / sum of 1 / headway), else the
-// written plan's gap between the departures around it (before the first: the first gap;
-// after the last: the last); bunching and gap read it at the later departure,
-// gap_in_progress at the earlier one, as semantics §7's stream does.
+// The alerts the day causes (TruthAlert), from its true headways, the written plan, its
+// service periods and the feed outages (UTC µs). The planned headway at a moment is that
+// of the frequency windows holding it (several at once combine as rates: 1 / sum of 1 /
+// headway), else the written plan's gap between the departures around it (before the
+// first: the first gap; after the last: the last); bunching and gap read it at the later
+// departure, gap_in_progress at the earlier one, as semantics §7's stream does. A
+// gap_in_progress needs its moment inside the service period of the departure before it
+// (after that the plan has a break, not a gap); a feed_blind needs the feed to deliver
+// again after it (`feed_end_us`: its last record), as the stream sees an outage end.
 std::vector<TruthAlert> TrueAlerts(
     const std::vector<TruthHeadway>& headways,
     const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
     const std::map<std::pair<std::string, int>,
                    std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>& windows,
-    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
+    const std::map<LineKey, std::vector<PlanPeriod>>& periods,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us, std::int64_t feed_end_us,
     const std::function<std::int64_t(double)>& at) {
+  // The period of `line` holding the moment `us`, if one does.
+  const auto period_holding = [&](const LineKey& line, std::int64_t us) -> std::int32_t {
+    const auto it = periods.find(line);
+    if (it == periods.end()) {
+      return -1;
+    }
+    for (std::size_t p = 0; p < it->second.size(); ++p) {
+      if (at(it->second[p].from) <= us && us <= at(it->second[p].to)) {
+        return static_cast<std::int32_t>(p);
+      }
+    }
+    return -1;
+  };
   std::map<std::pair<std::string, int>, std::vector<std::int64_t>> planned;
   for (const auto& [line, departures] : written) {
     auto& list = planned[line];
@@ -313,7 +343,29 @@ std::vector<TruthAlert> TrueAlerts(
     if (it == planned.end() || it->second.size() < 2) {
       return 0;
     }
-    const auto& list = it->second;
+    // The written departures of the period nearest `t`: after a period's last departure
+    // the plan's headway is its last gap, not the break to the next period.
+    std::vector<std::int64_t> list = it->second;
+    if (const auto spans = periods.find(line); spans != periods.end()) {
+      const PlanPeriod* nearest = nullptr;
+      std::int64_t nearest_distance = 0;
+      for (const PlanPeriod& span : spans->second) {
+        const std::int64_t from = at(span.from);
+        const std::int64_t to = at(span.to);
+        const std::int64_t distance = t < from ? from - t : (t > to ? t - to : 0);
+        if (nearest == nullptr || distance < nearest_distance) {
+          nearest = &span;
+          nearest_distance = distance;
+        }
+      }
+      if (nearest != nullptr) {
+        std::erase_if(list,
+                      [&](std::int64_t v) { return v < at(nearest->from) || v > at(nearest->to); });
+      }
+      if (list.size() < 2) {
+        return 0;
+      }
+    }
     auto next = std::upper_bound(list.begin(), list.end(), t);
     if (next == list.begin()) {
       ++next;
@@ -321,6 +373,19 @@ std::vector<TruthAlert> TrueAlerts(
       --next;
     }
     return static_cast<double>(*next - *std::prev(next)) / 1e6;
+  };
+  // Semantics-notes' watched line, its plan's part: at least 3 planned departures in the
+  // 2 hours up to the departure that opens a gap (the feed's part, half of them found,
+  // is the stream's to judge).
+  const auto plan_watches = [&](const std::pair<std::string, int>& line, std::int64_t t) {
+    const auto it = planned.find(line);
+    if (it == planned.end()) {
+      return false;
+    }
+    const auto& list = it->second;
+    const auto n = std::upper_bound(list.begin(), list.end(), t) -
+                   std::lower_bound(list.begin(), list.end(), t - std::int64_t{7200} * 1'000'000);
+    return n >= 3;
   };
   const auto blind_between = [&](std::int64_t a, std::int64_t b) {
     return std::any_of(outages_us.begin(), outages_us.end(), [&](const auto& o) {
@@ -340,37 +405,40 @@ std::vector<TruthAlert> TrueAlerts(
       const double p = planned_at(line, later);
       if (p > 0 && h.headway_s < 0.25 * p) {
         out.push_back({"bunching", h.route_id, h.direction_id, earlier, later, p});
-      } else if (p > 0 && h.headway_s > 2 * p) {
+      } else if (p > 0 && h.headway_s > 2 * p && plan_watches(line, earlier)) {
         out.push_back({"gap", h.route_id, h.direction_id, earlier, later, p});
       }
     }
     const double p1 = planned_at(line, earlier);
     const std::int64_t point = earlier + std::llround(2 * p1 * 1e6);
-    if (p1 > 0 && later > point && !blind_between(earlier, point)) {
+    if (p1 > 0 && later > point && !blind_between(earlier, point) && plan_watches(line, earlier) &&
+        period_holding(line, point) >= 0 &&
+        period_holding(line, point) == period_holding(line, earlier)) {
       out.push_back({"gap_in_progress", h.route_id, h.direction_id, earlier, later, p1});
     }
   }
-  // After a line's last departure, while its plan still runs (a day cut by --hours): a
-  // gap_in_progress that nothing closes, when the feed still watched at that moment
-  // (buses of the last trips still report for half an hour after the last departure).
+  // After a line's last departure, while its service period still runs (a day cut by
+  // --hours): a gap_in_progress that nothing closes, when the feed still delivered in the
+  // minute of that moment (the stream's coverage is by the minute).
+  constexpr std::int64_t kMinuteUs = 60'000'000;
   std::map<std::pair<std::string, int>, std::int64_t> last;
-  std::int64_t last_any = 0;
   for (const auto& h : headways) {
     auto& l = last[{h.route_id, h.direction_id}];
     l = std::max(l, h.time_us);
-    last_any = std::max(last_any, h.time_us);
   }
   for (const auto& [line, d] : last) {
     const double p = planned_at(line, d);
     const std::int64_t point = d + std::llround(2 * p * 1e6);
     const auto plan = planned.find(line);
-    if (p > 0 && plan != planned.end() && point < plan->second.back() &&
-        point < last_any + std::int64_t{1800} * 1'000'000 && !blind_between(d, point)) {
+    if (p > 0 && plan != planned.end() && point < plan->second.back() && plan_watches(line, d) &&
+        period_holding(line, point) >= 0 &&
+        period_holding(line, point) == period_holding(line, d) &&
+        point / kMinuteUs <= feed_end_us / kMinuteUs && !blind_between(d, point)) {
       out.push_back({"gap_in_progress", line.first, line.second, d, 0, p});
     }
   }
   for (const auto& [start, end] : outages_us) {
-    if (end - start >= static_cast<std::int64_t>(kCoverageGapS * 1e6)) {
+    if (end - start >= static_cast<std::int64_t>(kCoverageGapS * 1e6) && end < feed_end_us) {
       out.push_back({"feed_blind", "", -1, start, end, 0});
     }
   }
@@ -629,6 +697,7 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
     departure.start_time = trip.start_time;
     departure.scheduled_us = at(trip.departure_s);
     departure.time_us = at(d.t);
+    departure.exit_time_us = at(d.t_exit);
     departure.tagged_late = d.tagged_late;
     departure.never_tagged = d.never_tagged;
     truth.departures.push_back(std::move(departure));
@@ -689,15 +758,22 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
   for (const auto& r : stale_plan) {
     summary.stale_routes.push_back(r.route_id);
   }
+  const auto periods = PlanPeriods(written);
   truth.headways =
-      TrueHeadways(fleet, plan, written, outages, at, base::FormatDate(plan.service_date));
+      TrueHeadways(fleet, plan, periods, outages, at, base::FormatDate(plan.service_date));
   {
     std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
     for (const auto& o : truth.outages) {
       outages_us.emplace_back(o.start_us, o.end_us);
     }
-    truth.alerts = TrueAlerts(truth.headways, written, day.windows, outages_us,
-                              [&at](double s) { return static_cast<std::int64_t>(at(s)); });
+    // The feed's last record: the last fix of the last bus off the road.
+    double feed_end = 0;
+    for (const SimVehicle& vehicle : fleet.vehicles) {
+      feed_end = std::max(feed_end, vehicle.t_off);
+    }
+    truth.alerts =
+        TrueAlerts(truth.headways, written, day.windows, periods, outages_us, at(feed_end),
+                   [&at](double s) { return static_cast<std::int64_t>(at(s)); });
   }
 }
 

@@ -305,6 +305,36 @@ TEST_F(DefaultDay, TrueHeadwaysNeverSpanAnOutageWithoutTheCoverageGapExclusion) 
   EXPECT_GT(coverage_gaps, 0);
 }
 
+TEST_F(DefaultDay, DeparturesExitAfterLeavingAndAlertsStayInTheirServicePeriod) {
+  ASSERT_NE(truth_, nullptr);
+  // Semantics §7's moment comes after the bus leaves the terminal: 1,000 m at bus speeds
+  // (and its first stops) take a minute or a few, never more than a quarter of an hour.
+  std::int64_t later = 0;
+  for (const auto& d : truth_->departures) {
+    EXPECT_GE(d.exit_time_us, d.time_us) << d.vehicle_id << " " << d.trip_id;
+    EXPECT_LE(d.exit_time_us - d.time_us, std::int64_t{900} * 1'000'000)
+        << d.vehicle_id << " " << d.trip_id;
+    later += d.exit_time_us > d.time_us ? 1 : 0;
+  }
+  EXPECT_GT(later, static_cast<std::int64_t>(truth_->departures.size()) * 9 / 10);
+  // Peak-only lines break for hours between their peaks: that break is never the planned
+  // headway of an alert, and no gap_in_progress runs across it.
+  std::map<std::string, std::int64_t> kinds;
+  for (const auto& a : truth_->alerts) {
+    ++kinds[a.kind];
+    if (a.kind == "feed_blind") {
+      continue;
+    }
+    EXPECT_LE(a.planned_headway_s, 7200) << a.kind << " " << a.route_id << " at " << a.start_us;
+    if (a.kind == "gap_in_progress" && a.end_us > 0) {
+      EXPECT_GT(a.end_us - a.start_us, std::llround(2e6 * a.planned_headway_s)) << a.route_id;
+    }
+  }
+  for (const std::string kind : {"bunching", "gap", "gap_in_progress", "feed_blind"}) {
+    EXPECT_GT(kinds[kind], 0) << kind;
+  }
+}
+
 TEST_F(DefaultDay, PeakOnlyLinesHaveAServiceBreakAndTheNightLineRunsPastMidnight) {
   ASSERT_NE(truth_, nullptr);
   std::int64_t peak_only = 0;

@@ -128,6 +128,7 @@ base::Status WriteTruth(const Truth& truth, const fs::path& file) {
                           {"start_time", d.start_time},
                           {"scheduled", Iso(d.scheduled_us)},
                           {"time", Iso(d.time_us)},
+                          {"exit_time", Iso(d.exit_time_us)},
                           {"tagged_late", d.tagged_late},
                           {"never_tagged", d.never_tagged}});
   }
@@ -280,6 +281,8 @@ base::Result<Truth> ReadTruth(const fs::path& file) {
       departure.start_time = d.value("start_time", std::string());
       departure.scheduled_us = ParseUs(d, "scheduled");
       departure.time_us = ParseUs(d, "time");
+      departure.exit_time_us =
+          d.contains("exit_time") ? ParseUs(d, "exit_time") : departure.time_us;
       departure.tagged_late = d.value("tagged_late", d.value("first_seen_far", false));
       departure.never_tagged = d.value("never_tagged", false);
       truth.departures.push_back(std::move(departure));

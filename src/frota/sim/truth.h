@@ -33,7 +33,9 @@ struct TruthDeparture {
   std::string start_date;        // YYYYMMDD
   std::string start_time;        // HH:MM:SS
   std::int64_t scheduled_us = 0;
-  std::int64_t time_us = 0;
+  std::int64_t time_us = 0;       // it leaves the terminal
+  std::int64_t exit_time_us = 0;  // semantics §7's departure moment on the true trajectory:
+                                  // its progress reaches 1,000 m (older truths: time_us)
   bool tagged_late = false;   // its trip id first shows more than 1,000 m out (v1: first_seen_far)
   bool never_tagged = false;  // its trip id never shows
 };

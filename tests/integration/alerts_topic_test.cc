@@ -1,0 +1,158 @@
+// `frota replay --gtfs --alerts-topic` against a real Kafka broker: every alert of the
+// `alerts` table reaches the topic, keyed by its alert_id, and the last message of each
+// key is the table's row; a second replay of the same input publishes the same alerts
+// again (a consumer keeping the last message per key sees no change), never others.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "frota/base/time.h"
+#include "frota/sink/duckdb_sink.h"
+#include "frota/testing/subprocess.h"
+#include "frota/transport/consumer.h"
+#include "services.h"
+
+namespace frota::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Every partition from its beginning.
+class FromTheStart : public transport::RebalanceListener {
+ public:
+  base::Result<std::vector<std::optional<std::int64_t>>> OnAssigned(
+      const std::vector<base::PartitionId>& partitions) override {
+    return std::vector<std::optional<std::int64_t>>(partitions.size());
+  }
+  base::Status OnRevoked(const std::vector<base::PartitionId>& /*partitions*/,
+                         bool /*lost*/) override {
+    return base::Status::Ok();
+  }
+};
+
+struct Published {
+  std::int64_t messages = 0;
+  std::map<std::string, nlohmann::json> last;  // per key, the last message
+};
+
+// Reads the whole topic: until nothing new came for 10 seconds (at most 3 minutes).
+Published ReadTopic(const std::string& brokers, const std::string& topic,
+                    const std::string& group) {
+  Published out;
+  FromTheStart listener;
+  transport::ConsumerOptions options;
+  options.brokers = brokers;
+  options.topic = topic;
+  options.group = group;
+  auto consumer = transport::Consumer::Create(options, &listener);
+  EXPECT_TRUE(consumer.ok()) << consumer.error().message();
+  if (!consumer.ok()) {
+    return out;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  auto quiet_since = std::chrono::steady_clock::now();
+  std::vector<transport::Message> messages;
+  while (std::chrono::steady_clock::now() < deadline &&
+         std::chrono::steady_clock::now() - quiet_since < seconds(10)) {
+    const auto polled = (*consumer)->Poll(messages, 1000, milliseconds(500));
+    EXPECT_TRUE(polled.ok()) << polled.error().message();
+    if (!polled.ok()) {
+      break;
+    }
+    for (const auto& m : messages) {
+      ++out.messages;
+      out.last[std::string(m.key)] = nlohmann::json::parse(m.payload);
+    }
+    if (!messages.empty()) {
+      quiet_since = std::chrono::steady_clock::now();
+    }
+  }
+  EXPECT_TRUE((*consumer)->Close().ok());
+  return out;
+}
+
+// An optional time of a message as microseconds (null: nullopt).
+std::optional<std::int64_t> MicrosOf(const nlohmann::json& value) {
+  if (value.is_null()) {
+    return std::nullopt;
+  }
+  const auto t = base::ParseIso8601(value.get<std::string>());
+  EXPECT_TRUE(t.has_value()) << value;
+  return t ? std::optional(base::ToUnixMicros(*t)) : std::nullopt;
+}
+
+TEST(AlertsTopic, EveryAlertOnceAsTheTableHoldsItAndTheSameAgainOnAReplay) {
+  const auto env = ReadServiceEnv();
+  ASSERT_TRUE(env.has_value()) << kNoServices;
+  TempDir dir("alerts-topic");
+  const auto day = dir.path() / "day";
+  const auto simulated =
+      RunProcess({FrotaBinary().string(), "-q", "simulate", "--date", "2026-03-04", "--vehicles",
+                  "80", "--hours", "6-9", "--seed", "3", "--out", day.string()});
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
+  const std::string topic = "alerts-" + std::to_string(::getpid());
+  std::string error;
+  ASSERT_TRUE(CreateTopic(*env, env->kafka_dir, topic, 1, &error)) << error;
+
+  const auto replay = [&](const std::string& name) {
+    const auto db = dir.path() / (name + ".duckdb");
+    const auto r = RunProcess(
+        {FrotaBinary().string(), "-q", "replay", "archive:" + day.string(), "--gtfs",
+         (day / "gtfs").string(), "--area", (day / "area.geojson").string(), "--db", db.string(),
+         "--epoch-records", "20000", "--alerts-topic", topic, "--alerts-brokers", env->brokers});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return db;
+  };
+  const auto first_db = replay("first");
+  const Published first = ReadTopic(env->brokers, topic, "alerts-first");
+
+  // The table's alerts, by id.
+  auto db = sink::OpenFrotaDuckDb(first_db, /*must_exist=*/true);
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  auto rows = (*db)->Query(
+      "SELECT alert_id, kind, epoch_us(start_time), epoch_us(end_time), epoch_us(closed_at), "
+      "actual_headway_s FROM alerts ORDER BY alert_id");
+  ASSERT_TRUE(rows.ok()) << rows.error().message();
+  ASSERT_GT(rows->rows(), 10U) << "a simulated morning raises alerts of every kind";
+  std::map<std::string, std::int64_t> kinds;
+  EXPECT_EQ(first.last.size(), rows->rows());
+  EXPECT_GE(first.messages, static_cast<std::int64_t>(rows->rows()));
+  for (std::size_t r = 0; r < rows->rows(); ++r) {
+    const std::string id = rows->String(r, 0);
+    ++kinds[rows->String(r, 1)];
+    const auto it = first.last.find(id);
+    ASSERT_NE(it, first.last.end()) << "not on the topic: " << id;
+    const nlohmann::json& m = it->second;
+    EXPECT_EQ(m.at("alert_id"), id);
+    EXPECT_EQ(m.at("kind"), rows->String(r, 1)) << id;
+    EXPECT_EQ(MicrosOf(m.at("start_time")), rows->Int64(r, 2)) << id;
+    const auto nullable = [&](std::size_t column) -> std::optional<std::int64_t> {
+      return rows->IsNull(r, column) ? std::nullopt : std::optional(rows->Int64(r, column));
+    };
+    EXPECT_EQ(MicrosOf(m.at("end_time")), nullable(3)) << id;
+    EXPECT_EQ(MicrosOf(m.at("closed_at")), nullable(4)) << id;
+    if (rows->IsNull(r, 5)) {
+      EXPECT_TRUE(m.at("actual_headway_s").is_null()) << id;
+    } else {
+      EXPECT_DOUBLE_EQ(m.at("actual_headway_s").get<double>(), rows->Double(r, 5)) << id;
+    }
+  }
+  EXPECT_GT(kinds["bunching"] + kinds["gap"], 0);
+  EXPECT_GT(kinds["gap_in_progress"], 0);
+
+  // The same input again: the same alerts, the last message of each the same.
+  replay("second");
+  const Published both = ReadTopic(env->brokers, topic, "alerts-both");
+  EXPECT_EQ(both.messages, 2 * first.messages);
+  EXPECT_EQ(both.last, first.last);
+}
+
+}  // namespace
+}  // namespace frota::testing
