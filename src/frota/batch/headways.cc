@@ -11,15 +11,12 @@
 #include <unordered_map>
 
 #include "frota/base/time_zone.h"
+#include "frota/batch/sql_files.h"
 #include "frota/gtfs/holidays.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/service_day.h"
 #include "frota/regularity/stream.h"
 #include "frota/sink/regularity_rows.h"
-
-namespace frota::batch::sql {
-extern const std::string_view kHeadwaysSql;
-}  // namespace frota::batch::sql
 
 namespace frota::batch {
 

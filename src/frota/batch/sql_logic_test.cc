@@ -14,22 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "frota/batch/sql_files.h"
 #include "frota/sink/duckdb_connection.h"
 #include "frota/testing/shared_data.h"
-
-namespace frota::batch::sql {
-extern const std::string_view kStagingSql;
-extern const std::string_view kFunctionsSql;
-extern const std::string_view kLocalTimeSql;
-extern const std::string_view kAdmissionSql;
-extern const std::string_view kLateRoundSql;
-extern const std::string_view kKeyRulesSql;
-extern const std::string_view kWalkRoundSql;
-extern const std::string_view kKeyResultsSql;
-extern const std::string_view kJobsSql;
-extern const std::string_view kCompareSql;
-extern const std::string_view kHeadwaysSql;
-}  // namespace frota::batch::sql
 
 namespace frota::batch {
 namespace {
