@@ -88,8 +88,8 @@ bool HasCrc32cHardware() { return false; }
 }  // namespace internal
 
 std::uint32_t Crc32c(std::string_view bytes, std::uint32_t crc) {
-  static const bool hardware = internal::HasCrc32cHardware();
-  return hardware ? internal::Crc32cHardware(bytes, crc) : internal::Crc32cPortable(bytes, crc);
+  static const bool kHardware = internal::HasCrc32cHardware();
+  return kHardware ? internal::Crc32cHardware(bytes, crc) : internal::Crc32cPortable(bytes, crc);
 }
 
 }  // namespace frota::base

@@ -268,8 +268,7 @@ TEST_F(DeparturesTest, ATripWithoutAShapeDepartsFromItsFirstStop) {
 // On a curving pattern a position 1,000 m along can be within 1,000 m of its start: the
 // progress decides. Coming in along the L backwards is not leaving.
 TEST_F(DeparturesTest, ProgressAlongACurvingPatternDecidesNotTheDistanceFromItsStart) {
-  const auto add = [this](std::vector<Fix>& fixes, base::Timestamp& t, double east_m,
-                          double north_m) {
+  const auto add = [](std::vector<Fix>& fixes, base::Timestamp& t, double east_m, double north_m) {
     const auto p = At(10000 + east_m, north_m);
     fixes.push_back({t, p.first, p.second, "60", {}, {}});
     t += seconds(30);

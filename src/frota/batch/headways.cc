@@ -11,15 +11,12 @@
 #include <unordered_map>
 
 #include "frota/base/time_zone.h"
+#include "frota/batch/sql_files.h"
 #include "frota/gtfs/holidays.h"
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/service_day.h"
 #include "frota/regularity/stream.h"
 #include "frota/sink/regularity_rows.h"
-
-namespace frota::batch::sql {
-extern const std::string_view kHeadwaysSql;
-}  // namespace frota::batch::sql
 
 namespace frota::batch {
 
@@ -556,7 +553,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                       db, "line_silences",
                       {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kTimestamp,
                        ColumnType::kTimestamp, ColumnType::kInteger}));
-      for (const auto& [route_id, minutes] : silent_by_route) {
+      for (const auto& [silent_route, minutes] : silent_by_route) {
+        // A named reference for the lambda below (clang 14 cannot capture a binding).
+        const std::string& route_id = silent_route;
         const std::string& feed_id = route_feed[route_id];
         const auto emit = [&](std::int64_t from, std::int64_t to) -> base::Status {
           if (to - from < options.coverage_gap_minutes) {

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "frota/batch/headways.h"
+#include "frota/batch/sql_files.h"
 #include "frota/geo/area.h"
 #include "frota/geo/grid.h"
 #include "frota/job/rules.h"
@@ -20,19 +21,6 @@
 #include "frota/model/tables.h"
 #include "frota/sink/catalog_sql.h"
 #include "frota/sink/duckdb_sink.h"
-
-namespace frota::batch::sql {
-extern const std::string_view kFunctionsSql;
-extern const std::string_view kStagingSql;
-extern const std::string_view kLocalTimeSql;
-extern const std::string_view kAdmissionSql;
-extern const std::string_view kLateRoundSql;
-extern const std::string_view kKeyRulesSql;
-extern const std::string_view kWalkRoundSql;
-extern const std::string_view kKeyResultsSql;
-extern const std::string_view kJobsSql;
-extern const std::string_view kCompareSql;
-}  // namespace frota::batch::sql
 
 namespace frota::batch {
 

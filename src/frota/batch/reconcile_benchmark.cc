@@ -262,8 +262,8 @@ Day BuildDay() {
 }
 
 const Day& SimulatedDay() {
-  static const Day day = BuildDay();
-  return day;
+  static const Day kDay = BuildDay();
+  return kDay;
 }
 
 void BM_ReconcileSimulatedDay(benchmark::State& state) {

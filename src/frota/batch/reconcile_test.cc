@@ -9,6 +9,7 @@
 #include <set>
 
 #include "frota/base/time_zone.h"
+#include "frota/batch/sql_files.h"
 #include "frota/geo/area.h"
 #include "frota/geo/haversine.h"
 #include "frota/job/pipeline.h"
@@ -16,10 +17,6 @@
 #include "frota/job/testing/random_feed.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/testing/subprocess.h"
-
-namespace frota::batch::sql {
-extern const std::string_view kFunctionsSql;
-}  // namespace frota::batch::sql
 
 namespace frota::batch {
 namespace {

@@ -50,7 +50,7 @@ void AddExportCommand(CLI::App& app, CommandMain& run) {
   db->excludes(pg);
   sub->add_option("--out", flags->out, "Output folder")->required();
   sub->add_option("--format", flags->format, "csv or parquet")->capture_default_str();
-  sub->callback([flags, &run, sub] {
+  sub->callback([flags, &run] {
     if (flags->db.empty() && flags->postgres.empty()) {
       throw CLI::RequiredError("--db or --postgres");
     }

@@ -1,12 +1,16 @@
 // The `frota` binary: parses the command line and runs one subcommand.
 #include <fmt/core.h>
 
+#include <exception>
+
 #include "frota/base/log.h"
 #include "frota/cli/command.h"
 #include "frota/cli/commands.h"
 #include "frota/version.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"frota: a stream processor for fleet positions (GTFS-Realtime, Rio GPS, OpenSky)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("frota ") + frota::kVersion);
@@ -41,4 +45,19 @@ int main(int argc, char** argv) {
     return frota::cli::kExitBadInput;
   }
   return run();
+}
+
+}  // namespace
+
+// An exception nothing below handled (a full string dictionary, memory exhausted) ends
+// the run with its message and kExitFailedCheck, not std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "frota: {}\n", e.what());
+  } catch (...) {
+    fmt::print(stderr, "frota: an unknown exception ended the run\n");
+  }
+  return frota::cli::kExitFailedCheck;
 }

@@ -90,16 +90,16 @@ std::string SyntheticFeed(int vehicles) {
 }
 
 void BM_GtfsRtSynthetic(benchmark::State& state) {
-  static const std::string bytes = SyntheticFeed(static_cast<int>(state.range(0)));
-  DecodeBytes(state, bytes);
+  static const std::string kBytes = SyntheticFeed(static_cast<int>(state.range(0)));
+  DecodeBytes(state, kBytes);
 }
 BENCHMARK(BM_GtfsRtSynthetic)->Arg(50'000);
 
 // The same feed through libprotobuf's generated parser (the fuzz reference): the ratio
 // to BM_GtfsRtSynthetic in one run is what the wire reader buys on this noisy machine.
 void BM_GtfsRtSyntheticGeneratedParser(benchmark::State& state) {
-  static const std::string bytes = SyntheticFeed(static_cast<int>(state.range(0)));
-  DecodeBytes(state, bytes, internal::DecodeGtfsRtWithGeneratedCode);
+  static const std::string kBytes = SyntheticFeed(static_cast<int>(state.range(0)));
+  DecodeBytes(state, kBytes, internal::DecodeGtfsRtWithGeneratedCode);
 }
 BENCHMARK(BM_GtfsRtSyntheticGeneratedParser)->Arg(50'000);
 

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "frota/base/file.h"
 #include "frota/codec/decode.h"
@@ -182,11 +183,11 @@ std::optional<Captures> LoadCaptures() {
 }
 
 #define FROTA_REQUIRE_CAPTURES(var)                                                            \
-  const auto var##_optional = LoadCaptures();                                                  \
+  auto var##_optional = LoadCaptures();                                                        \
   if (!var##_optional) {                                                                       \
     FROTA_SHARED_MISSING("real captures not found under " << frota::testing::SharedDataDir()); \
   }                                                                                            \
-  const Captures& var = *var##_optional
+  const Captures var = std::move(*var##_optional)
 
 class CollectorTest : public ::testing::Test {
  protected:

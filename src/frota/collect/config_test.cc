@@ -80,7 +80,7 @@ TEST(CollectConfig, RulesAndTheLogFilesLevel) {
   const struct {
     std::string toml;
     std::string says;
-  } kBad[] = {
+  } bad_configs[] = {
       {"[rules]\nstale_s = 5\n", "c.toml:2: unknown rule 'stale_s'"},
       {"[rules]\nstale_after_s = -5\n", "c.toml:2: rule stale_after_s"},
       {"[rules]\nstale_after_s = \"600\"\n", "rules.stale_after_s must be a number"},
@@ -88,7 +88,7 @@ TEST(CollectConfig, RulesAndTheLogFilesLevel) {
       {"[rules]\nmax_speed_kmh = 50\n", "unknown rule 'max_speed_kmh'"},
       {"[collector]\nlog_level_file = \"loud\"\n", "log_level_file 'loud'"},
   };
-  for (const auto& bad : kBad) {
+  for (const auto& bad : bad_configs) {
     const auto parsed = ParseConfig(bad.toml + "\n" + std::string(kFeed), "c.toml", ".");
     ASSERT_FALSE(parsed.ok()) << bad.toml;
     EXPECT_NE(parsed.error().message().find(bad.says), std::string::npos)

@@ -191,10 +191,10 @@ std::string FormatLocalSeconds(std::int64_t unix_seconds, const base::TimeZone& 
 
 void AppendAircraft(sink::ChunkAppender& a, const codec::AircraftState* s,
                     const base::TimeZone* zone) {
-  constexpr std::size_t k = kAircraftFirst;
+  constexpr std::size_t kFirst = kAircraftFirst;
   if (s == nullptr) {
     for (std::size_t i = 0; i < kAircraftTypes.size(); ++i) {
-      a.SetNull(k + i);
+      a.SetNull(kFirst + i);
     }
     return;
   }
@@ -213,33 +213,33 @@ void AppendAircraft(sink::ChunkAppender& a, const codec::AircraftState* s,
   const auto boolean = [&](std::size_t c, std::optional<bool> v) {
     v ? a.SetBool(c, *v) : a.SetNull(c);
   };
-  text(k + 0, s->icao24);
-  text(k + 1, s->callsign);
-  text(k + 2, s->origin_country);
-  integer(k + 3, s->time_position);
-  integer(k + 4, s->last_contact);
+  text(kFirst + 0, s->icao24);
+  text(kFirst + 1, s->callsign);
+  text(kFirst + 2, s->origin_country);
+  integer(kFirst + 3, s->time_position);
+  integer(kFirst + 4, s->last_contact);
   if (s->last_contact && zone != nullptr) {
-    a.SetString(k + 5, FormatLocalSeconds(*s->last_contact, *zone));
+    a.SetString(kFirst + 5, FormatLocalSeconds(*s->last_contact, *zone));
   } else {
-    a.SetNull(k + 5);
+    a.SetNull(kFirst + 5);
   }
-  real(k + 6, s->longitude);
-  real(k + 7, s->latitude);
-  real(k + 8, s->barometric_altitude_m);
-  real(k + 9, s->velocity_mps);
-  real(k + 10, s->velocity_mps ? std::optional<double>(*s->velocity_mps * 3.6) : std::nullopt);
-  real(k + 11, s->true_track_deg);
-  real(k + 12, s->vertical_rate_mps);
+  real(kFirst + 6, s->longitude);
+  real(kFirst + 7, s->latitude);
+  real(kFirst + 8, s->barometric_altitude_m);
+  real(kFirst + 9, s->velocity_mps);
+  real(kFirst + 10, s->velocity_mps ? std::optional<double>(*s->velocity_mps * 3.6) : std::nullopt);
+  real(kFirst + 11, s->true_track_deg);
+  real(kFirst + 12, s->vertical_rate_mps);
   if (s->sensors) {
-    a.SetString(k + 13, fmt::format("[{}]", fmt::join(*s->sensors, ",")));
+    a.SetString(kFirst + 13, fmt::format("[{}]", fmt::join(*s->sensors, ",")));
   } else {
-    a.SetNull(k + 13);
+    a.SetNull(kFirst + 13);
   }
-  real(k + 14, s->geo_altitude_m);
-  text(k + 15, s->squawk);
-  boolean(k + 16, s->spi);
-  int32(k + 17, s->position_source);
-  int32(k + 18, s->category);
+  real(kFirst + 14, s->geo_altitude_m);
+  text(kFirst + 15, s->squawk);
+  boolean(kFirst + 16, s->spi);
+  int32(kFirst + 17, s->position_source);
+  int32(kFirst + 18, s->category);
 }
 
 base::Status AppendPosition(sink::ChunkAppender& a, const model::Position& p,

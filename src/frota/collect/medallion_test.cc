@@ -54,7 +54,7 @@ class MedallionTest : public ::testing::Test {
 
 TEST_F(MedallionTest, SilverCarriesEveryStateVectorFieldOfARealExtendedCapture) {
   FROTA_REQUIRE_SHARED(path, "opensky/global_states_all_extended_1649392659.json");
-  const auto body = base::ReadFile(*path_optional);
+  const auto body = base::ReadFile(path);
   ASSERT_TRUE(body.ok());
   auto response = OpenSkyResponse(*body, 1649392659, "bronze/a.json");
   const auto records = response.batch.size();

@@ -503,8 +503,8 @@ Json Builder::DuplicateSlotsSection() const {
 /// in whole metres (barometric, else geometric, as the decoder stored it), on ground
 /// (1/0), speed in km/h to 0.1, true track in whole degrees (null when absent), the
 /// position's time in Unix seconds and the aircraft's accepted positions; `country` (an
-/// index into `countries`, sorted) and `last_contact` (Unix seconds) are null when the
-/// response file could not be read back (ReadAircraftStates).
+/// index into `countries`, sorted) and `last_contact` (Unix seconds) come from
+/// `aircraft_positions` and are null when that table has no row for the position.
 Json Builder::AircraftSection() const {
   std::vector<int32_t> feed;
   std::vector<std::string> icao24, callsign;

@@ -104,7 +104,8 @@ void BM_EngineMemoryPerVehicle(benchmark::State& state) {
     p.direction_id = 0;
     p.mode = model::Mode::kBus;
     p.lat = -22.9 + static_cast<double>(v % 1000) * 1e-3 + k * 4.5e-4;
-    p.lon = -43.2 + static_cast<double>(v / 1000) * 1e-4;
+    const auto column = v / 1000;  // 1,000 vehicles per column, 1e-4° of longitude apart
+    p.lon = -43.2 + static_cast<double>(column) * 1e-4;
     p.event_time = t0 + std::chrono::seconds(30 * k);
     p.ingest_time = p.event_time + std::chrono::seconds(5);
     p.source = {source, v * 3 + k};

@@ -15,6 +15,8 @@ std::uint64_t StringDictionary::TextHash(std::string_view text) {
 }
 
 StringDictionary::StringDictionary()
+    // An array of pointers to blocks, so the size of a pointer is meant.
+    // NOLINTNEXTLINE(bugprone-sizeof-expression)
     : blocks_(static_cast<Entry**>(std::calloc(kMaxBlocks, sizeof(Entry*)))),
       chunks_(static_cast<char**>(std::calloc(kMaxChunks, sizeof(char*)))),
       key_rank_(static_cast<std::uint32_t*>(std::calloc(kMaxBlocks, sizeof(std::uint32_t)))),

@@ -44,9 +44,9 @@ class RecordingSink final : public engine::TransactionalSink<model::EpochRows> {
 
 model::EpochRows Positions(std::size_t n) {
   // One pipeline's rows share its dictionary.
-  static const auto strings = std::make_shared<model::StringDictionary>();
+  static const auto kStrings = std::make_shared<model::StringDictionary>();
   model::EpochRows rows;
-  rows.strings = strings;
+  rows.strings = kStrings;
   rows.positions.resize(n);
   return rows;
 }

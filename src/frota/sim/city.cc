@@ -212,11 +212,13 @@ City BuildCity(const CityOptions& options) {
     for (std::int32_t i = 0; i < cols; ++i) {
       const double x = -city.width_m / 2 + i * kBlockX + rng.Uniform(-kNodeJitterM, kNodeJitterM);
       const double y = -city.height_m / 2 + j * kBlockY + rng.Uniform(-kNodeJitterM, kNodeJitterM);
-      nodes[static_cast<std::size_t>(j * cols + i)] = plane.ToLatLon(x, y);
+      nodes[static_cast<std::size_t>(j) * static_cast<std::size_t>(cols) +
+            static_cast<std::size_t>(i)] = plane.ToLatLon(x, y);
     }
   }
   const auto node_at = [&](const Node& n) {
-    return nodes[static_cast<std::size_t>(n.j * cols + n.i)];
+    return nodes[static_cast<std::size_t>(n.j) * static_cast<std::size_t>(cols) +
+                 static_cast<std::size_t>(n.i)];
   };
 
   // Slow areas: a congested centre, and more of them in bigger cities.

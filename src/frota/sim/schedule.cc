@@ -19,7 +19,7 @@ constexpr double kStopGridDegrees = 0.002;
 // Stops bucketed by a coarse lat/lon grid, to find those near a shape quickly.
 class StopGrid {
  public:
-  explicit StopGrid(const std::vector<gtfs::Stop>& stops) : stops_(stops) {
+  explicit StopGrid(const std::vector<gtfs::Stop>& stops) {
     for (std::size_t i = 0; i < stops.size(); ++i) {
       if (std::isfinite(stops[i].lat) && std::isfinite(stops[i].lon)) {
         cells_[Key(stops[i].lat, stops[i].lon)].push_back(static_cast<std::int32_t>(i));
@@ -50,7 +50,6 @@ class StopGrid {
             static_cast<std::int64_t>(std::floor(lat / kStopGridDegrees))};
   }
   static CellKey Key(double lat, double lon) { return Cell(lat, lon); }
-  const std::vector<gtfs::Stop>& stops_;
   std::map<CellKey, std::vector<std::int32_t>> cells_;
 };
 

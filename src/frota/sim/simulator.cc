@@ -262,7 +262,10 @@ std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
     times[{trip.route_id, trip.direction_id}].push_back(d.t_exit);
   }
   std::vector<TruthHeadway> out;
-  for (auto& [line, list] : times) {
+  for (auto& [line, line_times] : times) {
+    // A named reference: lambdas below use it, and C++20 lets them capture a structured
+    // binding but clang 14 (clang-tidy) cannot compile that.
+    std::vector<double>& list = line_times;
     std::sort(list.begin(), list.end());
     for (std::size_t i = 1; i < list.size(); ++i) {
       TruthHeadway h;
@@ -493,7 +496,8 @@ base::Result<Day> PlanTheDay(const SimulateOptions& options, SimulateSummary& su
     }
   }
   if (options.departures_between_s) {
-    const auto [from, to] = *options.departures_between_s;
+    const std::int32_t from = options.departures_between_s->first;
+    const std::int32_t to = options.departures_between_s->second;
     std::erase_if(plan.trips, [&](const PlannedTrip& trip) {
       return trip.departure_s < from || trip.departure_s >= to;
     });

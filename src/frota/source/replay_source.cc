@@ -78,7 +78,8 @@ class ReplaySource::Partition {
     const base::Timestamp order_time = front_time();
     const auto push = [&](auto&& decoded) {
       const std::int64_t offset = decoded.source.offset;
-      out.push_back(SourceRecord{id_, offset, order_time, std::move(decoded)});
+      out.push_back(
+          SourceRecord{id_, offset, order_time, std::forward<decltype(decoded)>(decoded)});
       next_offset_ = offset + 1;
     };
     if (NextIsPosition(batch_)) {

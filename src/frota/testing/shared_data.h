@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace frota::testing {
@@ -44,9 +45,9 @@ std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only = 
 
 /// In a GoogleTest body: `FROTA_REQUIRE_SHARED(path, "rio-brt-2022/gps/13.csv.gz");`
 #define FROTA_REQUIRE_SHARED(var, relative)                                              \
-  const auto var##_optional = ::frota::testing::SharedFile(relative);                    \
+  auto var##_optional = ::frota::testing::SharedFile(relative);                          \
   if (!var##_optional) {                                                                 \
     FROTA_SHARED_MISSING(                                                                \
         "real capture not found: " << (::frota::testing::SharedDataDir() / (relative))); \
   }                                                                                      \
-  const std::filesystem::path var = *var##_optional
+  const std::filesystem::path var = std::move(*var##_optional)

@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
-#include <cstring>
+#include <cstdint>
 
 namespace frota::transport {
 namespace {
@@ -31,7 +32,9 @@ model::Position FullPosition(model::SourceCatalog& catalog) {
   return p;
 }
 
-bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool SameBits(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
 
 void ExpectEqual(const model::Position& a, const model::Position& b, const model::SourceCatalog& ca,
                  const model::SourceCatalog& cb) {
@@ -44,8 +47,8 @@ void ExpectEqual(const model::Position& a, const model::Position& b, const model
   EXPECT_EQ(a.direction_id, b.direction_id);
   EXPECT_EQ(a.mode, b.mode);
   EXPECT_EQ(a.event_time_from_header, b.event_time_from_header);
-  EXPECT_EQ(std::memcmp(&a.lat, &b.lat, sizeof a.lat), 0);
-  EXPECT_EQ(std::memcmp(&a.lon, &b.lon, sizeof a.lon), 0);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(a.lat), std::bit_cast<std::uint64_t>(b.lat));
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(a.lon), std::bit_cast<std::uint64_t>(b.lon));
   EXPECT_TRUE(SameBits(a.reported_speed_kmh, b.reported_speed_kmh) ||
               (std::isnan(a.reported_speed_kmh) && std::isnan(b.reported_speed_kmh)));
   EXPECT_TRUE(SameBits(a.bearing_deg, b.bearing_deg) ||

@@ -52,10 +52,9 @@ void CountRejection(ReferenceTables& t, const JobConfig& config, const std::stri
                     std::optional<base::Timestamp> ingest) {
   const bool trusted = reason == RejectReason::kOutOfArea || reason == RejectReason::kLate ||
                        reason == RejectReason::kDuplicate || reason == RejectReason::kJump;
+  // Trusted reasons are dated by event time; the others by ingest time, else event time.
   std::int64_t when = 0;
-  if (trusted && event) {
-    when = Us(*event);
-  } else if (ingest) {
+  if (ingest && !(trusted && event)) {
     when = Us(*ingest);
   } else if (event) {
     when = Us(*event);
