@@ -28,7 +28,7 @@
     for (let f = 0; f < D.nFeeds; f++) if (m >= 0 && D.feedModes[f].includes(m)) out.push(f);
     return out;
   }
-  // null: not read back (docs/dashboard.md); "": the feed's own blank country.
+  // null: unknown, no aircraft_positions row (docs/dashboard.md); "": the feed's own blank country.
   function countryLabel(country) {
     return country === null ? t("ac_country_unknown") : country === "" ? t("ac_country_blank") : country;
   }

@@ -3,7 +3,7 @@
   // "aircraft" joins at the start when the data holds aircraft (shell.js).
   const PAGES = ["overview", "speed", "regularity", "stops", "quality"];
   // gnd, alt and country: the aircraft page's filters (page_aircraft.js); country "?" is
-  // "not read back", "" the feed's blank country.
+  // "unknown" (no aircraft_positions row), "" the feed's blank country.
   const S = { page: "overview", mode: null, line: null, hour: null, cell: null, dt: null, gnd: null, alt: null, country: null };
 
   function lineKey(l) {
