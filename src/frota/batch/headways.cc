@@ -16,7 +16,7 @@
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/service_day.h"
 #include "frota/regularity/stream.h"
-#include "frota/sink/regularity_rows.h"
+#include "frota/sink/catalog_sql.h"
 
 namespace frota::batch {
 
@@ -26,11 +26,26 @@ using sink::ColumnType;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kDefaultZone = "America/Sao_Paulo";
-// headways.sql: table definitions, then this marker, then the statistics.
+// headways.sql: table definitions (departures and headways come first, from the
+// catalog: RegularityTablesSql), then this marker, then the statistics.
 constexpr std::string_view kStatisticsMarker = "-- @statistics:";
 // `--compare-inferred`: the same vehicle within this time is the same departure.
 constexpr auto kMatchWindow = std::chrono::minutes(5);
 constexpr std::int64_t kMinuteUs = regularity::kMinuteUs;
+
+constexpr const model::TableSpec& kDepartures = model::Table<model::DepartureRow>::kSpec;
+constexpr const model::TableSpec& kHeadways = model::Table<model::HeadwayRow>::kSpec;
+
+// The stream's tables this command makes anew before headways.sql: the catalog's DDL
+// (model/tables.h), so their columns are spelled once.
+std::string RegularityTablesSql() {
+  std::string out;
+  for (const model::TableSpec* table : {&kDepartures, &kHeadways}) {
+    out += fmt::format("DROP TABLE IF EXISTS {};\n{}", table->name,
+                       sink::CreateTableSql(*table, sink::SqlDialect::kDuckDb));
+  }
+  return out;
+}
 
 using regularity::Coverage;
 using regularity::LineKey;
@@ -350,16 +365,17 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     if (marker == std::string_view::npos) {
       return base::Internal("headways.sql has no statistics marker");
     }
+    FROTA_RETURN_IF_ERROR(db.Execute(RegularityTablesSql()));
     FROTA_RETURN_IF_ERROR(db.Execute(sql::kHeadwaysSql.substr(0, marker)));
     {
-      FROTA_ASSIGN_OR_RETURN(
-          auto a, sink::ChunkAppender::Create(db, "departures", sink::DepartureColumns()));
+      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, kDepartures.name,
+                                                                 sink::AppenderTypes(kDepartures)));
       for (const Placed& p : placed) {
         const Departure& d = *p.departure;
         if (d.hidden) {
           continue;  // no row: only its line's headway across it is left out
         }
-        FROTA_RETURN_IF_ERROR(sink::AppendDeparture(*a, regularity::DepartureRowOf(p, zone)));
+        FROTA_RETURN_IF_ERROR(sink::AppendRow(*a, regularity::DepartureRowOf(p, zone)));
         ++report.departures;
         report.inferred_departures += d.inferred ? 1 : 0;
       }
@@ -493,8 +509,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
           lines[{p.departure->route_id, p.departure->direction_id, p.service_date}].push_back(&p);
         }
       }
-      FROTA_ASSIGN_OR_RETURN(auto a,
-                             sink::ChunkAppender::Create(db, "headways", sink::HeadwayColumns()));
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(db, kHeadways.name, sink::AppenderTypes(kHeadways)));
       for (auto& [key, list] : lines) {
         std::sort(list.begin(), list.end(), [](const Placed* x, const Placed* y) {
           return std::tie(x->departure->departure_time, x->departure->vehicle_id) <
@@ -512,7 +528,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
               *p, regularity::MeasureHeadway(previous, *p, cov, hidden_between), zone);
           previous = p;
           hidden_between = false;
-          FROTA_RETURN_IF_ERROR(sink::AppendHeadway(*a, row));
+          FROTA_RETURN_IF_ERROR(sink::AppendRow(*a, row));
         }
       }
       FROTA_RETURN_IF_ERROR(a->Close());
@@ -595,10 +611,11 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     }
     if (alerts_table) {
       FROTA_RETURN_IF_ERROR(db.Execute("DELETE FROM alerts"));
-      FROTA_ASSIGN_OR_RETURN(auto a,
-                             sink::ChunkAppender::Create(db, "alerts", sink::AlertColumns()));
+      const auto& alerts = model::Table<model::AlertRow>::kSpec;
+      FROTA_ASSIGN_OR_RETURN(
+          auto a, sink::ChunkAppender::Create(db, alerts.name, sink::AppenderTypes(alerts)));
       for (const auto& r : batch_alerts) {
-        FROTA_RETURN_IF_ERROR(sink::AppendAlert(*a, r));
+        FROTA_RETURN_IF_ERROR(sink::AppendRow(*a, r));
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }

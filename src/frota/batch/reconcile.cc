@@ -393,6 +393,9 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
     // The catalog's tables' comparison views first (compare.sql uses them), timed with it.
     std::string compare;
     for (const model::TableSpec* table : model::CatalogTables()) {
+      if (table->reconcile != model::Reconcile::kByKey) {
+        continue;
+      }
       compare += sink::CompareViewSql(*table, fmt::format("cmp_{}_stream", table->name),
                                       fmt::format("stream.{}", table->view), false);
       compare += sink::CompareViewSql(*table, fmt::format("cmp_{}_batch", table->name),
@@ -476,10 +479,10 @@ base::Result<bool> BatchRecomputation::CompareAircraft() {
   if (rows.Int64(0, 0) == 0) {
     return false;
   }
-  FROTA_RETURN_IF_ERROR(db_->Execute(
-      "INSERT INTO differences SELECT 'aircraft_positions', * FROM table_differences("
-      "'cmp_aircraft_positions_stream', 'cmp_aircraft_positions_batch'); "
-      "INSERT INTO table_rows SELECT * FROM aircraft_table_rows"));
+  FROTA_RETURN_IF_ERROR(
+      db_->Execute("INSERT INTO differences SELECT 'aircraft_positions', * FROM table_differences("
+                   "'cmp_aircraft_positions_stream', 'cmp_aircraft_positions_batch'); "
+                   "INSERT INTO table_rows SELECT * FROM aircraft_table_rows"));
   return true;
 }
 

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "frota/batch/sql_files.h"
+#include "frota/model/tables.h"
+#include "frota/sink/catalog_sql.h"
 #include "frota/sink/duckdb_connection.h"
 #include "frota/testing/shared_data.h"
 
@@ -136,6 +138,9 @@ class ScriptRunner {
     if (verb == "repeat") {
       return Repeat(header);
     }
+    if (verb == "catalog") {
+      return Catalog(header);
+    }
     std::vector<std::string> body;
     std::vector<std::string> expected;
     bool dashes = false;
@@ -255,6 +260,25 @@ class ScriptRunner {
     }
     const auto status = db_->Execute(*text);
     return status.ok() ? std::string() : header[1] + " failed: " + Message(status.error());
+  }
+
+  // `catalog TABLE...`: each table as the catalog's DuckDB DDL makes it (model/tables.h),
+  // as headways.cc makes `departures` and `headways` before headways.sql.
+  std::string Catalog(const std::vector<std::string>& header) {
+    if (header.size() < 2) {
+      return "catalog TABLE...";
+    }
+    for (std::size_t i = 1; i < header.size(); ++i) {
+      const model::TableSpec* table = model::FindCatalogTable(header[i]);
+      if (table == nullptr) {
+        return "catalog: no table '" + header[i] + "' in the catalog";
+      }
+      const auto status = db_->Execute(sink::CreateTableSql(*table, sink::SqlDialect::kDuckDb));
+      if (!status.ok()) {
+        return "catalog " + header[i] + " failed: " + Message(status.error());
+      }
+    }
+    return {};
   }
 
   // `repeat FILE until SQL`: runs FILE, then SQL (one value), until that value is 0.
@@ -423,6 +447,10 @@ TEST(SqlLogicRunner, LoadRunsABatchFileOrAPartOfIt) {
             "");
   EXPECT_NE(RunScript("load nowhere.sql\n"), "");
   EXPECT_NE(RunScript("load headways.sql until @nowhere\n"), "");
+  EXPECT_EQ(RunScript("catalog departures headways\n\nquery I\nSELECT count(*) FROM headways\n"
+                      "----\n0\n"),
+            "");
+  EXPECT_NE(RunScript("catalog no_such_table\n"), "");
   // The statistics alone need the tables the part before them makes.
   EXPECT_NE(RunScript("load headways.sql from @statistics\n"), "");
 }

@@ -19,7 +19,7 @@
 #include "frota/collect/http_client.h"
 #include "frota/collect/metrics.h"
 #include "frota/collect/politeness.h"
-#include "frota/model/poll.h"
+#include "frota/model/tables.h"
 #include "frota/source/bronze_archive.h"
 #include "frota/source/poll_journal.h"
 

@@ -153,6 +153,38 @@ void MoveAppend(std::vector<T>& into, std::vector<T>&& from) {
 }
 }  // namespace
 
+std::vector<QualityLatencyRow> QualityLatencyRows(const std::vector<QualityRow>& quality) {
+  std::vector<QualityLatencyRow> out;
+  for (const QualityRow& r : quality) {
+    for (const auto& [bucket, count] : r.latency) {
+      out.push_back({r.partition_id, r.feed_id, r.local_date, r.hour,
+                     static_cast<std::int16_t>(bucket + kLatencyMinSeconds), count});
+    }
+  }
+  return out;
+}
+
+std::vector<AircraftPositionRow> AircraftPositionRows(const std::vector<PositionRecord>& positions,
+                                                      const StringDictionary& strings) {
+  std::vector<AircraftPositionRow> out;
+  for (const PositionRecord& p : positions) {
+    if (!HasAircraftFields(p)) {
+      continue;
+    }
+    AircraftPositionRow& row = out.emplace_back();
+    row.feed_id = strings.View(p.feed_id);
+    row.vehicle_id = strings.View(p.vehicle_id);
+    row.event_time = p.event_time;
+    if (p.has_origin_country) {
+      row.origin_country = strings.View(p.origin_country);
+    }
+    if (p.last_contact != kNoLastContact) {
+      row.last_contact = p.last_contact;
+    }
+  }
+  return out;
+}
+
 void EpochRows::Append(EpochRows&& other) {
   if (!strings) {
     strings = other.strings;

@@ -2,29 +2,49 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace frota::sink {
 
 namespace {
 
-std::string KeyList(const model::TableSpec& table) {
+// A column's name as SQL: quoted, so that a keyword (collector_polls' "repeat") is a name.
+std::string Ident(std::string_view name) { return fmt::format("\"{}\"", name); }
+
+// The key columns, in order: the stored table's (with its partition) or the read view's.
+std::string KeyList(const model::TableSpec& table, bool stored) {
   std::string out;
   for (const model::Column& column : table.columns) {
-    if (column.key) {
-      out += fmt::format("{}{}", out.empty() ? "" : ", ", column.name);
+    if (stored ? column.stored_key() : column.role == model::Role::kKey) {
+      out += fmt::format("{}{}", out.empty() ? "" : ", ", Ident(column.name));
     }
   }
   return out;
 }
 
-// {'a': a, 'b': b} over the key columns (keys) or the others.
+// {'a': a, 'b': b} over the read view's key columns (keys) or its exactly compared others.
 std::string Struct(const model::TableSpec& table, bool keys) {
   std::string out;
-  for (const model::Column& column : table.columns) {
-    if (column.key == keys) {
-      out += fmt::format("{}'{}': {}", out.empty() ? "" : ", ", column.name, column.name);
+  for (const model::Column& column : model::ViewColumns(table)) {
+    const bool key = column.role == model::Role::kKey;
+    if (key == keys && (key || column.compare == model::Compare::kExact)) {
+      out += fmt::format("{}'{}': {}", out.empty() ? "" : ", ", column.name, Ident(column.name));
     }
   }
   return "{" + out + "}";
+}
+
+// The distance compared within an allowance, in millimetres; NULL when the table has none.
+std::string Millimetres(const model::TableSpec& table) {
+  for (const model::Column& column : model::ViewColumns(table)) {
+    if (column.compare == model::Compare::kMillimetres) {
+      return Ident(column.name);
+    }
+    if (column.compare == model::Compare::kMetres) {
+      return fmt::format("round({} * 1000)::BIGINT", Ident(column.name));
+    }
+  }
+  return "NULL::BIGINT";
 }
 
 }  // namespace
@@ -58,42 +78,60 @@ std::string CreateTableSql(const model::TableSpec& table, SqlDialect dialect) {
   std::string out = fmt::format("CREATE TABLE {} (\n", table.name);
   bool first = true;
   for (const model::Column& column : table.columns) {
-    if (column.derived) {
+    if (!column.stored()) {
       continue;
     }
-    out += fmt::format("{}  {} {}{}", first ? "" : ",\n", column.name,
+    out += fmt::format("{}  {} {}{}", first ? "" : ",\n", Ident(column.name),
                        SqlType(column.type, dialect), column.nullable ? "" : " NOT NULL");
     first = false;
   }
-  if (dialect == SqlDialect::kPostgres) {
-    out += fmt::format(",\n  PRIMARY KEY ({})", KeyList(table));
+  if (dialect == SqlDialect::kPostgres || table.duckdb_key) {
+    out += fmt::format(",\n  PRIMARY KEY ({})", KeyList(table, /*stored=*/true));
   }
   return out + "\n);\n";
 }
 
 std::string ExportQuery(const model::TableSpec& table) {
   std::string columns;
-  for (const model::Column& column : table.columns) {
-    columns += fmt::format("{}{}", columns.empty() ? "" : ", ", column.name);
+  for (const model::Column& column : model::ViewColumns(table)) {
+    if (column.exported) {
+      columns += fmt::format("{}{}", columns.empty() ? "" : ", ", Ident(column.name));
+    }
   }
-  return fmt::format("SELECT {} FROM {} ORDER BY {}", columns, table.view, KeyList(table));
+  return fmt::format("SELECT {} FROM {} ORDER BY {}", columns, table.view,
+                     KeyList(table, /*stored=*/false));
 }
 
 std::string CompareViewSql(const model::TableSpec& table, std::string_view view_name,
                            std::string_view from, bool batch) {
+  std::string allowance;
+  if (batch) {
+    allowance = fmt::format(", {} AS mm_allowance", table.mm_allowance.empty()
+                                                        ? std::string("NULL::BIGINT")
+                                                        : std::string(table.mm_allowance));
+  }
+  std::string source(from);
+  const bool partitioned = std::ranges::any_of(
+      table.columns, [](const model::Column& c) { return c.role == model::Role::kPartition; });
+  if (!batch && partitioned && table.view == table.name) {
+    // Read as stored, one row per partition: summed here, as a read view would.
+    std::string sums;
+    for (const model::Column& column : model::ViewColumns(table)) {
+      if (column.role == model::Role::kSum) {
+        sums += fmt::format(", sum({0})::BIGINT AS {0}", Ident(column.name));
+      }
+    }
+    const std::string keys = KeyList(table, /*stored=*/false);
+    source = fmt::format("(SELECT {}{} FROM {} GROUP BY {})", keys, sums, from, keys);
+  }
   return fmt::format(
-      "CREATE OR REPLACE VIEW {} AS\nSELECT {} AS k,\n       {} AS v, NULL::BIGINT AS mm{}\nFROM "
-      "{};\n",
-      view_name, Struct(table, true), Struct(table, false),
-      batch ? ", NULL::BIGINT AS mm_allowance" : "", from);
+      "CREATE OR REPLACE VIEW {} AS\nSELECT {} AS k,\n       {} AS v, {} AS mm{}\nFROM {};\n",
+      view_name, Struct(table, true), Struct(table, false), Millimetres(table), allowance, source);
 }
 
 std::vector<ColumnType> AppenderTypes(const model::TableSpec& table) {
   std::vector<ColumnType> out;
-  for (const model::Column& column : table.columns) {
-    if (column.derived) {
-      continue;
-    }
+  for (const model::Column& column : model::StoredColumns(table)) {
     switch (column.type) {
       case model::ColumnType::kText:
         out.push_back(ColumnType::kVarchar);

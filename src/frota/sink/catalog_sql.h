@@ -20,16 +20,20 @@ enum class SqlDialect { kDuckDb, kPostgres };
 std::string_view SqlType(model::ColumnType type, SqlDialect dialect);
 
 /// CREATE TABLE of the table's stored columns as the current schema has it: NOT NULL
-/// where not nullable; in PostgreSQL with its key as PRIMARY KEY (upserts need it; DuckDB
-/// has none since schema version 4, each epoch's transaction writes a row once).
+/// where not nullable; in PostgreSQL with its stored key (partition first) as PRIMARY KEY
+/// (upserts need it); in DuckDB only where `duckdb_key` says (since schema version 4 each
+/// epoch's transaction writes a row once; `alerts` keeps its key).
 std::string CreateTableSql(const model::TableSpec& table, SqlDialect dialect);
 
-/// Export's query: every column of the table's read view, sorted by the key.
+/// Export's query: the exported columns of the table's read view, sorted by the key.
 std::string ExportQuery(const model::TableSpec& table);
 
-/// reconcile's view of one side of the table: `k`, a struct of the key columns, and `v`,
-/// one of the others, read from `from` (a relation with the view's columns), as
-/// batch/sql/compare.sql's table_differences wants them; `batch` adds its allowance.
+/// reconcile's view of one side of the table: `k`, a struct of the key columns, `v`, one
+/// of the others compared exactly, and `mm`, the distance compared within an allowance
+/// (or NULL), read from `from` (a relation with the view's columns), as
+/// batch/sql/compare.sql's table_differences wants them; `batch` adds the allowance. A
+/// partitioned table read as stored (quality_latency) is summed over partitions on the
+/// stream side.
 std::string CompareViewSql(const model::TableSpec& table, std::string_view view_name,
                            std::string_view from, bool batch);
 
@@ -59,6 +63,14 @@ class AppenderOut {
   ChunkAppender& a_;
   std::size_t column_ = 0;
 };
+
+/// Appends a row of a catalog table to `appender` (made with AppenderTypes).
+template <typename Row>
+base::Status AppendRow(ChunkAppender& appender, const Row& row) {
+  AppenderOut out(appender);
+  model::Table<Row>::Write(row, out);
+  return out.EndRow();
+}
 
 /// Appends `rows` of a catalog table to `appender` (made with AppenderTypes).
 template <typename Row>

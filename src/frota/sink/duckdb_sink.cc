@@ -18,7 +18,6 @@
 #include "frota/base/hash.h"
 #include "frota/engine/watermark.h"
 #include "frota/sink/catalog_sql.h"
-#include "frota/sink/regularity_rows.h"
 #include "frota/version.h"
 
 namespace frota::sink::sql {
@@ -38,8 +37,6 @@ extern const std::string_view kViewsV1Sql;
 namespace frota::sink {
 
 namespace {
-
-using model::Mode;
 
 // Migrations from version N-1 to N, applied in order; index 0 creates version 1.
 struct Migration {
@@ -219,8 +216,6 @@ base::Status EnsureSchema(DuckDbConnection& db) {
   FROTA_RETURN_IF_ERROR(CheckNumbering(db, "reject_reasons", kReasons, model::RejectReasonName));
   return EnsureViews(db, migrated);
 }
-
-std::string_view Name(Mode mode) { return model::ModeName(mode); }
 
 // Table `rules`: `wanted` recorded if the database has none yet, else checked against
 // what it has.
@@ -577,6 +572,16 @@ base::Result<ChunkAppender*> DuckDbSink::EpochAppender(std::string_view table,
   return appenders_.back().second.get();
 }
 
+template <typename Row>
+base::Status DuckDbSink::AppendCatalogRows(const std::vector<Row>& rows) {
+  if (rows.empty()) {
+    return base::Status::Ok();
+  }
+  const auto& spec = model::Table<Row>::kSpec;
+  FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender(spec.name, AppenderTypes(spec)));
+  return AppendRows(*a, rows);
+}
+
 base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
   (void)CloseAppenders();  // what they hold goes with the transaction
   epoch_alerts_.clear();
@@ -797,24 +802,7 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
     // Aircraft: their origin country and last contact beside (schema_v8.sql), as text.
-    ChunkAppender* aircraft = nullptr;
-    for (const auto& p : rows.positions) {
-      if (!model::HasAircraftFields(p)) {
-        continue;
-      }
-      if (aircraft == nullptr) {
-        FROTA_ASSIGN_OR_RETURN(aircraft, EpochAppender("aircraft_positions",
-                                                       {CT::kVarchar, CT::kVarchar, CT::kTimestamp,
-                                                        CT::kVarchar, CT::kBigint}));
-      }
-      ChunkAppender* b = aircraft;
-      b->SetString(0, strings.View(p.feed_id));
-      b->SetString(1, strings.View(p.vehicle_id));
-      b->SetTimestampMicros(2, base::ToUnixMicros(p.event_time));
-      p.has_origin_country ? b->SetString(3, strings.View(p.origin_country)) : b->SetNull(3);
-      p.last_contact != model::kNoLastContact ? b->SetInt64(4, p.last_contact) : b->SetNull(4);
-      FROTA_RETURN_IF_ERROR(b->EndRow());
-    }
+    FROTA_RETURN_IF_ERROR(AppendCatalogRows(model::AircraftPositionRows(rows.positions, strings)));
   }
   if (rows.rejected.empty()) {
     return base::Status::Ok();
@@ -864,157 +852,21 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
 }
 
 base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
-  using CT = ColumnType;
   FROTA_RETURN_IF_ERROR(WriteSilver(rows));
-  if (!rows.speed_cells.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a,
-                           EpochAppender("speed_cells", {CT::kInteger, CT::kVarchar, CT::kDate,
-                                                         CT::kTinyint, CT::kInteger, CT::kInteger,
-                                                         CT::kBigint, CT::kBigint, CT::kBigint}));
-    for (const auto& r : rows.speed_cells) {
-      a->SetInt32(0, r.partition_id);
-      a->SetString(1, Name(r.mode));
-      a->SetDateDays(2, base::DaysSinceEpoch(r.local_date));
-      a->SetInt8(3, r.hour);
-      a->SetInt32(4, r.cell_x);
-      a->SetInt32(5, r.cell_y);
-      a->SetInt64(6, r.segments);
-      a->SetInt64(7, r.distance_mm);
-      a->SetInt64(8, r.duration_us);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-    }
-  }
-  if (!rows.speed_lines.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender * a,
-        EpochAppender("speed_lines", {CT::kInteger, CT::kVarchar, CT::kVarchar, CT::kDate,
-                                      CT::kTinyint, CT::kBigint, CT::kBigint, CT::kBigint}));
-    for (const auto& r : rows.speed_lines) {
-      a->SetInt32(0, r.partition_id);
-      a->SetString(1, Name(r.mode));
-      a->SetString(2, r.route_id);
-      a->SetDateDays(3, base::DaysSinceEpoch(r.local_date));
-      a->SetInt8(4, r.hour);
-      a->SetInt64(5, r.segments);
-      a->SetInt64(6, r.distance_mm);
-      a->SetInt64(7, r.duration_us);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-    }
-  }
-  if (!rows.fleet_hours.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a,
-                           EpochAppender("fleet_hours", {CT::kInteger, CT::kVarchar, CT::kDate,
-                                                         CT::kTinyint, CT::kBigint, CT::kBigint}));
-    for (const auto& r : rows.fleet_hours) {
-      a->SetInt32(0, r.partition_id);
-      a->SetString(1, Name(r.mode));
-      a->SetDateDays(2, base::DaysSinceEpoch(r.local_date));
-      a->SetInt8(3, r.hour);
-      a->SetInt64(4, r.vehicles);
-      a->SetInt64(5, r.positions);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-    }
-  }
-  if (!rows.stops.empty()) {
-    const auto& spec = model::Table<model::StopRow>::kSpec;
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender(spec.name, AppenderTypes(spec)));
-    FROTA_RETURN_IF_ERROR(AppendRows(*a, rows.stops));
-  }
-  if (!rows.trips.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender * a,
-        EpochAppender("trips",
-                      {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp,
-                       CT::kVarchar, CT::kTinyint, CT::kVarchar, CT::kDouble, CT::kDouble,
-                       CT::kTimestamp, CT::kDouble, CT::kDouble, CT::kBigint, CT::kBigint}));
-    for (const auto& r : rows.trips) {
-      a->SetString(0, r.feed_id);
-      a->SetString(1, r.vehicle_id);
-      a->SetString(2, r.trip_id);
-      a->SetString(3, r.trip_start_date);
-      a->SetTimestampMicros(4, base::ToUnixMicros(r.first_time));
-      a->SetString(5, r.route_id);
-      r.direction_id >= 0 ? a->SetInt8(6, r.direction_id) : a->SetNull(6);
-      a->SetString(7, r.trip_start_time);
-      a->SetDouble(8, r.first_lat);
-      a->SetDouble(9, r.first_lon);
-      a->SetTimestampMicros(10, base::ToUnixMicros(r.last_time));
-      a->SetDouble(11, r.last_lat);
-      a->SetDouble(12, r.last_lon);
-      a->SetInt64(13, r.positions);
-      a->SetInt64(14, r.distance_mm);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-    }
-  }
-  if (!rows.quality.empty()) {
-    std::vector<CT> columns = {CT::kInteger, CT::kVarchar, CT::kDate,
-                               CT::kTinyint, CT::kBigint,  CT::kBigint};
-    columns.insert(columns.end(), model::kRejectReasonCount, CT::kBigint);
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender("quality", columns));
-    FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender * l,
-        EpochAppender("quality_latency", {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint,
-                                          CT::kSmallint, CT::kBigint}));
-    for (const auto& r : rows.quality) {
-      const std::int32_t days = base::DaysSinceEpoch(r.local_date);
-      a->SetInt32(0, r.partition_id);
-      a->SetString(1, r.feed_id);
-      a->SetDateDays(2, days);
-      a->SetInt8(3, r.hour);
-      a->SetInt64(4, r.accepted);
-      a->SetInt64(5, r.vehicles);
-      for (std::size_t i = 0; i < model::kRejectReasonCount; ++i) {
-        a->SetInt64(6 + i, r.rejected[i]);
-      }
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-      for (const auto& [bucket, count] : r.latency) {
-        l->SetInt32(0, r.partition_id);
-        l->SetString(1, r.feed_id);
-        l->SetDateDays(2, days);
-        l->SetInt8(3, r.hour);
-        l->SetInt16(4, static_cast<std::int16_t>(bucket + model::kLatencyMinSeconds));
-        l->SetInt64(5, count);
-        FROTA_RETURN_IF_ERROR(l->EndRow());
-      }
-    }
-  }
-  if (!rows.polls.empty()) {
-    FROTA_ASSIGN_OR_RETURN(
-        ChunkAppender * a,
-        EpochAppender("collector_polls", {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger,
-                                          CT::kVarchar, CT::kBigint, CT::kDouble, CT::kBoolean,
-                                          CT::kBigint, CT::kVarchar, CT::kVarchar}));
-    for (const auto& r : rows.polls) {
-      a->SetString(0, r.feed_id);
-      a->SetTimestampMicros(1, base::ToUnixMicros(r.polled_at));
-      a->SetInt32(2, r.attempt);
-      a->SetInt32(3, r.http_status);
-      r.failure.empty() ? a->SetNull(4) : a->SetString(4, r.failure);
-      a->SetInt64(5, r.bytes);
-      a->SetDouble(6, r.duration_ms);
-      a->SetBool(7, r.repeat);
-      r.records ? a->SetInt64(8, *r.records) : a->SetNull(8);
-      r.body.empty() ? a->SetNull(9) : a->SetString(9, r.body);
-      a->SetString(10, r.run_id);
-      FROTA_RETURN_IF_ERROR(a->EndRow());
-    }
-  }
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.speed_cells));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.speed_lines));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.fleet_hours));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.stops));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.trips));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.quality));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(model::QualityLatencyRows(rows.quality)));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.polls));
   return WriteRegularity(rows);
 }
 
 base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
-  if (!rows.departures.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender("departures", DepartureColumns()));
-    for (const auto& r : rows.departures) {
-      FROTA_RETURN_IF_ERROR(AppendDeparture(*a, r));
-    }
-  }
-  if (!rows.headways.empty()) {
-    FROTA_ASSIGN_OR_RETURN(ChunkAppender * a, EpochAppender("headways", HeadwayColumns()));
-    for (const auto& r : rows.headways) {
-      FROTA_RETURN_IF_ERROR(AppendHeadway(*a, r));
-    }
-  }
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.departures));
+  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.headways));
   // Alerts are upserts (a closing row repeats its alert whole): the epoch's last row of
   // each, written at commit (WriteAlerts).
   for (const auto& r : rows.alerts) {
@@ -1035,9 +887,11 @@ base::Status DuckDbSink::WriteAlerts() {
   }
   FROTA_RETURN_IF_ERROR(
       connection_->Execute(fmt::format("DELETE FROM alerts WHERE alert_id IN ({})", ids)));
-  FROTA_ASSIGN_OR_RETURN(auto a, ChunkAppender::Create(*connection_, "alerts", AlertColumns()));
+  const auto& spec = model::Table<model::AlertRow>::kSpec;
+  FROTA_ASSIGN_OR_RETURN(auto a,
+                         ChunkAppender::Create(*connection_, spec.name, AppenderTypes(spec)));
   for (const auto& [id, r] : epoch_alerts_) {
-    FROTA_RETURN_IF_ERROR(AppendAlert(*a, r));
+    FROTA_RETURN_IF_ERROR(AppendRow(*a, r));
   }
   epoch_alerts_.clear();
   return a->Close();

@@ -166,6 +166,9 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   // memory_limit back.
   base::Status BetweenEpochs(std::int64_t epoch);
   base::Status BeginEpoch();
+  // Appends rows of a catalog table (model/tables.h) through the epoch's appender of it.
+  template <typename Row>
+  base::Status AppendCatalogRows(const std::vector<Row>& rows);
   /// The open epoch's appender to `table` (created on first use, kept until the epoch
   /// ends, so that its rows reach DuckDB in row groups, not in pieces per Write).
   base::Result<ChunkAppender*> EpochAppender(std::string_view table,

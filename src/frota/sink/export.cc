@@ -2,14 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <deque>
+
 #include "frota/sink/catalog_sql.h"
 #include "frota/sink/csv_writer.h"
 
 namespace frota::sink {
 
+namespace {
+
+// A catalog table's entry (model/tables.h): its query derived from the catalog, kept for
+// the process (ExportTable holds views).
+ExportTable FromCatalog(const model::TableSpec& table) {
+  static std::deque<std::string> queries;
+  queries.push_back(ExportQuery(table));
+  return {table.name, queries.back(), table.exported == model::Export::kWithRows};
+}
+
+}  // namespace
+
 const std::vector<ExportTable>& ExportTables() {
-  // The catalog's tables (model/tables.h): their queries derived from it.
-  static const std::string kStops = ExportQuery(model::Table<model::StopRow>::kSpec);
   static const std::vector<ExportTable> kTables = {
       {"positions",
        "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, trip_start_time, "
@@ -19,32 +31,17 @@ const std::vector<ExportTable>& ExportTables() {
       {"rejected",
        "SELECT feed_id, vehicle_id, reason, event_time, ingest_time, source, source_offset, "
        "detail FROM rejected ORDER BY source, source_offset, reason"},
-      {"speed_cells",
-       "SELECT mode, local_date, hour, cell_x, cell_y, segments, distance_m, duration_s, "
-       "mean_speed_kmh FROM speed_cell_totals ORDER BY mode, local_date, hour, cell_x, cell_y"},
-      {"speed_lines",
-       "SELECT mode, route_id, local_date, hour, segments, distance_m, duration_s, "
-       "mean_speed_kmh FROM speed_line_totals ORDER BY mode, route_id, local_date, hour"},
-      {"fleet_hours",
-       "SELECT mode, local_date, hour, vehicles, positions FROM fleet_hour_totals "
-       "ORDER BY mode, local_date, hour"},
-      {model::Table<model::StopRow>::kSpec.name, kStops},
-      {"trips",
-       "SELECT feed_id, vehicle_id, trip_id, trip_start_date, first_time, route_id, "
-       "direction_id, trip_start_time, first_lat, first_lon, last_time, last_lat, last_lon, "
-       "positions, distance_m, duration_s FROM trip_rows "
-       "ORDER BY feed_id, vehicle_id, trip_id, trip_start_date, first_time"},
-      {"quality", "SELECT * FROM quality_hours ORDER BY feed_id, local_date, hour"},
+      FromCatalog(model::Table<model::SpeedCellRow>::kSpec),
+      FromCatalog(model::Table<model::SpeedLineRow>::kSpec),
+      FromCatalog(model::Table<model::FleetHourRow>::kSpec),
+      FromCatalog(model::Table<model::StopRow>::kSpec),
+      FromCatalog(model::Table<model::TripRow>::kSpec),
+      FromCatalog(model::Table<model::QualityRow>::kSpec),
       {"duplicate_slots",
        "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
        "ORDER BY feed_id, trip_start_date, trip_id"},
-      {"collector_polls",
-       "SELECT feed_id, polled_at, attempt, http_status, failure, bytes, duration_ms, "
-       "\"repeat\", records, body, run_id FROM collector_polls ORDER BY feed_id, polled_at"},
-      {"aircraft_positions",
-       "SELECT feed_id, vehicle_id, event_time, origin_country, last_contact "
-       "FROM aircraft_positions ORDER BY feed_id, vehicle_id, event_time",
-       true},
+      FromCatalog(model::Table<model::PollRow>::kSpec),
+      FromCatalog(model::Table<model::AircraftPositionRow>::kSpec),
   };
   return kTables;
 }
@@ -162,8 +159,8 @@ base::Result<ExportSummary> ExportDuckDb(DuckDbConnection& db, const std::filesy
   for (const auto& table : ExportTables()) {
     if (table.only_with_rows) {
       FROTA_ASSIGN_OR_RETURN(
-          auto any, db.Query(fmt::format("SELECT count(*) FROM (SELECT 1 FROM ({}) LIMIT 1)",
-                                         table.query)));
+          auto any,
+          db.Query(fmt::format("SELECT count(*) FROM (SELECT 1 FROM ({}) LIMIT 1)", table.query)));
       if (any.Int64(0, 0) == 0) {
         continue;
       }

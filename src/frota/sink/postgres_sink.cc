@@ -127,15 +127,31 @@ struct Upsert {
   bool add;  // aggregates: partial sums add up; others: the row is rewritten as is
 };
 
-// A catalog table's upsert: its key, and every other stored column rewritten.
+// A catalog table's upsert: its stored key, and every other stored column rewritten, or
+// added (`kSum` columns), or none when the first row stands.
 Upsert CatalogUpsert(const model::TableSpec& table) {
   Upsert u{table.name, {}, {}, false};
-  for (const model::Column& column : table.columns) {
-    if (!column.derived) {
-      (column.key ? u.keys : u.values).push_back(column.name);
+  for (const model::Column& column : model::StoredColumns(table)) {
+    if (column.stored_key()) {
+      u.keys.push_back(column.name);
+    } else if (table.on_conflict == model::OnConflict::kReplace ||
+               column.role == model::Role::kSum) {
+      u.values.push_back(column.name);
+      u.add = u.add || column.role == model::Role::kSum;
     }
   }
   return u;
+}
+
+// A catalog table's rows (model/tables.h) into its temp table.
+template <typename Row>
+base::Status CopyCatalogRows(PgConnection& db, const std::vector<Row>& rows) {
+  if (rows.empty()) {
+    return base::Status::Ok();
+  }
+  return db.CopyIn(
+      fmt::format("COPY tmp_{} FROM STDIN (FORMAT binary)", model::Table<Row>::kSpec.name),
+      CopyPayload(rows));
 }
 
 const std::vector<Upsert>& Upserts() {
@@ -146,47 +162,18 @@ const std::vector<Upsert>& Upserts() {
         "lon", "reported_speed_kmh", "bearing_deg", "altitude_m", "on_ground", "ingest_time",
         "event_time_from_header", "source", "source_offset"},
        false},
-      {"speed_cells",
-       {"partition_id", "mode", "local_date", "hour", "cell_x", "cell_y"},
-       {"segments", "distance_mm", "duration_us"},
-       true},
-      {"speed_lines",
-       {"partition_id", "mode", "route_id", "local_date", "hour"},
-       {"segments", "distance_mm", "duration_us"},
-       true},
-      {"fleet_hours",
-       {"partition_id", "mode", "local_date", "hour"},
-       {"vehicles", "positions"},
-       true},
+      CatalogUpsert(model::Table<model::SpeedCellRow>::kSpec),
+      CatalogUpsert(model::Table<model::SpeedLineRow>::kSpec),
+      CatalogUpsert(model::Table<model::FleetHourRow>::kSpec),
       CatalogUpsert(model::Table<model::StopRow>::kSpec),
-      {"trips",
-       {"feed_id", "vehicle_id", "trip_id", "trip_start_date", "first_time"},
-       {"route_id", "direction_id", "trip_start_time", "first_lat", "first_lon", "last_time",
-        "last_lat", "last_lon", "positions", "distance_mm"},
-       false},
-      {"quality",
-       {"partition_id", "feed_id", "local_date", "hour"},
-       {"accepted", "vehicles", "missing_vehicle_id", "missing_coordinates",
-        "latitude_out_of_range", "longitude_out_of_range", "null_island", "missing_timestamp",
-        "timestamp_in_milliseconds", "state_vector_too_short", "malformed_record", "bad_payload",
-        "future", "stale", "out_of_area", "duplicate", "jump", "late"},
-       true},
-      {"quality_latency",
-       {"partition_id", "feed_id", "local_date", "hour", "latency_s"},
-       {"positions"},
-       true},
-      {"collector_polls", {"feed_id", "polled_at"}, {}, false},
-      {"departures", {"feed_id", "vehicle_id", "departure_time"}, {}, false},
-      {"headways", {"route_id", "service_date", "departure_time", "vehicle_id"}, {}, false},
-      {"alerts",
-       {"alert_id"},
-       {"kind", "feed_id", "route_id", "direction_id", "service_date", "start_time", "end_time",
-        "raised_at", "closed_at", "planned_headway_s", "actual_headway_s", "vehicles"},
-       false},
-      {"aircraft_positions",
-       {"feed_id", "vehicle_id", "event_time"},
-       {"origin_country", "last_contact"},
-       false},
+      CatalogUpsert(model::Table<model::TripRow>::kSpec),
+      CatalogUpsert(model::Table<model::QualityRow>::kSpec),
+      CatalogUpsert(model::Table<model::QualityLatencyRow>::kSpec),
+      CatalogUpsert(model::Table<model::PollRow>::kSpec),
+      CatalogUpsert(model::Table<model::DepartureRow>::kSpec),
+      CatalogUpsert(model::Table<model::HeadwayRow>::kSpec),
+      CatalogUpsert(model::Table<model::AlertRow>::kSpec),
+      CatalogUpsert(model::Table<model::AircraftPositionRow>::kSpec),
   };
   return kUpserts;
 }
@@ -230,12 +217,9 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     FROTA_RETURN_IF_ERROR(db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
-    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
-                                    {2, sql::kPostgresSchemaV2Sql},
-                                    {3, sql::kPostgresSchemaV3Sql},
-                                    {4, sql::kPostgresSchemaV4Sql},
-                                    {5, sql::kPostgresSchemaV5Sql},
-                                    {6, sql::kPostgresSchemaV6Sql}};
+    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
+                                    {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
+                                    {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -625,12 +609,19 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions, aircraft));
     // Step 3.
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
-    const bool has[] = {
-        merge_positions,           !rows.speed_cells.empty(), !rows.speed_lines.empty(),
-        !rows.fleet_hours.empty(), !rows.stops.empty(),       !rows.trips.empty(),
-        !rows.quality.empty(),     !rows.quality.empty(),     !rows.polls.empty(),
-        !rows.departures.empty(),  !rows.headways.empty(),    !rows.alerts.empty(),
-        aircraft};
+    const bool has[] = {merge_positions,
+                        !rows.speed_cells.empty(),
+                        !rows.speed_lines.empty(),
+                        !rows.fleet_hours.empty(),
+                        !rows.stops.empty(),
+                        !rows.trips.empty(),
+                        !rows.quality.empty(),
+                        !rows.quality.empty(),
+                        !rows.polls.empty(),
+                        !rows.departures.empty(),
+                        !rows.headways.empty(),
+                        !rows.alerts.empty(),
+                        aircraft};
     static_assert(std::size(has) == 13, "one flag per Upserts() entry");
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
@@ -786,23 +777,9 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
       return direct;
     }
     // Aircraft: their origin country and last contact, upserted on the positions' key.
-    PgCopyWriter a;
-    for (const auto& p : rows.positions) {
-      if (!model::HasAircraftFields(p)) {
-        continue;
-      }
-      a.Row(5);
-      a.Text(strings.View(p.feed_id));
-      a.Text(strings.View(p.vehicle_id));
-      a.TimestampMicros(base::ToUnixMicros(p.event_time));
-      p.has_origin_country ? a.Text(strings.View(p.origin_country)) : a.Null();
-      p.last_contact != model::kNoLastContact ? a.Int64(p.last_contact) : a.Null();
-      aircraft = true;
-    }
-    if (aircraft) {
-      FROTA_RETURN_IF_ERROR(
-          db_->CopyIn("COPY tmp_aircraft_positions FROM STDIN (FORMAT binary)", a.Finish()));
-    }
+    const auto aircraft_rows = model::AircraftPositionRows(rows.positions, *rows.strings);
+    aircraft = !aircraft_rows.empty();
+    FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, aircraft_rows));
   }
   if (!rows.rejected.empty()) {
     if (!rows.strings) {
@@ -829,202 +806,28 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     }
     FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY rejected FROM STDIN (FORMAT binary)", w.Finish()));
   }
-  if (!rows.speed_cells.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.speed_cells) {
-      w.Row(9);
-      w.Int32(r.partition_id);
-      w.Text(Name(r.mode));
-      w.DateDays(base::DaysSinceEpoch(r.local_date));
-      w.Int16(r.hour);
-      w.Int32(r.cell_x);
-      w.Int32(r.cell_y);
-      w.Int64(r.segments);
-      w.Int64(r.distance_mm);
-      w.Int64(r.duration_us);
-    }
-    FROTA_RETURN_IF_ERROR(
-        db_->CopyIn("COPY tmp_speed_cells FROM STDIN (FORMAT binary)", w.Finish()));
-  }
-  if (!rows.speed_lines.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.speed_lines) {
-      w.Row(8);
-      w.Int32(r.partition_id);
-      w.Text(Name(r.mode));
-      w.Text(r.route_id);
-      w.DateDays(base::DaysSinceEpoch(r.local_date));
-      w.Int16(r.hour);
-      w.Int64(r.segments);
-      w.Int64(r.distance_mm);
-      w.Int64(r.duration_us);
-    }
-    FROTA_RETURN_IF_ERROR(
-        db_->CopyIn("COPY tmp_speed_lines FROM STDIN (FORMAT binary)", w.Finish()));
-  }
-  if (!rows.fleet_hours.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.fleet_hours) {
-      w.Row(6);
-      w.Int32(r.partition_id);
-      w.Text(Name(r.mode));
-      w.DateDays(base::DaysSinceEpoch(r.local_date));
-      w.Int16(r.hour);
-      w.Int64(r.vehicles);
-      w.Int64(r.positions);
-    }
-    FROTA_RETURN_IF_ERROR(
-        db_->CopyIn("COPY tmp_fleet_hours FROM STDIN (FORMAT binary)", w.Finish()));
-  }
-  if (!rows.stops.empty()) {
-    FROTA_RETURN_IF_ERROR(db_->CopyIn(fmt::format("COPY tmp_{} FROM STDIN (FORMAT binary)",
-                                                  model::Table<model::StopRow>::kSpec.name),
-                                      CopyPayload(rows.stops)));
-  }
-  if (!rows.trips.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.trips) {
-      w.Row(15);
-      w.Text(r.feed_id);
-      w.Text(r.vehicle_id);
-      w.Text(r.trip_id);
-      w.Text(r.trip_start_date);
-      w.TimestampMicros(base::ToUnixMicros(r.first_time));
-      w.Text(r.route_id);
-      r.direction_id >= 0 ? w.Int16(r.direction_id) : w.Null();
-      w.Text(r.trip_start_time);
-      w.Float64(r.first_lat);
-      w.Float64(r.first_lon);
-      w.TimestampMicros(base::ToUnixMicros(r.last_time));
-      w.Float64(r.last_lat);
-      w.Float64(r.last_lon);
-      w.Int64(r.positions);
-      w.Int64(r.distance_mm);
-    }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_trips FROM STDIN (FORMAT binary)", w.Finish()));
-  }
-  if (!rows.quality.empty()) {
-    PgCopyWriter q;
-    PgCopyWriter l;
-    for (const auto& r : rows.quality) {
-      const std::int32_t days = base::DaysSinceEpoch(r.local_date);
-      q.Row(static_cast<std::int16_t>(6 + model::kRejectReasonCount));
-      q.Int32(r.partition_id);
-      q.Text(r.feed_id);
-      q.DateDays(days);
-      q.Int16(r.hour);
-      q.Int64(r.accepted);
-      q.Int64(r.vehicles);
-      for (std::size_t i = 0; i < model::kRejectReasonCount; ++i) {
-        q.Int64(r.rejected[i]);
-      }
-      for (const auto& [bucket, count] : r.latency) {
-        l.Row(6);
-        l.Int32(r.partition_id);
-        l.Text(r.feed_id);
-        l.DateDays(days);
-        l.Int16(r.hour);
-        l.Int16(static_cast<std::int16_t>(bucket + model::kLatencyMinSeconds));
-        l.Int64(count);
-      }
-    }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_quality FROM STDIN (FORMAT binary)", q.Finish()));
-    FROTA_RETURN_IF_ERROR(
-        db_->CopyIn("COPY tmp_quality_latency FROM STDIN (FORMAT binary)", l.Finish()));
-  }
-  if (!rows.polls.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.polls) {
-      w.Row(11);
-      w.Text(r.feed_id);
-      w.TimestampMicros(base::ToUnixMicros(r.polled_at));
-      w.Int32(r.attempt);
-      w.Int32(r.http_status);
-      r.failure.empty() ? w.Null() : w.Text(r.failure);
-      w.Int64(r.bytes);
-      w.Float64(r.duration_ms);
-      w.Bool(r.repeat);
-      r.records ? w.Int64(*r.records) : w.Null();
-      r.body.empty() ? w.Null() : w.Text(r.body);
-      w.Text(r.run_id);
-    }
-    FROTA_RETURN_IF_ERROR(
-        db_->CopyIn("COPY tmp_collector_polls FROM STDIN (FORMAT binary)", w.Finish()));
-  }
-  const auto direction = [](PgCopyWriter& w, std::int8_t d) { d >= 0 ? w.Int16(d) : w.Null(); };
-  const auto optional_double = [](PgCopyWriter& w, std::optional<double> v) {
-    v ? w.Float64(*v) : w.Null();
-  };
-  const auto optional_time = [](PgCopyWriter& w, std::optional<base::Timestamp> t) {
-    t ? w.TimestampMicros(base::ToUnixMicros(*t)) : w.Null();
-  };
-  if (!rows.departures.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.departures) {
-      w.Row(16);
-      w.Text(r.feed_id);
-      w.Text(r.vehicle_id);
-      w.Text(r.feed_route_id);
-      w.Text(r.route_id);
-      direction(w, r.direction_id);
-      w.Text(r.trip_id);
-      w.Text(r.shape_id);
-      w.DateDays(base::DaysSinceEpoch(r.service_date));
-      w.TimestampMicros(base::ToUnixMicros(r.departure_time));
-      w.Bool(r.inferred);
-      w.Float64(r.distance_m);
-      w.Bool(r.tagged_late);
-      w.Bool(r.unplanned);
-      w.Text(r.day_type);
-      w.DateDays(base::DaysSinceEpoch(r.local_date));
-      w.Int16(r.hour);
-    }
-    FROTA_RETURN_IF_ERROR(
-        db_->CopyIn("COPY tmp_departures FROM STDIN (FORMAT binary)", w.Finish()));
-  }
-  if (!rows.headways.empty()) {
-    PgCopyWriter w;
-    for (const auto& r : rows.headways) {
-      w.Row(12);
-      w.Text(r.route_id);
-      direction(w, r.direction_id);
-      w.DateDays(base::DaysSinceEpoch(r.service_date));
-      w.Text(r.day_type);
-      w.TimestampMicros(base::ToUnixMicros(r.departure_time));
-      w.DateDays(base::DaysSinceEpoch(r.local_date));
-      w.Int16(r.hour);
-      w.Text(r.vehicle_id);
-      w.Bool(r.inferred);
-      optional_double(w, r.headway_s);
-      optional_double(w, r.planned_headway_s);
-      r.exclusion.empty() ? w.Null() : w.Text(r.exclusion);
-    }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_headways FROM STDIN (FORMAT binary)", w.Finish()));
-  }
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.speed_cells));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.speed_lines));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.fleet_hours));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.stops));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.trips));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.quality));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, model::QualityLatencyRows(rows.quality)));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.polls));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.departures));
+  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.headways));
   if (!rows.alerts.empty()) {
     // The last row of each alert of the epoch (one INSERT may not touch a row twice).
     std::map<std::string_view, const model::AlertRow*> last;
     for (const auto& r : rows.alerts) {
       last[r.alert_id] = &r;
     }
-    PgCopyWriter w;
+    std::vector<model::AlertRow> alerts;
+    alerts.reserve(last.size());
     for (const auto& [id, r] : last) {
-      w.Row(13);
-      w.Text(r->alert_id);
-      w.Text(r->kind);
-      w.Text(r->feed_id);
-      w.Text(r->route_id);
-      direction(w, r->direction_id);
-      r->service_date ? w.DateDays(base::DaysSinceEpoch(*r->service_date)) : w.Null();
-      w.TimestampMicros(base::ToUnixMicros(r->start_time));
-      optional_time(w, r->end_time);
-      w.TimestampMicros(base::ToUnixMicros(r->raised_at));
-      optional_time(w, r->closed_at);
-      optional_double(w, r->planned_headway_s);
-      optional_double(w, r->actual_headway_s);
-      w.Text(r->vehicles);
+      alerts.push_back(*r);
     }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_alerts FROM STDIN (FORMAT binary)", w.Finish()));
+    FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, alerts));
   }
   return base::Status::Ok();
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "frota/sink/catalog_sql.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/pg_copy.h"
@@ -27,58 +28,36 @@ struct CopiedTable {
 // The silver tables arrive as text in positions_text and rejected_text (AddSilverText),
 // whose columns are PostgreSQL's.
 
+// A catalog table (model/tables.h): its stored columns' types.
+CopiedTable FromCatalog(const model::TableSpec& table) {
+  return {std::string(table.name), AppenderTypes(table)};
+}
+
 const std::vector<CopiedTable>& CopiedTables() {
-  static const std::vector<CopiedTable> kTables = [] {
-    std::vector<ColumnType> quality = {CT::kInteger, CT::kVarchar, CT::kDate,
-                                       CT::kTinyint, CT::kBigint,  CT::kBigint};
-    quality.insert(quality.end(), model::kRejectReasonCount, CT::kBigint);
-    return std::vector<CopiedTable>{
-        {"positions",
-         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
-          CT::kVarchar, CT::kTinyint, CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat, CT::kFloat,
-          CT::kBoolean, CT::kTimestamp, CT::kTimestamp, CT::kBoolean, CT::kVarchar, CT::kBigint},
-         "positions_text"},
-        {"rejected",
-         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kTimestamp, CT::kVarchar,
-          CT::kBigint, CT::kVarchar},
-         "rejected_text"},
-        {"speed_cells",
-         {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kInteger, CT::kInteger,
-          CT::kBigint, CT::kBigint, CT::kBigint}},
-        {"speed_lines",
-         {CT::kInteger, CT::kVarchar, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kBigint,
-          CT::kBigint, CT::kBigint}},
-        {"fleet_hours",
-         {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kBigint, CT::kBigint}},
-        {"stops",
-         {CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar, CT::kVarchar, CT::kTimestamp,
-          CT::kDouble, CT::kDouble, CT::kBigint, CT::kBoolean}},
-        {"trips",
-         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar,
-          CT::kTinyint, CT::kVarchar, CT::kDouble, CT::kDouble, CT::kTimestamp, CT::kDouble,
-          CT::kDouble, CT::kBigint, CT::kBigint}},
-        {"quality", quality},
-        {"quality_latency",
-         {CT::kInteger, CT::kVarchar, CT::kDate, CT::kTinyint, CT::kSmallint, CT::kBigint}},
-        {"collector_polls",
-         {CT::kVarchar, CT::kTimestamp, CT::kInteger, CT::kInteger, CT::kVarchar, CT::kBigint,
-          CT::kDouble, CT::kBoolean, CT::kBigint, CT::kVarchar, CT::kVarchar}},
-        {"rules", {CT::kVarchar, CT::kDouble}},
-        {"departures",
-         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint, CT::kVarchar,
-          CT::kVarchar, CT::kDate, CT::kTimestamp, CT::kBoolean, CT::kDouble, CT::kBoolean,
-          CT::kBoolean, CT::kVarchar, CT::kDate, CT::kTinyint}},
-        {"headways",
-         {CT::kVarchar, CT::kTinyint, CT::kDate, CT::kVarchar, CT::kTimestamp, CT::kDate,
-          CT::kTinyint, CT::kVarchar, CT::kBoolean, CT::kDouble, CT::kDouble, CT::kVarchar}},
-        {"alerts",
-         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTinyint, CT::kDate,
-          CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kTimestamp, CT::kDouble, CT::kDouble,
-          CT::kVarchar}},
-        {"aircraft_positions",
-         {CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kVarchar, CT::kBigint}},
-    };
-  }();
+  static const std::vector<CopiedTable> kTables = {
+      {"positions",
+       {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
+        CT::kVarchar, CT::kTinyint, CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat, CT::kFloat,
+        CT::kBoolean, CT::kTimestamp, CT::kTimestamp, CT::kBoolean, CT::kVarchar, CT::kBigint},
+       "positions_text"},
+      {"rejected",
+       {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kTimestamp, CT::kVarchar,
+        CT::kBigint, CT::kVarchar},
+       "rejected_text"},
+      FromCatalog(model::Table<model::SpeedCellRow>::kSpec),
+      FromCatalog(model::Table<model::SpeedLineRow>::kSpec),
+      FromCatalog(model::Table<model::FleetHourRow>::kSpec),
+      FromCatalog(model::Table<model::StopRow>::kSpec),
+      FromCatalog(model::Table<model::TripRow>::kSpec),
+      FromCatalog(model::Table<model::QualityRow>::kSpec),
+      FromCatalog(model::Table<model::QualityLatencyRow>::kSpec),
+      FromCatalog(model::Table<model::PollRow>::kSpec),
+      {"rules", {CT::kVarchar, CT::kDouble}},
+      FromCatalog(model::Table<model::DepartureRow>::kSpec),
+      FromCatalog(model::Table<model::HeadwayRow>::kSpec),
+      FromCatalog(model::Table<model::AlertRow>::kSpec),
+      FromCatalog(model::Table<model::AircraftPositionRow>::kSpec),
+  };
   return kTables;
 }
 

@@ -10,7 +10,7 @@
 
 #include "frota/base/status.h"
 #include "frota/engine/transactional_sink.h"
-#include "frota/model/poll.h"
+#include "frota/model/tables.h"
 
 namespace frota::source {
 

@@ -8,10 +8,10 @@
 #include <variant>
 
 #include "frota/base/status.h"
-#include "frota/model/poll.h"
 #include "frota/model/position.h"
 #include "frota/model/rejection.h"
 #include "frota/model/source.h"
+#include "frota/model/tables.h"
 
 namespace frota::transport {
 

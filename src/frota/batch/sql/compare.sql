@@ -46,112 +46,15 @@ SELECT {'source': s.name, 'source_offset': r.source_offset} AS k,
        NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
 FROM batch_rejected r JOIN sources s USING (source_id);
 
--- speed: integer sums; distance within one millimetre per segment.
-CREATE OR REPLACE VIEW cmp_speed_cells_stream AS
-SELECT {'mode': mode, 'local_date': local_date, 'hour': hour, 'cell_x': cell_x,
-        'cell_y': cell_y} AS k,
-       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm
-FROM stream.speed_cell_totals;
-
-CREATE OR REPLACE VIEW cmp_speed_cells_batch AS
-SELECT {'mode': mode, 'local_date': local_date, 'hour': hour, 'cell_x': cell_x,
-        'cell_y': cell_y} AS k,
-       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm,
-       segments AS mm_allowance
-FROM batch_speed_cells;
-
-CREATE OR REPLACE VIEW cmp_speed_lines_stream AS
-SELECT {'mode': mode, 'route_id': route_id, 'local_date': local_date, 'hour': hour} AS k,
-       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm
-FROM stream.speed_line_totals;
-
-CREATE OR REPLACE VIEW cmp_speed_lines_batch AS
-SELECT {'mode': mode, 'route_id': route_id, 'local_date': local_date, 'hour': hour} AS k,
-       {'segments': segments, 'duration_us': duration_us} AS v, distance_mm AS mm,
-       segments AS mm_allowance
-FROM batch_speed_lines;
-
-CREATE OR REPLACE VIEW cmp_fleet_hours_stream AS
-SELECT {'mode': mode, 'local_date': local_date, 'hour': hour} AS k,
-       {'vehicles': vehicles, 'positions': positions} AS v, NULL::BIGINT AS mm
-FROM stream.fleet_hour_totals;
-
-CREATE OR REPLACE VIEW cmp_fleet_hours_batch AS
-SELECT {'mode': mode, 'local_date': local_date, 'hour': hour} AS k,
-       {'vehicles': vehicles, 'positions': positions} AS v, NULL::BIGINT AS mm,
-       NULL::BIGINT AS mm_allowance
-FROM batch_fleet_hours;
-
--- The catalog's tables (model/tables.h; today stops): their cmp_<table>_stream and
--- cmp_<table>_batch views are made from it (sink::CompareViewSql) before this file runs,
--- the stream side from stream.<read view>, the batch side from batch_<table>.
-
--- trips: distance within one millimetre per step (positions - 1). trip_rows shows metres
--- with three decimals, i.e. exactly the millimetres.
-CREATE OR REPLACE VIEW cmp_trips_stream AS
-SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'trip_id': trip_id,
-        'trip_start_date': trip_start_date, 'first_time': first_time} AS k,
-       {'route_id': route_id, 'direction_id': direction_id, 'trip_start_time': trip_start_time,
-        'first_lat': first_lat, 'first_lon': first_lon, 'last_time': last_time,
-        'last_lat': last_lat, 'last_lon': last_lon, 'positions': positions,
-        'duration_s': duration_s} AS v,
-       round(distance_m * 1000)::BIGINT AS mm
-FROM stream.trip_rows;
-
-CREATE OR REPLACE VIEW cmp_trips_batch AS
-SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'trip_id': trip_id,
-        'trip_start_date': trip_start_date, 'first_time': first_time} AS k,
-       {'route_id': route_id, 'direction_id': direction_id, 'trip_start_time': trip_start_time,
-        'first_lat': first_lat, 'first_lon': first_lon, 'last_time': last_time,
-        'last_lat': last_lat, 'last_lon': last_lon, 'positions': positions,
-        'duration_s': duration_s} AS v,
-       distance_mm AS mm, positions - 1 AS mm_allowance
-FROM batch_trips;
-
--- Every counter and percentile is named: a change in any of them is a difference.
-CREATE OR REPLACE VIEW cmp_quality_stream AS
-SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour} AS k,
-       {'accepted': accepted, 'vehicles': vehicles, 'errors': errors,
-        'duplicates': duplicates, 'missing_vehicle_id': missing_vehicle_id,
-        'missing_coordinates': missing_coordinates,
-        'latitude_out_of_range': latitude_out_of_range,
-        'longitude_out_of_range': longitude_out_of_range, 'null_island': null_island,
-        'missing_timestamp': missing_timestamp,
-        'timestamp_in_milliseconds': timestamp_in_milliseconds,
-        'state_vector_too_short': state_vector_too_short,
-        'malformed_record': malformed_record, 'bad_payload': bad_payload, 'future': future,
-        'stale': stale, 'out_of_area': out_of_area, 'jump': jump, 'late': late,
-        'latency_p50_s': latency_p50_s, 'latency_p90_s': latency_p90_s} AS v, NULL::BIGINT AS mm
-FROM stream.quality_hours;
-
-CREATE OR REPLACE VIEW cmp_quality_batch AS
-SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour} AS k,
-       {'accepted': accepted, 'vehicles': vehicles, 'errors': errors,
-        'duplicates': duplicates, 'missing_vehicle_id': missing_vehicle_id,
-        'missing_coordinates': missing_coordinates,
-        'latitude_out_of_range': latitude_out_of_range,
-        'longitude_out_of_range': longitude_out_of_range, 'null_island': null_island,
-        'missing_timestamp': missing_timestamp,
-        'timestamp_in_milliseconds': timestamp_in_milliseconds,
-        'state_vector_too_short': state_vector_too_short,
-        'malformed_record': malformed_record, 'bad_payload': bad_payload, 'future': future,
-        'stale': stale, 'out_of_area': out_of_area, 'jump': jump, 'late': late,
-        'latency_p50_s': latency_p50_s, 'latency_p90_s': latency_p90_s} AS v, NULL::BIGINT AS mm,
-       NULL::BIGINT AS mm_allowance
-FROM batch_quality;
-
--- The latency histogram behind quality's percentiles, summed over partitions.
-CREATE OR REPLACE VIEW cmp_quality_latency_stream AS
-SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour, 'latency_s': latency_s}
-         AS k,
-       {'positions': sum(positions)::BIGINT} AS v, NULL::BIGINT AS mm
-FROM stream.quality_latency GROUP BY feed_id, local_date, hour, latency_s;
-
-CREATE OR REPLACE VIEW cmp_quality_latency_batch AS
-SELECT {'feed_id': feed_id, 'local_date': local_date, 'hour': hour, 'latency_s': latency_s}
-         AS k,
-       {'positions': positions} AS v, NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
-FROM batch_quality_latency;
+-- The catalog's tables (model/tables.h: speed_cells, speed_lines, fleet_hours, stops,
+-- trips, quality, quality_latency; aircraft_positions below):
+-- their cmp_<table>_stream and cmp_<table>_batch views are made from it
+-- (sink::CompareViewSql) before this file runs, the stream side from stream.<read view>,
+-- the batch side from batch_<table>. The speed tables' distance is compared within one
+-- millimetre per segment, trips' within one per step (their `mm_allowance`); trip_rows
+-- shows metres with three decimals, i.e. exactly the millimetres. Every counter and
+-- percentile of quality is compared; quality_latency, the histogram behind the
+-- percentiles, is summed over partitions on the stream side.
 
 CREATE OR REPLACE VIEW cmp_duplicate_slots_stream AS
 SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id} AS k,
@@ -279,23 +182,9 @@ SELECT table_name, kind, key, stream_row, batch_row FROM differences
 QUALIFY row_number() OVER (PARTITION BY table_name ORDER BY key, kind) <= getvariable('examples');
 
 -- aircraft_positions (schema_v8.sql): an accepted aircraft position's origin country and
--- last contact, keyed like positions. reconcile.cc (CompareAircraft) adds this table
--- to `differences` and `table_rows` only when either side has a row.
-CREATE OR REPLACE VIEW cmp_aircraft_positions_stream AS
-SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'event_time': event_time} AS k,
-       {'origin_country': origin_country, 'last_contact': last_contact} AS v,
-       NULL::BIGINT AS mm
-FROM stream.aircraft_positions;
-
--- model::HasAircraftFields: an aircraft's position, or any with either field.
-CREATE OR REPLACE VIEW cmp_aircraft_positions_batch AS
-SELECT {'feed_id': feed_id, 'vehicle_id': vehicle_id,
-        'event_time': make_timestamp(event_us)} AS k,
-       {'origin_country': origin_country, 'last_contact': last_contact} AS v,
-       NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
-FROM accepted
-WHERE mode = 'aircraft' OR origin_country IS NOT NULL OR last_contact IS NOT NULL;
-
+-- last contact, keyed like positions; its views are the catalog's (batch side:
+-- batch_aircraft_positions, key_results.sql). reconcile.cc (CompareAircraft) adds this
+-- table to `differences` and `table_rows` only when either side has a row.
 CREATE OR REPLACE TABLE aircraft_table_rows AS
 SELECT 'aircraft_positions' AS table_name,
        (SELECT count(*) FROM cmp_aircraft_positions_stream) AS stream_rows,

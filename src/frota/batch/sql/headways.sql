@@ -4,26 +4,10 @@
 -- the previous one wrote (the tables are made anew). Times are UTC instants; local_date and hour are the feed's
 -- local time; a service date is the GTFS one (its times may pass 24:00).
 
--- Every departure found (batch/departures.h).
-DROP TABLE IF EXISTS departures;
-CREATE TABLE departures (
-  feed_id VARCHAR NOT NULL,
-  vehicle_id VARCHAR NOT NULL,
-  feed_route_id VARCHAR NOT NULL,
-  route_id VARCHAR NOT NULL,
-  direction_id TINYINT,
-  trip_id VARCHAR NOT NULL,        -- the trip tag that chose the pattern ('' when none)
-  shape_id VARCHAR NOT NULL,       -- the pattern
-  service_date DATE NOT NULL,
-  departure_time TIMESTAMP NOT NULL,
-  inferred BOOLEAN NOT NULL,       -- the pattern came from geometry
-  distance_m DOUBLE NOT NULL,      -- from the pattern's first point
-  tagged_late BOOLEAN NOT NULL,    -- the tag's first position lay beyond 1,000 m
-  unplanned BOOLEAN NOT NULL,      -- in no service period (not in `headways`)
-  day_type VARCHAR NOT NULL,
-  local_date DATE NOT NULL,
-  hour TINYINT NOT NULL
-);
+-- `departures` (every departure found, batch/departures.h) and `headways` (every
+-- in-period departure with its headway) are made anew before this file runs, from the
+-- table catalog (model/tables.h, whose comments say what each column holds): headways.cc,
+-- RegularityTablesSql.
 
 -- Scheduled departures of the served routes on the observed service dates, each with its
 -- service period (0, 1, ... in the date's order) and whether the feed could see it
@@ -48,28 +32,6 @@ CREATE TABLE observed_dates (
   service_date DATE NOT NULL,
   day_type VARCHAR NOT NULL,
   holiday VARCHAR
-);
-
--- Every departure in a service period with its headway: the time since the previous
--- in-period departure of its route and direction on its service date (NULL for the
--- first), the planned headway at it (NULL when nothing is planned then), and why the
--- pair is left out of the statistics: NULL (measured), 'service_break' (the previous
--- departure is in another service period) or 'coverage_gap' (the route's feed was blind
--- for 5 minutes or more between the two).
-DROP TABLE IF EXISTS headways;
-CREATE TABLE headways (
-  route_id VARCHAR NOT NULL,
-  direction_id TINYINT,
-  service_date DATE NOT NULL,
-  day_type VARCHAR NOT NULL,
-  departure_time TIMESTAMP NOT NULL,
-  local_date DATE NOT NULL,
-  hour TINYINT NOT NULL,
-  vehicle_id VARCHAR NOT NULL,
-  inferred BOOLEAN NOT NULL,
-  headway_s DOUBLE,
-  planned_headway_s DOUBLE,
-  exclusion VARCHAR
 );
 
 -- Minutes of planned service per route, direction, service date and local hour: how many

@@ -179,6 +179,7 @@ SELECT k.feed_id, k.vehicle_id, tk.trip_id, tk.trip_start_date,
        make_timestamp(t.first_us) AS first_time, t.route_id, t.direction_id,
        t.trip_start_time, t.first_lat, t.first_lon, make_timestamp(t.last_us) AS last_time,
        t.last_lat, t.last_lon, t.positions, t.distance_mm,
+       round(t.distance_mm::DOUBLE / 1000, 3) AS distance_m,
        round(epoch(make_timestamp(t.last_us) - make_timestamp(t.first_us))::DOUBLE, 6)
          AS duration_s
 FROM trips t JOIN vehicle_keys k USING (vehicle_key) JOIN trip_keys tk USING (trip_key);

@@ -41,6 +41,14 @@ LEFT JOIN (SELECT w.vehicle_key, w.landing_rn, b.rn AS prev_rn, b.event_us AS pr
            WHERE w.landing_rn IS NOT NULL) f
   ON f.vehicle_key = k.vehicle_key AND f.landing_rn = k.rn;
 
+-- aircraft_positions: the accepted positions model::HasAircraftFields picks (an
+-- aircraft's, or any with either field), with their origin country and last contact.
+CREATE OR REPLACE VIEW batch_aircraft_positions AS
+SELECT feed_id, vehicle_id, make_timestamp(event_us) AS event_time, origin_country,
+       last_contact
+FROM accepted
+WHERE mode = 'aircraft' OR origin_country IS NOT NULL OR last_contact IS NOT NULL;
+
 -- The rejected rows of rules 5 and 6, with the stream's detail text.
 CREATE OR REPLACE TABLE key_rejections AS
 SELECT d.seq, 'duplicate' AS reason, 'event_time=' || iso8601(d.event_us) AS detail
