@@ -28,36 +28,27 @@ struct CopiedTable {
 // The silver tables arrive as text in positions_text and rejected_text (AddSilverText),
 // whose columns are PostgreSQL's.
 
-// A catalog table (model/tables.h): its stored columns' types.
-CopiedTable FromCatalog(const model::TableSpec& table) {
-  return {std::string(table.name), AppenderTypes(table)};
-}
-
+// The silver tables and `rules`, then every table of the catalog (model/tables.h) with
+// its stored columns' types.
 const std::vector<CopiedTable>& CopiedTables() {
-  static const std::vector<CopiedTable> kTables = {
-      {"positions",
-       {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
-        CT::kVarchar, CT::kTinyint, CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat, CT::kFloat,
-        CT::kBoolean, CT::kTimestamp, CT::kTimestamp, CT::kBoolean, CT::kVarchar, CT::kBigint},
-       "positions_text"},
-      {"rejected",
-       {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kTimestamp, CT::kVarchar,
-        CT::kBigint, CT::kVarchar},
-       "rejected_text"},
-      FromCatalog(model::Table<model::SpeedCellRow>::kSpec),
-      FromCatalog(model::Table<model::SpeedLineRow>::kSpec),
-      FromCatalog(model::Table<model::FleetHourRow>::kSpec),
-      FromCatalog(model::Table<model::StopRow>::kSpec),
-      FromCatalog(model::Table<model::TripRow>::kSpec),
-      FromCatalog(model::Table<model::QualityRow>::kSpec),
-      FromCatalog(model::Table<model::QualityLatencyRow>::kSpec),
-      FromCatalog(model::Table<model::PollRow>::kSpec),
-      {"rules", {CT::kVarchar, CT::kDouble}},
-      FromCatalog(model::Table<model::DepartureRow>::kSpec),
-      FromCatalog(model::Table<model::HeadwayRow>::kSpec),
-      FromCatalog(model::Table<model::AlertRow>::kSpec),
-      FromCatalog(model::Table<model::AircraftPositionRow>::kSpec),
-  };
+  static const std::vector<CopiedTable> kTables = [] {
+    std::vector<CopiedTable> tables = {
+        {"positions",
+         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kVarchar,
+          CT::kVarchar, CT::kTinyint, CT::kDouble, CT::kDouble, CT::kFloat, CT::kFloat, CT::kFloat,
+          CT::kBoolean, CT::kTimestamp, CT::kTimestamp, CT::kBoolean, CT::kVarchar, CT::kBigint},
+         "positions_text"},
+        {"rejected",
+         {CT::kVarchar, CT::kVarchar, CT::kVarchar, CT::kTimestamp, CT::kTimestamp, CT::kVarchar,
+          CT::kBigint, CT::kVarchar},
+         "rejected_text"},
+        {"rules", {CT::kVarchar, CT::kDouble}},
+    };
+    for (const model::TableSpec* table : model::CatalogTables()) {
+      tables.push_back({std::string(table->name), AppenderTypes(*table)});
+    }
+    return tables;
+  }();
   return kTables;
 }
 
