@@ -476,10 +476,10 @@ base::Result<bool> BatchRecomputation::CompareAircraft() {
   if (rows.Int64(0, 0) == 0) {
     return false;
   }
-  FROTA_RETURN_IF_ERROR(db_->Execute(
-      "INSERT INTO differences SELECT 'aircraft_positions', * FROM table_differences("
-      "'cmp_aircraft_positions_stream', 'cmp_aircraft_positions_batch'); "
-      "INSERT INTO table_rows SELECT * FROM aircraft_table_rows"));
+  FROTA_RETURN_IF_ERROR(
+      db_->Execute("INSERT INTO differences SELECT 'aircraft_positions', * FROM table_differences("
+                   "'cmp_aircraft_positions_stream', 'cmp_aircraft_positions_batch'); "
+                   "INSERT INTO table_rows SELECT * FROM aircraft_table_rows"));
   return true;
 }
 

@@ -162,8 +162,8 @@ base::Result<ExportSummary> ExportDuckDb(DuckDbConnection& db, const std::filesy
   for (const auto& table : ExportTables()) {
     if (table.only_with_rows) {
       FROTA_ASSIGN_OR_RETURN(
-          auto any, db.Query(fmt::format("SELECT count(*) FROM (SELECT 1 FROM ({}) LIMIT 1)",
-                                         table.query)));
+          auto any,
+          db.Query(fmt::format("SELECT count(*) FROM (SELECT 1 FROM ({}) LIMIT 1)", table.query)));
       if (any.Int64(0, 0) == 0) {
         continue;
       }

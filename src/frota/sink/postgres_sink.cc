@@ -230,12 +230,9 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     FROTA_RETURN_IF_ERROR(db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
-    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql},
-                                    {2, sql::kPostgresSchemaV2Sql},
-                                    {3, sql::kPostgresSchemaV3Sql},
-                                    {4, sql::kPostgresSchemaV4Sql},
-                                    {5, sql::kPostgresSchemaV5Sql},
-                                    {6, sql::kPostgresSchemaV6Sql}};
+    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
+                                    {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
+                                    {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -625,12 +622,19 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions, aircraft));
     // Step 3.
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
-    const bool has[] = {
-        merge_positions,           !rows.speed_cells.empty(), !rows.speed_lines.empty(),
-        !rows.fleet_hours.empty(), !rows.stops.empty(),       !rows.trips.empty(),
-        !rows.quality.empty(),     !rows.quality.empty(),     !rows.polls.empty(),
-        !rows.departures.empty(),  !rows.headways.empty(),    !rows.alerts.empty(),
-        aircraft};
+    const bool has[] = {merge_positions,
+                        !rows.speed_cells.empty(),
+                        !rows.speed_lines.empty(),
+                        !rows.fleet_hours.empty(),
+                        !rows.stops.empty(),
+                        !rows.trips.empty(),
+                        !rows.quality.empty(),
+                        !rows.quality.empty(),
+                        !rows.polls.empty(),
+                        !rows.departures.empty(),
+                        !rows.headways.empty(),
+                        !rows.alerts.empty(),
+                        aircraft};
     static_assert(std::size(has) == 13, "one flag per Upserts() entry");
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
