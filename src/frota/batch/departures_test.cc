@@ -162,7 +162,8 @@ TEST_F(DeparturesTest, ASilenceLongerThanTheExitGapHidesWhenItLeft) {
   const auto departures = Detect(fixes);
   ASSERT_EQ(departures.size(), 1U);
   EXPECT_TRUE(departures[0].hidden);
-  EXPECT_EQ(departures[0].departure_time, back);  // by then it had left
+  // Placed the exit gap before it was seen out again (it left in the silence).
+  EXPECT_EQ(departures[0].departure_time, back - std::chrono::minutes(10));
   EXPECT_EQ(departures[0].direction_id, 0);
   // Within the exit gap the departure is an ordinary one, at the terminal.
   fixes.clear();
@@ -174,6 +175,84 @@ TEST_F(DeparturesTest, ASilenceLongerThanTheExitGapHidesWhenItLeft) {
   ASSERT_EQ(seen.size(), 1U);
   EXPECT_FALSE(seen[0].hidden);
   EXPECT_EQ(seen[0].departure_time, start_ + seconds(150));
+}
+
+// Back beyond the pattern's first part (the detector keeps 3.7 km of it), where only the
+// trip tag can say which pattern it is on.
+TEST_F(DeparturesTest, ASilenceEndingBeyondThePatternsFirstPartIsHiddenByTheTag) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 0, 6, 0, "B53I");
+  t += std::chrono::minutes(15);
+  const base::Timestamp back = t;
+  Drive(fixes, t, 4500, 5000, 0, 0, "B53I");  // first seen again 4,740 m along
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_TRUE(departures[0].hidden);
+  EXPECT_EQ(departures[0].direction_id, 0);
+  EXPECT_EQ(departures[0].departure_time, back - std::chrono::minutes(10));
+  // Without the tag nothing places it out there: no departure.
+  EXPECT_TRUE(Detect(fixes, /*use_trip_ids=*/false).empty());
+}
+
+// Silent from before it reached the west terminal, back out on a new trip of the way east:
+// it left the terminal unseen. Back on the trip it ran before, it did not.
+TEST_F(DeparturesTest, BackFromASilenceOnANewTripOutOnItsPatternItLeftUnseen) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 5000, 2000, 0, 0, "B53V");  // leaves the east terminal, westwards
+  t += std::chrono::minutes(20);
+  Drive(fixes, t, 4500, 5000, 0, 0, "B53I");
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 2U);
+  EXPECT_EQ(departures[0].direction_id, 1);
+  EXPECT_FALSE(departures[0].hidden);
+  EXPECT_EQ(departures[1].direction_id, 0);
+  EXPECT_TRUE(departures[1].hidden);
+  EXPECT_EQ(departures[1].trip_id, "B53I");
+
+  fixes.clear();
+  t = start_;
+  Drive(fixes, t, 5000, 2000, 0, 0, "B53V");
+  t += std::chrono::minutes(20);
+  Drive(fixes, t, 2000, 1000, 0, 0, "B53V");  // the same trip, on its way
+  EXPECT_EQ(Detect(fixes).size(), 1U);
+}
+
+// Tagged for the next trip at a turnaround off the pattern after a silence: the geometry
+// says it has not left; it leaves when it passes the terminal, as usual.
+TEST_F(DeparturesTest, ATagShownOffThePatternAfterASilenceIsNoDeparture) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 0, 6);
+  t += std::chrono::minutes(15);
+  for (const double north : {1900.0, 1900.0, 1000.0, 300.0}) {
+    Add(fixes, t, 0, north, "B53I");
+  }
+  Drive(fixes, t, 0, 5000, 2, 0, "B53I");
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 1U);
+  EXPECT_FALSE(departures[0].hidden);
+  EXPECT_EQ(departures[0].trip_id, "B53I");
+}
+
+// A bus that left the west terminal, fell silent before it got far, and came back on the
+// trip the other way has been away: it can leave the west terminal again.
+TEST_F(DeparturesTest, BackFromASilenceOnAnotherPatternsTripItCanLeaveAgain) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 1200, 3, 0, "B53I");
+  t += std::chrono::minutes(20);
+  Drive(fixes, t, 300, 300, 3, 0, "B53V");  // arrived on the way back, unseen
+  Drive(fixes, t, 0, 5000, 3, 0, "B53I");
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 3U);
+  EXPECT_EQ(departures[0].direction_id, 0);
+  EXPECT_FALSE(departures[0].hidden);
+  EXPECT_EQ(departures[1].direction_id, 1);  // it ran the way back unseen
+  EXPECT_TRUE(departures[1].hidden);
+  EXPECT_EQ(departures[2].direction_id, 0);
+  EXPECT_FALSE(departures[2].hidden);
 }
 
 TEST_F(DeparturesTest, ASilenceThatEndsAtTheTerminalIsNoHiddenDeparture) {

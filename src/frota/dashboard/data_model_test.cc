@@ -373,8 +373,8 @@ TEST_F(DataModelTest, AircraftSectionHoldsEachAircraftsLatestPosition) {
   // b2: no altitude and no on-ground flag, a callsign and a country that try to run script.
   Aircraft("a1", "TAM3054", "2024-06-05 10:00:00", -23.4321, -46.4699, 1234.56, 0, 800.04, 90.4,
            "Chile", 1717581601);
-  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6,
-           "Brazil", 1717581664);
+  Aircraft("a1", "TAM3054", "2024-06-05 10:01:00", -23.5, -46.6, 3048.7, 0, 812.37, 91.6, "Brazil",
+           1717581664);
   Aircraft("a0", "", "2024-06-05 09:59:30", -22.81, -43.25, 10, 1, 20, NAN);
   Aircraft("b2", "<img src=x onerror=alert(1)>", "2024-06-05 10:00:10", 51.47, -0.4543, NAN, -1,
            NAN, NAN, "<script>alert(2)</script>", 1717581611);
@@ -410,8 +410,9 @@ TEST_F(DataModelTest, AircraftAreOneLineWithoutRoute) {
     Aircraft(fmt::format("a{:02}", i), fmt::format("FL{}", i), "2024-06-05 10:00:00",
              -23.0 + i * 0.01, -46.0, 3000, 0, 700, 90, "Brazil", 1717581600);
   }
-  Exec("INSERT INTO speed_lines VALUES (0, 'aircraft', 'FL1', DATE '2024-06-05', 7, 1, "
-       "1000000, 5000000)");
+  Exec(
+      "INSERT INTO speed_lines VALUES (0, 'aircraft', 'FL1', DATE '2024-06-05', 7, 1, "
+      "1000000, 5000000)");
   Exec("INSERT INTO fleet_hours VALUES (0, 'aircraft', DATE '2024-06-05', 7, 30, 30)");
   const Json doc = Json::parse(Build().json);
   const auto modes = doc["modes"].get<std::vector<std::string>>();

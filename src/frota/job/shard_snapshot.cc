@@ -24,7 +24,8 @@ constexpr std::uint32_t kCheckpointVersion = 2;
 
 }  // namespace
 
-// Snapshot format (version 2; version 1 lacks a position's last two fields), inside a sealed checkpoint of kind "job-shard":
+// Snapshot format (version 2; version 1 lacks a position's last two fields), inside a sealed
+// checkpoint of kind "job-shard":
 //   source names table, partition_id, vehicles (key, state, pending positions), open hour
 //   buckets. Ids are process-local (source catalog, string dictionary), so the bytes hold
 //   source-table indices and strings; Restore interns them again.
@@ -359,9 +360,9 @@ std::string Shard::Snapshot() const {
 }
 
 base::Status Shard::Restore(std::string_view bytes) {
-  FROTA_ASSIGN_OR_RETURN(const auto opened,
-                         engine::OpenCheckpoint(bytes, kCheckpointKind, kOldestCheckpointVersion,
-                                                kCheckpointVersion));
+  FROTA_ASSIGN_OR_RETURN(
+      const auto opened,
+      engine::OpenCheckpoint(bytes, kCheckpointKind, kOldestCheckpointVersion, kCheckpointVersion));
   base::ByteReader r(opened.payload);
   FROTA_ASSIGN_OR_RETURN(const auto source_count, r.Varint());
   std::vector<model::SourceId> sources;

@@ -47,8 +47,8 @@ struct Position {
   base::Timestamp event_time;
   base::Timestamp ingest_time;
   SourceRef source;
-  std::string origin_country;                 // aircraft: OpenSky's origin_country
-  bool has_origin_country = false;            // the feed sent one ("" is blank, not absent)
+  std::string origin_country;                  // aircraft: OpenSky's origin_country
+  bool has_origin_country = false;             // the feed sent one ("" is blank, not absent)
   std::int64_t last_contact = kNoLastContact;  // aircraft: OpenSky's Unix seconds
 };
 

@@ -226,6 +226,11 @@ struct VehicleTrack::State {
   std::map<std::pair<std::string_view, std::string_view>, Open> open;  // a tag's current run
   std::map<int, PatternState> states;                                  // by pattern index
   std::vector<int> previous_candidates;
+  // The last position the rule read: its time, and the pattern of the last trip tag read
+  // (-1: none). Unknown (`read_any` false) in a state saved before version 2.
+  bool read_any = false;
+  base::Timestamp last_read;
+  int last_tag_pattern = -1;
 
   [[nodiscard]] const Fix& At(std::int64_t i) const {
     return fixes[static_cast<std::size_t>(i - base)];
@@ -342,6 +347,21 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
     candidates = *patterns;
   }
   const int fix_tag = TagOf(k);
+  // Silent for longer than the exit gap before this position: a departure may lie in it.
+  const bool after_silence = read_any && fix.time - last_read > options.max_exit_gap;
+  const int tag_pattern_before = last_tag_pattern;
+  read_any = true;
+  last_read = fix.time;
+  if (fix_tag >= 0 && tags.at(fix_tag).pattern != nullptr) {
+    last_tag_pattern = tags.at(fix_tag).pattern->index;
+    if (after_silence && last_tag_pattern != tag_pattern_before) {
+      // Back from a silence on a trip of another pattern: it has been away from the
+      // terminals it left, whatever its positions showed.
+      for (auto& [index, state] : states) {
+        state.blocked = false;
+      }
+    }
+  }
   if (fix_tag >= 0) {
     const Pattern* tagged_pattern = tags.at(fix_tag).pattern;
     if (tagged_pattern != nullptr &&
@@ -382,10 +402,20 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
     // Only a position near the pattern's first part can be on it.
     const Projection p = d <= reach_m ? pattern->Project(fix.lat, fix.lon, 0) : Projection{};
     const bool on_past_progress = p.off_m <= options.corridor_m && p.along_m >= options.progress_m;
+    // Beyond the pattern's first part the geometry cannot place a position (the detector
+    // keeps only that part): there a trip tag of the pattern says the vehicle is out on it.
+    // Nearer, the geometry decides (a bus tagged at a turnaround off the pattern has not
+    // left).
+    const bool tagged_here = fix_tag >= 0 && tags.at(fix_tag).pattern == pattern;
+    const bool beyond_kept =
+        d > reach_m || (!pattern->along_m.empty() && p.off_m > options.corridor_m &&
+                        p.along_m >= pattern->along_m.back() - options.corridor_m);
+    const bool tagged_out = tagged_here && d > options.terminal_radius_m && beyond_kept;
+    const bool left = on_past_progress || tagged_out;
     if (state.armed && fix.time - At(state.last_inside).time > options.max_exit_gap) {
-      // A longer silence hides when it left: a hidden departure if it is now past
-      // progress_m on the pattern, else the terminal is watched afresh.
-      if (on_past_progress && state.inside_along_m < options.progress_m) {
+      // A longer silence hides when it left: a hidden departure if it is now out on the
+      // pattern, else the terminal is watched afresh.
+      if (left && state.inside_along_m < options.progress_m) {
         events.push_back({pattern, state.last_inside, true});
         continue;
       }
@@ -394,6 +424,11 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
     if (!state.armed) {
       if (inside) {
         state = PatternState{true, false, k, p.along_m};
+      } else if (after_silence && left && tagged_here && tags.at(fix_tag).first == k &&
+                 !tags.at(fix_tag).used && tag_pattern_before != pattern->index) {
+        // Its silence began before it reached this terminal (nothing armed it) and it
+        // comes back out on the pattern with a new trip of it: it left unseen.
+        events.push_back({pattern, k, true});
       }
       continue;
     }
@@ -493,7 +528,10 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
   d.route_id = pattern.route->id;
   d.direction_id = pattern.direction_id;
   d.shape_id = pattern.id;
-  d.departure_time = chosen->hidden ? fix.time : inside.time;
+  // A hidden departure is placed max_exit_gap before the position that shows it out: late
+  // enough that nothing after it is final yet (Stream::Horizon), early enough that the
+  // line's headways across the silence are left out.
+  d.departure_time = chosen->hidden ? fix.time - options.max_exit_gap : inside.time;
   d.hidden = chosen->hidden;
   d.distance_m = pattern.DistanceToStart(inside.lat, inside.lon);
   d.service_date = LocalDateOf(detector->zone_, d.departure_time);
@@ -520,7 +558,8 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
 }
 
 namespace {
-constexpr std::uint32_t kTrackVersion = 1;
+// Version 2 adds the last position read (its time, the pattern of the last tag read).
+constexpr std::uint32_t kTrackVersion = 2;
 }  // namespace
 
 void VehicleTrack::Snapshot(base::ByteWriter& w) const {
@@ -571,6 +610,9 @@ void VehicleTrack::Snapshot(base::ByteWriter& w) const {
   for (const int index : s.previous_candidates) {
     w.SignedVarint(index);
   }
+  w.Bool(s.read_any);
+  WriteTime(w, s.last_read);
+  w.SignedVarint(s.last_tag_pattern);
 }
 
 base::Status VehicleTrack::Restore(
@@ -593,8 +635,8 @@ base::Status VehicleTrack::Restore(
     return t.empty() ? std::string_view() : intern(t);
   };
   FROTA_ASSIGN_OR_RETURN(const auto version, r.U32());
-  if (version != kTrackVersion) {
-    return base::InvalidInput("departure state version {} is not {}", version, kTrackVersion);
+  if (version != 1 && version != kTrackVersion) {
+    return base::InvalidInput("departure state version {} is not 1 or {}", version, kTrackVersion);
   }
   FROTA_ASSIGN_OR_RETURN(s.base, r.I64());
   FROTA_ASSIGN_OR_RETURN(s.tagged, r.I64());
@@ -664,6 +706,15 @@ base::Status VehicleTrack::Restore(
     FROTA_ASSIGN_OR_RETURN(const auto index, r.SignedVarint());
     FROTA_RETURN_IF_ERROR(pattern_at(index));
     s.previous_candidates.push_back(static_cast<int>(index));
+  }
+  if (version >= 2) {
+    FROTA_ASSIGN_OR_RETURN(s.read_any, r.Bool());
+    FROTA_ASSIGN_OR_RETURN(s.last_read, ReadTime(r));
+    FROTA_ASSIGN_OR_RETURN(const auto pattern, r.SignedVarint());
+    if (pattern >= 0) {
+      FROTA_RETURN_IF_ERROR(pattern_at(pattern));
+    }
+    s.last_tag_pattern = static_cast<int>(pattern);
   }
   for (std::int64_t i = s.base; i < s.tagged; ++i) {
     if (s.TagOf(i) >= 0 && !s.tags.contains(s.TagOf(i))) {

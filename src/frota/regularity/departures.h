@@ -40,9 +40,10 @@ struct Departure {
   bool tagged_late = false;        // the tag's first position lay beyond terminal_radius_m
   double distance_m = 0;           // the departure position's distance from the first point
   // The vehicle's own silence hid when it left: more than max_exit_gap between its last
-  // position at the terminal and its first past progress_m. departure_time is then that
-  // first position (by when it had left); such a departure is no `departures` row and no
-  // headway, but the line's headway across it is left out as a coverage gap.
+  // position at the terminal (or before it) and its first out on the pattern
+  // (docs/semantics-notes.md). departure_time is then max_exit_gap before that first
+  // position; such a departure is no `departures` row and no headway, but the line's
+  // headway across it is left out as a coverage gap.
   bool hidden = false;
 };
 

@@ -374,18 +374,34 @@ std::vector<TruthAlert> TrueAlerts(
     }
     return static_cast<double>(*next - *std::prev(next)) / 1e6;
   };
-  // Semantics-notes' watched line, its plan's part: at least 3 planned departures in the
-  // 2 hours up to the departure that opens a gap (the feed's part, half of them found,
-  // is the stream's to judge).
+  // The true departures of each line, from its headways (a headway's earlier departure
+  // is the one before it).
+  std::map<std::pair<std::string, int>, std::vector<std::int64_t>> departed;
+  for (const auto& h : headways) {
+    auto& list = departed[{h.route_id, h.direction_id}];
+    list.push_back(h.time_us);
+    list.push_back(h.time_us - std::llround(h.headway_s * 1e6));
+  }
+  for (auto& [line, list] : departed) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  // Semantics-notes' watched line: in the 2 hours up to the departure that opens a gap, at
+  // least 3 departures planned and at least half as many run. The true departures stand
+  // for the found ones: where the day did not run them (before --hours starts its
+  // service), the stream cannot tell a line not running from a feed not showing it.
   const auto plan_watches = [&](const std::pair<std::string, int>& line, std::int64_t t) {
+    const auto count = [&](const std::vector<std::int64_t>& list) {
+      return std::upper_bound(list.begin(), list.end(), t) -
+             std::lower_bound(list.begin(), list.end(), t - std::int64_t{7200} * 1'000'000);
+    };
     const auto it = planned.find(line);
-    if (it == planned.end()) {
+    const auto ran = departed.find(line);
+    if (it == planned.end() || ran == departed.end()) {
       return false;
     }
-    const auto& list = it->second;
-    const auto n = std::upper_bound(list.begin(), list.end(), t) -
-                   std::lower_bound(list.begin(), list.end(), t - std::int64_t{7200} * 1'000'000);
-    return n >= 3;
+    const auto n = count(it->second);
+    return n >= 3 && 2 * count(ran->second) >= n;
   };
   const auto blind_between = [&](std::int64_t a, std::int64_t b) {
     return std::any_of(outages_us.begin(), outages_us.end(), [&](const auto& o) {
