@@ -154,27 +154,22 @@ base::Status CopyCatalogRows(PgConnection& db, const std::vector<Row>& rows) {
       CopyPayload(rows));
 }
 
+// positions, then every table of the catalog (model/tables.h), in its order.
 const std::vector<Upsert>& Upserts() {
-  static const std::vector<Upsert> kUpserts = {
-      {"positions",
-       {"feed_id", "vehicle_id", "event_time"},
-       {"mode", "route_id", "trip_id", "trip_start_date", "trip_start_time", "direction_id", "lat",
-        "lon", "reported_speed_kmh", "bearing_deg", "altitude_m", "on_ground", "ingest_time",
-        "event_time_from_header", "source", "source_offset"},
-       false},
-      CatalogUpsert(model::Table<model::SpeedCellRow>::kSpec),
-      CatalogUpsert(model::Table<model::SpeedLineRow>::kSpec),
-      CatalogUpsert(model::Table<model::FleetHourRow>::kSpec),
-      CatalogUpsert(model::Table<model::StopRow>::kSpec),
-      CatalogUpsert(model::Table<model::TripRow>::kSpec),
-      CatalogUpsert(model::Table<model::QualityRow>::kSpec),
-      CatalogUpsert(model::Table<model::QualityLatencyRow>::kSpec),
-      CatalogUpsert(model::Table<model::PollRow>::kSpec),
-      CatalogUpsert(model::Table<model::DepartureRow>::kSpec),
-      CatalogUpsert(model::Table<model::HeadwayRow>::kSpec),
-      CatalogUpsert(model::Table<model::AlertRow>::kSpec),
-      CatalogUpsert(model::Table<model::AircraftPositionRow>::kSpec),
-  };
+  static const std::vector<Upsert> kUpserts = [] {
+    std::vector<Upsert> upserts = {
+        {"positions",
+         {"feed_id", "vehicle_id", "event_time"},
+         {"mode", "route_id", "trip_id", "trip_start_date", "trip_start_time", "direction_id",
+          "lat", "lon", "reported_speed_kmh", "bearing_deg", "altitude_m", "on_ground",
+          "ingest_time", "event_time_from_header", "source", "source_offset"},
+         false},
+    };
+    for (const model::TableSpec* table : model::CatalogTables()) {
+      upserts.push_back(CatalogUpsert(*table));
+    }
+    return upserts;
+  }();
   return kUpserts;
 }
 
@@ -622,7 +617,11 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
                         !rows.headways.empty(),
                         !rows.alerts.empty(),
                         aircraft};
-    static_assert(std::size(has) == 13, "one flag per Upserts() entry");
+    // One flag per Upserts() entry: positions, then the catalog's tables in its order.
+    if (std::size(has) != Upserts().size()) {
+      return base::Internal("postgres sink: {} upsert flags for {} tables", std::size(has),
+                            Upserts().size());
+    }
     for (std::size_t i = 0; i < Upserts().size(); ++i) {
       if (has[i]) {
         statements.emplace_back(UpsertSql(Upserts()[i]), std::vector<PgParam>{});
