@@ -2,10 +2,10 @@
 // `export`) given `--postgres` answer as they do on an embedded database holding the same
 // rows; `dashboard --every` keeps rewriting its page until SIGTERM.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,11 +13,11 @@
 #include "frota/base/file.h"
 #include "frota/base/time_zone.h"
 #include "frota/dashboard/data_model.h"
-#include "frota/sink/postgres_to_duckdb.h"
-#include "frota/testing/child_process.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
+#include "frota/sink/postgres_to_duckdb.h"
 #include "frota/sink/testing/test_database.h"
+#include "frota/testing/child_process.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 
@@ -43,8 +43,8 @@ class PostgresReaders : public ::testing::Test {
     ASSERT_TRUE(pg_->ok()) << pg_->error();
     db_ = (dir_.path() / "embedded.duckdb").string();
     const std::vector<std::string> args = {"--gtfs", archive_->gtfs, "--area", archive_->area};
-    for (const auto& sink : std::vector<std::vector<std::string>>{{"--db", db_},
-                                                                 {"--postgres", pg_->dsn()}}) {
+    for (const auto& sink :
+         std::vector<std::vector<std::string>>{{"--db", db_}, {"--postgres", pg_->dsn()}}) {
       const auto replay = RunProcess(
           With(With(With({FrotaBinary().string(), "-q", "replay"}, archive_->files), args), sink));
       ASSERT_EQ(replay.exit_code, 0) << replay.err;
@@ -82,8 +82,8 @@ TEST_F(PostgresReaders, HeadwaysGiveTheSameReportAndKeepTheirTablesInPostgres) {
   ASSERT_TRUE(duck.ok()) << duck.error().message();
   for (const char* table : {"departures", "headways", "headway_summary", "coverage_gaps",
                             "service_minutes", "planned_departures"}) {
-    const std::string sql = std::string("SELECT count(*), count(DISTINCT departure_time) FROM ") +
-                            table;
+    const std::string sql =
+        std::string("SELECT count(*), count(DISTINCT departure_time) FROM ") + table;
     const bool timed = std::string(table) == "departures" || std::string(table) == "headways";
     const std::string count_sql = timed ? sql : std::string("SELECT count(*), 0 FROM ") + table;
     auto in_pg = (*pg)->Query(count_sql);
@@ -96,10 +96,41 @@ TEST_F(PostgresReaders, HeadwaysGiveTheSameReportAndKeepTheirTablesInPostgres) {
   }
 }
 
+// A database Kafka members wrote has no alerts (they do not run the regularity jobs):
+// `headways --postgres` computes them as the stream would, and the schema's tables keep
+// their keys, on which the sinks upsert.
+TEST_F(PostgresReaders, HeadwaysFillTheAlertsAndKeepTheSchemasKeys) {
+  auto pg = sink::PgConnection::Open(pg_->dsn());
+  ASSERT_TRUE(pg.ok()) << pg.error().message();
+  ASSERT_TRUE((*pg)->Execute("DELETE FROM alerts").ok());
+  const auto h = Frota({"headways", "--gtfs", archive_->gtfs, "--postgres", pg_->dsn()});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  auto duck = sink::OpenFrotaDuckDb(db_, /*must_exist=*/true);
+  ASSERT_TRUE(duck.ok()) << duck.error().message();
+  const std::string alerts =
+      "SELECT count(*), count(DISTINCT alert_id), count(closed_at) FROM alerts";
+  auto in_pg = (*pg)->Query(alerts);
+  ASSERT_TRUE(in_pg.ok()) << in_pg.error().message();
+  auto in_duck = (*duck)->Query(alerts);
+  ASSERT_TRUE(in_duck.ok()) << in_duck.error().message();
+  EXPECT_GT(in_pg->Int(0, 0), 0);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(in_pg->Int(0, c), in_duck->Int64(0, c)) << "column " << c;
+  }
+  for (const char* table : {"departures", "headways", "alerts"}) {
+    auto keys =
+        (*pg)->Query(std::string("SELECT count(*) FROM information_schema.table_constraints WHERE "
+                                 "constraint_type = 'PRIMARY KEY' AND table_name = '") +
+                     table + "'");
+    ASSERT_TRUE(keys.ok()) << keys.error().message();
+    EXPECT_EQ(keys->Int(0, 0), 1) << table;
+  }
+}
+
 TEST_F(PostgresReaders, ReconcileFindsNoDifferenceInPostgres) {
-  const auto r = Frota(With(With({"reconcile"}, archive_->files),
-                            {"--gtfs", archive_->gtfs, "--area", archive_->area, "--postgres",
-                             pg_->dsn(), "--json"}));
+  const auto r = Frota(With(
+      With({"reconcile"}, archive_->files),
+      {"--gtfs", archive_->gtfs, "--area", archive_->area, "--postgres", pg_->dsn(), "--json"}));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("\"equal\": true"), std::string::npos) << r.out;
 }
@@ -115,8 +146,8 @@ TEST_F(PostgresReaders, ExportEqualsTheEmbeddedDatabasesAfterHeadwaysWroteTheirT
 }
 
 TEST_F(PostgresReaders, TheDashboardsDataIsTheEmbeddedDatabasesHeadwaysIncluded) {
-  for (const auto& source : std::vector<std::vector<std::string>>{{"--db", db_},
-                                                                 {"--postgres", pg_->dsn()}}) {
+  for (const auto& source :
+       std::vector<std::vector<std::string>>{{"--db", db_}, {"--postgres", pg_->dsn()}}) {
     const auto h = Frota(With({"headways", "--gtfs", archive_->gtfs}, source));
     ASSERT_EQ(h.exit_code, 0) << h.err;
   }
@@ -138,8 +169,8 @@ TEST_F(PostgresReaders, TheDashboardsDataIsTheEmbeddedDatabasesHeadwaysIncluded)
 
   // The command itself, once, and then every second until SIGTERM.
   const auto page = dir_.path() / "page.html";
-  const auto once = Frota({"dashboard", "--postgres", pg_->dsn(), "--gtfs", archive_->gtfs,
-                           "--out", page.string()});
+  const auto once = Frota(
+      {"dashboard", "--postgres", pg_->dsn(), "--gtfs", archive_->gtfs, "--out", page.string()});
   ASSERT_EQ(once.exit_code, 0) << once.err;
   EXPECT_NE(base::ReadFile(page)->find("<html"), std::string::npos);
   const auto live = dir_.path() / "live.html";
@@ -164,24 +195,24 @@ TEST_F(PostgresReaders, TheDashboardsDataIsTheEmbeddedDatabasesHeadwaysIncluded)
 // A small simulated day in both databases: evaluate scores them alike.
 TEST_F(PostgresReaders, EvaluateScoresPostgresAsTheEmbeddedDatabase) {
   const auto sim = dir_.path() / "sim";
-  const auto simulate = Frota({"simulate", "--date", "2024-06-05", "--vehicles", "30",
-                               "--hours", "6-9", "--out", sim.string()});
+  const auto simulate = Frota({"simulate", "--date", "2024-06-05", "--vehicles", "30", "--hours",
+                               "6-9", "--out", sim.string()});
   ASSERT_EQ(simulate.exit_code, 0) << simulate.err;
   sink::testing::TestDatabase pg(sink::testing::ServerDsn(), "evaluate");
   ASSERT_TRUE(pg.ok()) << pg.error();
   const auto db = (dir_.path() / "sim.duckdb").string();
   std::vector<std::string> outputs;
-  for (const auto& source : std::vector<std::vector<std::string>>{{"--db", db},
-                                                                 {"--postgres", pg.dsn()}}) {
-    const auto replay = Frota(With({"replay", "archive:" + sim.string(), "--gtfs",
-                                    (sim / "gtfs").string(), "--area",
-                                    (sim / "area.geojson").string()},
-                                   source));
+  for (const auto& source :
+       std::vector<std::vector<std::string>>{{"--db", db}, {"--postgres", pg.dsn()}}) {
+    const auto replay =
+        Frota(With({"replay", "archive:" + sim.string(), "--gtfs", (sim / "gtfs").string(),
+                    "--area", (sim / "area.geojson").string()},
+                   source));
     ASSERT_EQ(replay.exit_code, 0) << replay.err;
     const auto h = Frota(With({"headways", "--gtfs", (sim / "gtfs").string()}, source));
     ASSERT_EQ(h.exit_code, 0) << h.err;
-    const auto e = Frota(
-        With({"evaluate", "--truth", (sim / "truth.json").string(), "--json"}, source));
+    const auto e =
+        Frota(With({"evaluate", "--truth", (sim / "truth.json").string(), "--json"}, source));
     ASSERT_EQ(e.exit_code, 0) << e.err;
     outputs.push_back(e.out);
   }

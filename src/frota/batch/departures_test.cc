@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <fstream>
-#include <numbers>
 
+#include "frota/testing/street_feed.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota::batch {
@@ -14,15 +13,7 @@ namespace {
 
 using std::chrono::seconds;
 
-constexpr double kMetresPerDegree = 6'371'008.8 * std::numbers::pi / 180.0;
-constexpr double kLat = -22.9;
-constexpr double kLon = -43.4;
-const double kLonMetres = kMetresPerDegree * std::cos(kLat * std::numbers::pi / 180.0);
-
-// A point `east_m` east and `north_m` north of (kLat, kLon).
-std::pair<double, double> At(double east_m, double north_m = 0) {
-  return {kLat + north_m / kMetresPerDegree, kLon + east_m / kLonMetres};
-}
+using testing::StreetPoint;
 
 // Route B53 ("53B" in the feed) runs along a straight 5 km street: shape I eastwards
 // (direction 0), shape V back westwards (direction 1); trip B53I has a shape, trip B53X
@@ -35,8 +26,8 @@ class DeparturesTest : public ::testing::Test {
                                        "A,http://a,America/Sao_Paulo\n";
     std::ofstream(d / "routes.txt")
         << "route_id,route_short_name,route_type\nR53,B53,3\nR60,60,3\n";
-    const auto west = At(0);
-    const auto east = At(5000);
+    const auto west = StreetPoint(0);
+    const auto east = StreetPoint(5000);
     std::ofstream(d / "stops.txt")
         << fmt::format("stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n",
                        west.first, west.second, east.first, east.second);
@@ -50,13 +41,14 @@ class DeparturesTest : public ::testing::Test {
     shapes << "shape_id,shape_pt_lat,shape_pt_lon,shape_pt_sequence\n";
     // SL: 600 m north from 10 km east, then 3 km east: an L, as a block of streets makes.
     for (int i = 0; i <= 36; ++i) {
-      const auto p = i <= 6 ? At(10000, 100.0 * i) : At(10000 + 100.0 * (i - 6), 600);
+      const auto p =
+          i <= 6 ? StreetPoint(10000, 100.0 * i) : StreetPoint(10000 + 100.0 * (i - 6), 600);
       shapes << fmt::format("SL,{},{},{}\n", p.first, p.second, i);
     }
     for (int i = 0; i <= 50; ++i) {
-      const auto p = At(100.0 * i);
+      const auto p = StreetPoint(100.0 * i);
       shapes << fmt::format("SI,{},{},{}\n", p.first, p.second, i);
-      const auto q = At(5000 - 100.0 * i);
+      const auto q = StreetPoint(5000 - 100.0 * i);
       shapes << fmt::format("SV,{},{},{}\n", q.first, q.second, i);
     }
     shapes.close();
@@ -81,7 +73,7 @@ class DeparturesTest : public ::testing::Test {
   }
   void Add(std::vector<Fix>& fixes, base::Timestamp& t, double east_m, double north_m,
            std::string_view trip = {}) {
-    const auto p = At(east_m, north_m);
+    const auto p = StreetPoint(east_m, north_m);
     fixes.push_back({t, p.first, p.second, "53B", trip, trip.empty() ? "" : "20220803"});
     t += seconds(30);
   }
@@ -348,7 +340,7 @@ TEST_F(DeparturesTest, ATripWithoutAShapeDepartsFromItsFirstStop) {
 // progress decides. Coming in along the L backwards is not leaving.
 TEST_F(DeparturesTest, ProgressAlongACurvingPatternDecidesNotTheDistanceFromItsStart) {
   const auto add = [](std::vector<Fix>& fixes, base::Timestamp& t, double east_m, double north_m) {
-    const auto p = At(10000 + east_m, north_m);
+    const auto p = StreetPoint(10000 + east_m, north_m);
     fixes.push_back({t, p.first, p.second, "60", {}, {}});
     t += seconds(30);
   };

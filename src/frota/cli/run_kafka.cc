@@ -148,7 +148,7 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
     spdlog::info(
         "the regularity jobs (departures, headways, alerts) do not run in Kafka members: "
         "each sees only its partitions' vehicles (frota headways --postgres computes "
-        "departures and headways from the database)");
+        "departures, headways and alerts from the database)");
   }
   config.consumer.brokers = source.brokers;
   config.consumer.topic = source.topic;

@@ -5,13 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <fstream>
 #include <iterator>
 #include <map>
-#include <numbers>
 #include <set>
 
+#include "frota/testing/street_feed.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota::regularity {
@@ -20,14 +18,7 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-constexpr double kMetresPerDegree = 6'371'008.8 * std::numbers::pi / 180.0;
-constexpr double kLat = -22.9;
-constexpr double kLon = -43.4;
-const double kLonMetres = kMetresPerDegree * std::cos(kLat * std::numbers::pi / 180.0);
-
-std::pair<double, double> At(double east_m, double north_m = 0) {
-  return {kLat + north_m / kMetresPerDegree, kLon + east_m / kLonMetres};
-}
+using testing::StreetPoint;
 
 struct Point {
   std::string vehicle;
@@ -43,41 +34,7 @@ class StreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto& d = dir_.path();
-    std::ofstream(d / "agency.txt") << "agency_name,agency_url,agency_timezone\n"
-                                       "A,http://a,America/Sao_Paulo\n";
-    std::ofstream(d / "routes.txt") << "route_id,route_short_name,route_type\nR53,B53,3\n";
-    const auto west = At(0);
-    const auto east = At(5000);
-    std::ofstream(d / "stops.txt")
-        << fmt::format("stop_id,stop_name,stop_lat,stop_lon\nW,West,{},{}\nE,East,{},{}\n",
-                       west.first, west.second, east.first, east.second);
-    std::ofstream(d / "calendar.txt")
-        << "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,"
-           "end_date\nU,1,1,1,1,1,1,1,20220101,20221231\n";
-    std::ofstream trips(d / "trips.txt");
-    std::ofstream times(d / "stop_times.txt");
-    trips << "route_id,service_id,trip_id,direction_id,shape_id\nR53,U,V0,1,SV\n";
-    times << "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
-             "V0,06:00:00,06:00:00,E,1\nV0,06:20:00,06:20:00,W,2\n";
-    for (int i = 0; i <= 18; ++i) {
-      const int m = 6 * 60 + 10 * i;
-      trips << fmt::format("R53,U,I{},0,SI\n", i);
-      times << fmt::format(
-          "I{0},{1:02d}:{2:02d}:00,{1:02d}:{2:02d}:00,W,1\n"
-          "I{0},{3:02d}:{4:02d}:00,{3:02d}:{4:02d}:00,E,2\n",
-          i, m / 60, m % 60, (m + 20) / 60, (m + 20) % 60);
-    }
-    trips.close();
-    times.close();
-    std::ofstream shapes(d / "shapes.txt");
-    shapes << "shape_id,shape_pt_lat,shape_pt_lon,shape_pt_sequence\n";
-    for (int i = 0; i <= 50; ++i) {
-      const auto p = At(100.0 * i);
-      shapes << fmt::format("SI,{},{},{}\n", p.first, p.second, i);
-      const auto q = At(5000 - 100.0 * i);
-      shapes << fmt::format("SV,{},{},{}\n", q.first, q.second, i);
-    }
-    shapes.close();
+    testing::WriteStreetFeed(d);
     auto feed = gtfs::StaticFeed::Load(d);
     ASSERT_TRUE(feed.ok()) << feed.error().message();
     feed_.emplace(std::move(feed).value());
@@ -92,7 +49,7 @@ class StreamTest : public ::testing::Test {
     }
     // A bus of another line keeps the feed covered all morning.
     for (auto t = Local(5, 50); t < Local(9, 30); t += seconds(30)) {
-      const auto p = At(-20000, 3000);
+      const auto p = StreetPoint(-20000, 3000);
       points_.push_back({"other", t, p.first, p.second, "99"});
     }
     // The feed is blind from 07:10 to 07:20 local.
@@ -113,11 +70,11 @@ class StreamTest : public ::testing::Test {
   void Bus(const std::string& id, base::Timestamp leave) {
     base::Timestamp t = leave - seconds(90);
     for (int i = 0; i < 4; ++i, t += seconds(30)) {
-      const auto p = At(5.0 * (i % 2));
+      const auto p = StreetPoint(5.0 * (i % 2));
       points_.push_back({id, t, p.first, p.second, "53B"});
     }
     for (double x = 240; x <= 5000; x += 240, t += seconds(30)) {
-      const auto p = At(x);
+      const auto p = StreetPoint(x);
       points_.push_back({id, t, p.first, p.second, "53B"});
     }
   }
@@ -131,7 +88,7 @@ class StreamTest : public ::testing::Test {
       Bus(fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
     }
     for (auto t = Local(5, 50); t < Local(9, 30); t += seconds(30)) {
-      const auto p = At(-20000, 3000);
+      const auto p = StreetPoint(-20000, 3000);
       points_.push_back({"other", t, p.first, p.second, "99"});
     }
     std::erase_if(points_, [&](const Point& p) {
@@ -342,7 +299,7 @@ TEST_F(StreamTest, ABusWhoseOwnSilenceHidesItsExitLeavesTheHeadwayAcrossItOut) {
   // pair 06:32 - 06:57 (25 minutes, over twice the 10 planned) is a coverage gap, not a
   // gap, and no gap_in_progress is raised at 06:52: the line did depart before then.
   Morning({0, 10, 20, 30, 40, 55, 65});
-  const auto terminal = At(0);
+  const auto terminal = StreetPoint(0);
   points_.push_back({"bus40", Local(6, 35), terminal.first, terminal.second, "53B"});
   std::erase_if(points_, [&](const Point& p) {
     return p.vehicle == "bus40" && p.time >= Local(6, 38) && p.time < Local(6, 46) + seconds(30);
@@ -370,11 +327,11 @@ TEST_F(StreamTest, ATrackFindsWhatTheWholeDayHoldsAndKeepsHalfAnHour) {
   base::Timestamp t = Local(6, 0);
   for (int lap = 0; lap < 14; ++lap) {
     for (double x = 0; x <= 5000; x += 240, t += seconds(30)) {
-      const auto p = At(x);
+      const auto p = StreetPoint(x);
       fixes.push_back({t, p.first, p.second, "53B", "", ""});
     }
     for (double x = 5000; x >= 0; x -= 240, t += seconds(30)) {
-      const auto p = At(x);
+      const auto p = StreetPoint(x);
       fixes.push_back({t, p.first, p.second, "53B", "", ""});
     }
   }

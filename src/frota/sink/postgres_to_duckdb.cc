@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -454,6 +455,7 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
       return base::Internal("{}: no table {} to write to PostgreSQL", duck.path(), table);
     }
     std::string ddl;
+    std::string names;
     std::string select;
     for (std::size_t c = 0; c < columns.rows(); ++c) {
       const std::string name = columns.String(c, 0);
@@ -464,11 +466,17 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
                               name, type);
       }
       ddl += fmt::format("{}{} {}", c == 0 ? "" : ", ", QuoteIdentifier(name), *pg_type);
+      names += fmt::format("{}{}", c == 0 ? "" : ", ", QuoteIdentifier(name));
       select += fmt::format("{}{}::VARCHAR", c == 0 ? "" : ", ", QuoteIdentifier(name));
     }
+    // A table of frota's schema (departures, headways, alerts) keeps its definition, key
+    // included: the sinks upsert into it on that key. Any other is made anew.
+    const bool in_schema = std::any_of(CopiedTables().begin(), CopiedTables().end(),
+                                       [&](const CopiedTable& t) { return t.name == table; });
     FROTA_RETURN_IF_ERROR(
-        pg->Execute(fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
-                                QuoteIdentifier(table), QuoteIdentifier(table), ddl)));
+        pg->Execute(in_schema ? fmt::format("DELETE FROM {}", QuoteIdentifier(table))
+                              : fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
+                                            QuoteIdentifier(table), QuoteIdentifier(table), ddl)));
     FROTA_ASSIGN_OR_RETURN(
         auto rows, duck.Query(fmt::format("SELECT {} FROM {}", select, QuoteIdentifier(table))));
     // DuckDB's text for a double is the shortest that reads back to the same bits, so the
@@ -487,7 +495,7 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
       }
       data += '\n';
     }
-    return pg->CopyIn(fmt::format("COPY {} FROM STDIN", QuoteIdentifier(table)), data);
+    return pg->CopyIn(fmt::format("COPY {} ({}) FROM STDIN", QuoteIdentifier(table), names), data);
   };
   for (const auto& table : tables) {
     if (const auto status = replace(table); !status.ok()) {

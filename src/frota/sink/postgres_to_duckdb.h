@@ -39,10 +39,12 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     PostgresCopySummary* summary = nullptr);
 
 /// Replaces the tables `tables` of the frota database at `dsn` by the DuckDB tables of
-/// the same names in `duck` (dropped and created anew, with PostgreSQL's types for
-/// DuckDB's, every row copied), all in one transaction: a reader sees the old tables or
-/// the new ones. For commands that compute on a copy (CopyPostgresToDuckDb) and keep
-/// what they computed beside the results, as `frota headways --postgres` does.
+/// the same names in `duck`, every row copied by column name, all in one transaction: a
+/// reader sees the old tables or the new ones. A table of frota's schema (one
+/// CopyPostgresToDuckDb copies, such as departures, headways and alerts) keeps its
+/// definition and key and has its rows replaced; any other is dropped and created anew,
+/// with PostgreSQL's types for DuckDB's. For commands that compute on a copy (CopyPostgresToDuckDb)
+/// and keep what they computed beside the results, as `frota headways --postgres` does.
 base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& dsn,
                                    const std::vector<std::string>& tables);
 
