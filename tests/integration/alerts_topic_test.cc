@@ -1,7 +1,8 @@
 // `frota replay --gtfs --alerts-topic` against a real Kafka broker: every alert of the
 // `alerts` table reaches the topic, keyed by its alert_id, and the last message of each
 // key is the table's row; a second replay of the same input publishes the same alerts
-// again (a consumer keeping the last message per key sees no change), never others.
+// again (a consumer keeping the last message per key sees no change), never others. So does
+// `frota run --kafka --gtfs --alerts-topic`, a consumer group's regularity follower.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,6 +15,8 @@
 
 #include "frota/base/time.h"
 #include "frota/sink/duckdb_sink.h"
+#include "frota/sink/postgres_to_duckdb.h"
+#include "frota/sink/testing/test_database.h"
 #include "frota/testing/subprocess.h"
 #include "frota/transport/consumer.h"
 #include "services.h"
@@ -88,35 +91,22 @@ std::optional<std::int64_t> MicrosOf(const nlohmann::json& value) {
   return t ? std::optional(base::ToUnixMicros(*t)) : std::nullopt;
 }
 
-TEST(AlertsTopic, EveryAlertOnceAsTheTableHoldsItAndTheSameAgainOnAReplay) {
-  const auto env = ReadServiceEnv();
-  ASSERT_TRUE(env.has_value()) << kNoServices;
-  TempDir dir("alerts-topic");
+// A simulated morning that raises alerts of every kind, as a bronze archive in dir/day;
+// empty if the simulation failed.
+std::filesystem::path SimulatedMorning(const TempDir& dir) {
   const auto day = dir.path() / "day";
   const auto simulated =
       RunProcess({FrotaBinary().string(), "-q", "simulate", "--date", "2026-03-04", "--vehicles",
                   "80", "--hours", "6-9", "--seed", "3", "--out", day.string()});
-  ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
-  const std::string topic = "alerts-" + std::to_string(::getpid());
-  std::string error;
-  ASSERT_TRUE(CreateTopic(*env, env->kafka_dir, topic, 1, &error)) << error;
+  EXPECT_EQ(simulated.exit_code, 0) << simulated.err;
+  return simulated.exit_code == 0 ? day : std::filesystem::path();
+}
 
-  const auto replay = [&](const std::string& name) {
-    const auto db = dir.path() / (name + ".duckdb");
-    const auto r = RunProcess(
-        {FrotaBinary().string(), "-q", "replay", "archive:" + day.string(), "--gtfs",
-         (day / "gtfs").string(), "--area", (day / "area.geojson").string(), "--db", db.string(),
-         "--epoch-records", "20000", "--alerts-topic", topic, "--alerts-brokers", env->brokers});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return db;
-  };
-  const auto first_db = replay("first");
-  const Published first = ReadTopic(env->brokers, topic, "alerts-first");
-
+// The last message of each key on the topic is the `alerts` row of that id, for every row;
+// and the rows hold every kind.
+void ExpectTheTopicHoldsTheTable(const Published& first, sink::DuckDbConnection& db) {
   // The table's alerts, by id.
-  auto db = sink::OpenFrotaDuckDb(first_db, /*must_exist=*/true);
-  ASSERT_TRUE(db.ok()) << db.error().message();
-  auto rows = (*db)->Query(
+  auto rows = db.Query(
       "SELECT alert_id, kind, epoch_us(start_time), epoch_us(end_time), epoch_us(closed_at), "
       "actual_headway_s FROM alerts ORDER BY alert_id");
   ASSERT_TRUE(rows.ok()) << rows.error().message();
@@ -149,12 +139,90 @@ TEST(AlertsTopic, EveryAlertOnceAsTheTableHoldsItAndTheSameAgainOnAReplay) {
   EXPECT_GT(kinds["gap"], 0);
   EXPECT_GT(kinds["gap_in_progress"], 0);
   EXPECT_GT(kinds["feed_blind"], 0);
+}
+
+TEST(AlertsTopic, EveryAlertOnceAsTheTableHoldsItAndTheSameAgainOnAReplay) {
+  const auto env = ReadServiceEnv();
+  ASSERT_TRUE(env.has_value()) << kNoServices;
+  TempDir dir("alerts-topic");
+  const auto day = SimulatedMorning(dir);
+  ASSERT_FALSE(day.empty());
+  const std::string topic = "alerts-" + std::to_string(::getpid());
+  std::string error;
+  ASSERT_TRUE(CreateTopic(*env, env->kafka_dir, topic, 1, &error)) << error;
+
+  const auto replay = [&](const std::string& name) {
+    const auto db = dir.path() / (name + ".duckdb");
+    const auto r = RunProcess(
+        {FrotaBinary().string(), "-q", "replay", "archive:" + day.string(), "--gtfs",
+         (day / "gtfs").string(), "--area", (day / "area.geojson").string(), "--db", db.string(),
+         "--epoch-records", "20000", "--alerts-topic", topic, "--alerts-brokers", env->brokers});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return db;
+  };
+  const auto first_db = replay("first");
+  const Published first = ReadTopic(env->brokers, topic, "alerts-first");
+
+  auto db = sink::OpenFrotaDuckDb(first_db, /*must_exist=*/true);
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  ExpectTheTopicHoldsTheTable(first, **db);
 
   // The same input again: the same alerts, the last message of each the same.
   replay("second");
   const Published both = ReadTopic(env->brokers, topic, "alerts-both");
   EXPECT_EQ(both.messages, 2 * first.messages);
   EXPECT_EQ(both.last, first.last);
+}
+
+// `frota run --kafka --gtfs --alerts-topic`: a consumer group's regularity follower
+// publishes every alert it commits to `alerts`, as the table holds it.
+TEST(AlertsTopic, AGroupsFollowerPublishesEveryAlertOfItsTable) {
+  const auto env = ReadServiceEnv();
+  ASSERT_TRUE(env.has_value()) << kNoServices;
+  TempDir dir("alerts-topic-group");
+  const auto day = SimulatedMorning(dir);
+  ASSERT_FALSE(day.empty());
+  const std::string positions = "alerts-positions-" + std::to_string(::getpid());
+  const std::string alerts = "alerts-group-" + std::to_string(::getpid());
+  std::string error;
+  ASSERT_TRUE(CreateTopic(*env, env->kafka_dir, positions, 3, &error)) << error;
+  ASSERT_TRUE(CreateTopic(*env, env->kafka_dir, alerts, 1, &error)) << error;
+  const std::vector<std::string> job = {"--gtfs", (day / "gtfs").string(), "--area",
+                                        (day / "area.geojson").string()};
+  auto publish = std::vector<std::string>{
+      FrotaBinary().string(), "-q",         "replay",  "archive:" + day.string(),
+      "--to-kafka",           env->brokers, "--topic", positions};
+  publish.insert(publish.end(), job.begin(), job.end());
+  const auto published = RunProcess(publish);
+  ASSERT_EQ(published.exit_code, 0) << published.err;
+
+  sink::testing::TestDatabase pg(env->pg_dsn, "alerts_group");
+  ASSERT_TRUE(pg.ok()) << pg.error();
+  auto member = std::vector<std::string>{FrotaBinary().string(),
+                                         "run",
+                                         "--kafka",
+                                         env->brokers,
+                                         "--topic",
+                                         positions,
+                                         "--group",
+                                         "g",
+                                         "--postgres",
+                                         pg.dsn(),
+                                         "--until-end",
+                                         "--epoch-seconds",
+                                         "1",
+                                         "--alerts-topic",
+                                         alerts};
+  member.insert(member.end(), job.begin(), job.end());
+  const auto run = RunProcess(member);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("regularity follower done led=true finished=true"), std::string::npos)
+      << run.err;
+
+  const Published topic = ReadTopic(env->brokers, alerts, "alerts-group-reader");
+  auto copy = sink::CopyPostgresToDuckDb(pg.dsn());
+  ASSERT_TRUE(copy.ok()) << copy.error().message();
+  ExpectTheTopicHoldsTheTable(topic, **copy);
 }
 
 }  // namespace

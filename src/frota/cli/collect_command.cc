@@ -289,6 +289,11 @@ int RunCollect(const CollectFlags& flags, bool process) {
     return ReportError(base::InvalidInput(
         "--fault is for a consumer group member: frota run --kafka B --topic T --group G"));
   }
+  if (!flags.kafka_run.alerts_topic.empty()) {
+    return ReportError(base::InvalidInput(
+        "--alerts-topic on frota run is for a consumer group member (frota run --kafka B "
+        "--topic T --group G --gtfs ...); frota replay --gtfs has its own"));
+  }
   auto config = BuildConfig(flags);
   if (!config.ok()) {
     return ReportError(config.error());

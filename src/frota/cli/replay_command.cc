@@ -5,6 +5,7 @@
 #include <random>
 
 #include "frota/base/file.h"
+#include "frota/cli/alerts_topic.h"
 #include "frota/cli/commands.h"
 #include "frota/runner/kafka_runner.h"
 #include "frota/runner/replay_runner.h"
@@ -36,33 +37,6 @@ struct ReplayFlags {
   std::string alerts_topic;
   std::string alerts_brokers;
 };
-
-// An alert row as the JSON of its Kafka message (the `alerts` table's columns).
-std::string AlertJson(const model::AlertRow& a) {
-  nlohmann::ordered_json j;
-  const auto time = [](std::optional<base::Timestamp> t) {
-    return t ? nlohmann::ordered_json(base::FormatIso8601(*t)) : nlohmann::ordered_json();
-  };
-  const auto number = [](std::optional<double> v) {
-    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
-  };
-  j["alert_id"] = a.alert_id;
-  j["kind"] = a.kind;
-  j["feed_id"] = a.feed_id;
-  j["route_id"] = a.route_id;
-  j["direction_id"] =
-      a.direction_id >= 0 ? nlohmann::ordered_json(a.direction_id) : nlohmann::ordered_json();
-  j["service_date"] = a.service_date ? nlohmann::ordered_json(base::FormatDate(*a.service_date))
-                                     : nlohmann::ordered_json();
-  j["start_time"] = time(a.start_time);
-  j["end_time"] = time(a.end_time);
-  j["raised_at"] = time(a.raised_at);
-  j["closed_at"] = time(a.closed_at);
-  j["planned_headway_s"] = number(a.planned_headway_s);
-  j["actual_headway_s"] = number(a.actual_headway_s);
-  j["vehicles"] = a.vehicles;
-  return j.dump();
-}
 
 std::string NewRunId() {
   std::random_device random;
@@ -126,7 +100,6 @@ int RunReplayCommand(ReplayFlags& flags) {
   if (!flags.to_kafka.empty()) {
     return PublishToKafka(flags, **context);
   }
-  std::unique_ptr<transport::Producer> alerts;
   if (!flags.alerts_topic.empty()) {
     if (!(*context)->feed) {
       return ReportError(base::InvalidInput("--alerts-topic needs --gtfs (alerts read the plan)"));
@@ -134,24 +107,11 @@ int RunReplayCommand(ReplayFlags& flags) {
     if (flags.alerts_brokers.empty()) {
       return ReportError(base::InvalidInput("--alerts-topic needs --alerts-brokers"));
     }
-    transport::ProducerOptions options;
-    options.brokers = flags.alerts_brokers;
-    options.topic = flags.alerts_topic;
-    options.connect_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_wait_s));
-    auto producer = transport::Producer::Create(options);
-    if (!producer.ok()) {
-      return ReportError(producer.error());
+    auto publish = OpenAlertsTopic(flags.alerts_brokers, flags.alerts_topic, flags.kafka_wait_s);
+    if (!publish.ok()) {
+      return ReportError(publish.error());
     }
-    alerts = std::move(*producer);
-    // Keyed by alert_id and published (and flushed) before the epoch is committed: an
-    // epoch redone after a crash publishes the same messages again, never fewer.
-    flags.config.publish_alerts =
-        [&alerts](const std::vector<model::AlertRow>& rows) -> base::Status {
-      for (const auto& a : rows) {
-        FROTA_RETURN_IF_ERROR(alerts->PublishRaw(a.alert_id, AlertJson(a)));
-      }
-      return alerts->Flush();
-    };
+    flags.config.publish_alerts = std::move(*publish);
   }
   model::SourceCatalog catalog;
   std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "frota/base/file.h"
+#include "frota/cli/alerts_topic.h"
 #include "frota/cli/command.h"
 #include "frota/runner/kafka_runner.h"
 #include "frota/runner/regularity_follower.h"
@@ -144,6 +145,10 @@ void AddKafkaRunFlags(CLI::App* sub, KafkaRunFlags& flags) {
                   "Seconds to wait for an unreachable PostgreSQL before failing")
       ->capture_default_str();
   sub->add_option("--threads", flags.threads, "Threads for partitions (default: cores)");
+  sub->add_option("--alerts-topic", flags.alerts_topic,
+                  "With --kafka and --gtfs: also publish each alert of the group's regularity "
+                  "follower (raised, then again when closed) to this topic of the same brokers, "
+                  "keyed by alert_id, as JSON");
   sub->add_option("--fault", flags.faults,
                   "With --kafka, for the crash and fault tests only: KEY=VALUE (repeatable), "
                   "pg-pause-before-commit-ms, rebalance-pause-ms or messages-per-second "
@@ -245,6 +250,16 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   runner::RegularityFollowerConfig regularity_config;
   regularity_config.topic = source.topic;
   regularity_config.until_end = flags.until_end;
+  if (!flags.alerts_topic.empty()) {
+    if (!(*context)->feed) {
+      return ReportError(base::InvalidInput("--alerts-topic needs --gtfs (alerts read the plan)"));
+    }
+    auto publish = OpenAlertsTopic(source.brokers, flags.alerts_topic, flags.kafka_wait_s);
+    if (!publish.ok()) {
+      return ReportError(publish.error());
+    }
+    regularity_config.publish_alerts = std::move(*publish);
+  }
   RegularityThread regularity(source.postgres, options_for_follower, **context, regularity_config,
                               stop);
   if ((*context)->feed) {

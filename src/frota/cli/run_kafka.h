@@ -25,6 +25,7 @@ struct KafkaRunFlags {
   double postgres_wait_s = 600;
   std::size_t threads = 0;          // 0: one per core
   std::vector<std::string> faults;  // --fault KEY=VALUE (ParseFaults)
+  std::string alerts_topic;         // the regularity follower's alerts, also on Kafka
 };
 
 void AddKafkaRunFlags(CLI::App* sub, KafkaRunFlags& flags);
