@@ -2,7 +2,8 @@
 // partitions, into PostgreSQL) are SIGKILLed at random moments, between COPY and COMMIT,
 // during rebalances and while another member joins; PostgreSQL goes down and comes back;
 // the broker restarts; the broker is even down when the first member starts. Afterwards
-// `frota export` is byte-identical to the uninterrupted embedded run.
+// `frota export` is byte-identical to the uninterrupted embedded run, and the departures,
+// headways and alerts of the members' regularity follower are the embedded run's.
 //
 // Default: 20 kills, PostgreSQL down 5 s, one broker restart (a few minutes on a loaded
 // 2-core machine). FROTA_FULL_CRASH_TEST=1: 60 kills, PostgreSQL down 30 s, two broker
@@ -274,6 +275,9 @@ TEST_F(ScaleOutCrash, ExportIsByteIdenticalAfterKillsRebalancesAndServerRestarts
   EXPECT_TRUE(waited_for_postgres) << "no member noticed PostgreSQL going down";
 
   ExpectSameTables(baseline, ExportPostgres(db.dsn(), tmp_.path() / "export"));
+  // The regularity follower was killed with the members that led it: its departures,
+  // headways and alerts are still the embedded run's, none twice, none missing.
+  ExpectSameRegularity(tmp_.path(), db.dsn());
 }
 
 }  // namespace

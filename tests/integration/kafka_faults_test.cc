@@ -197,6 +197,7 @@ TEST_F(ScaleOutFaults, PostgresDownForThirtySecondsIsWaitedOutWithoutLoss) {
   EXPECT_NE(log.find("postgres unavailable, waiting"), std::string::npos) << log;
   EXPECT_NE(log.find("postgres available again"), std::string::npos) << log;
   ExpectSameTables(baseline, ExportPostgres(db.dsn(), tmp_.path() / "export"));
+  ExpectSameRegularity(tmp_.path(), db.dsn());
 }
 
 }  // namespace

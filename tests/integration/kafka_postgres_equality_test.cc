@@ -1,6 +1,7 @@
 // The real Rio BRT archive through Kafka (6 partitions) into PostgreSQL with 1, 2 and 3
 // consumer processes gives the same tables, byte for byte in `frota export`, as the
-// embedded DuckDB replay of the same input; so does `frota replay --postgres`.
+// embedded DuckDB replay of the same input; so does `frota replay --postgres`. The members'
+// regularity follower commits the embedded replay's departures, headways and alerts.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -44,6 +45,8 @@ class KafkaPostgresEquality : public ::testing::Test {
       EXPECT_TRUE(c->Wait(minutes(15))) << "a consumer did not finish:\n" << c->Log();
       EXPECT_EQ(c->exit_code(), 0) << c->Log();
     }
+    // The departures, headways and alerts of one follower over all the members' output.
+    ExpectSameRegularity(tmp_.path(), db.dsn());
     return ExportPostgres(db.dsn(), tmp_.path() / (label + "-export"));
   }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "frota/sink/duckdb_sink.h"
+#include "frota/sink/postgres_to_duckdb.h"
 #include "frota/testing/child_process.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
@@ -95,6 +97,55 @@ inline void ExpectSameTables(const Tree& expected, const Tree& actual) {
                   << " lines) at line " << Lines(e.substr(0, from)) + 1 << ":\n  expected: "
                   << e.substr(from, e.find('\n', from) - from) << "\n  actual:   "
                   << f.substr(from, f.find('\n', from) - from);
+  }
+}
+
+/// The departures, headways and alerts of a database (`frota export` leaves them out), each
+/// table's rows as sorted text.
+inline std::map<std::string, std::vector<std::string>> RegularityTables(
+    sink::DuckDbConnection& db) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string table : {"departures", "headways", "alerts"}) {
+    auto rows = db.Query("SELECT CAST(t AS VARCHAR) AS r FROM " + table + " t ORDER BY r");
+    EXPECT_TRUE(rows.ok()) << table << ": " << rows.error().message();
+    if (!rows.ok()) {
+      continue;
+    }
+    for (std::size_t i = 0; i < rows->rows(); ++i) {
+      out[table].push_back(rows->String(i, 0));
+    }
+  }
+  return out;
+}
+
+/// The embedded baseline's (EmbeddedBaseline, dir/baseline.duckdb) departures, headways
+/// and alerts equal, row for row, those the members' regularity follower committed to
+/// PostgreSQL; and there are some of each but alerts.
+inline void ExpectSameRegularity(const std::filesystem::path& dir, const std::string& dsn) {
+  auto embedded = sink::OpenFrotaDuckDb(dir / "baseline.duckdb", /*must_exist=*/true);
+  ASSERT_TRUE(embedded.ok()) << embedded.error().message();
+  auto copy = sink::CopyPostgresToDuckDb(dsn);
+  ASSERT_TRUE(copy.ok()) << copy.error().message();
+  const auto expected = RegularityTables(**embedded);
+  const auto actual = RegularityTables(**copy);
+  for (const std::string table : {"departures", "headways", "alerts"}) {
+    const auto e = expected.find(table);
+    const auto a = actual.find(table);
+    const std::size_t want = e == expected.end() ? 0 : e->second.size();
+    const std::size_t got = a == actual.end() ? 0 : a->second.size();
+    if (table != "alerts") {
+      EXPECT_GT(want, 0U) << table;
+    }
+    EXPECT_EQ(got, want) << table;
+    if (want == got && want > 0) {
+      for (std::size_t i = 0; i < want; ++i) {
+        if (e->second[i] != a->second[i]) {
+          ADD_FAILURE() << table << " row " << i << " differs:\n  embedded: " << e->second[i]
+                        << "\n  members:  " << a->second[i];
+          break;
+        }
+      }
+    }
   }
 }
 

@@ -1,13 +1,20 @@
 // The streaming departures, headways and alerts (regularity::Stream) on a simulated day:
 // at the end of a replay they equal what `frota headways` computes in batch, row by
-// row, whatever the epochs, the partitions or crashes between epochs.
+// row, whatever the epochs, the partitions or crashes between epochs; and so do the rows of
+// a Kafka group's follower (runner/regularity_follower.h) over the committed positions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 
+#include "frota/base/clock.h"
 #include "frota/batch/headways.h"
 #include "frota/gtfs/static_feed.h"
+#include "frota/regularity/stream.h"
+#include "frota/runner/regularity_follower.h"
+#include "frota/runner/regularity_jobs.h"
 #include "frota/runner/replay_runner.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sim/simulator.h"
@@ -39,6 +46,115 @@ class CrashingSink final : public engine::TransactionalSink<model::EpochRows> {
  private:
   engine::TransactionalSink<model::EpochRows>& inner_;
   std::int64_t crash_at_;
+};
+
+// A row's stored values as text, through the catalog (model/tables.h).
+struct TextOut {
+  std::string text;
+  void Text(std::string_view v) { Add(fmt::format("'{}'", v)); }
+  void Int64(std::int64_t v) { Add(std::to_string(v)); }
+  void Int32(std::int32_t v) { Add(std::to_string(v)); }
+  void Int16(std::int16_t v) { Add(std::to_string(v)); }
+  void Int8(std::int8_t v) { Add(std::to_string(v)); }
+  void Double(double v) { Add(fmt::format("{}", v)); }
+  void Bool(bool v) { Add(v ? "true" : "false"); }
+  void Date(base::LocalDate v) { Add(base::FormatDate(v)); }
+  void Timestamp(base::Timestamp v) { Add(base::FormatIso8601(v)); }
+  void Null() { Add("NULL"); }
+  void Add(const std::string& v) { text += text.empty() ? v : "|" + v; }
+};
+template <typename Row>
+std::string RowText(const Row& r) {
+  TextOut out;
+  model::Table<Row>::Write(r, out);
+  return out.text;
+}
+
+// The committed positions of a group, in memory: the frontier moves by `step` at each
+// read (as members committing epochs move it) and jumps to the end past the last
+// position; the lead is lost once, at the `lose_lead_at`-th call of Lead().
+class MemoryFollowedStream final : public engine::FollowedStream<model::Position> {
+ public:
+  MemoryFollowedStream(std::vector<model::Position> positions, base::Micros step, int lose_lead_at)
+      : positions_(std::move(positions)), step_(step), lose_lead_at_(lose_lead_at) {}
+  base::Result<bool> Lead(std::string_view /*name*/) override { return ++leads_ != lose_lead_at_; }
+  void Release() override {}
+  base::Result<base::Timestamp> Frontier(std::string_view /*stream*/,
+                                         std::int32_t /*partitions*/) override {
+    const base::Timestamp f = positions_.front().event_time + step_ * ++frontiers_;
+    return f > positions_.back().event_time ? base::Timestamp::max() : f;
+  }
+  base::Result<std::optional<base::Timestamp>> NextEventTime(base::Timestamp after) override {
+    const auto it = After(after);
+    return it == positions_.end() ? std::nullopt : std::optional(it->event_time);
+  }
+  base::Status Read(base::Timestamp after, base::Timestamp through,
+                    const std::function<void(const model::Position&)>& each) override {
+    for (auto it = After(after); it != positions_.end() && it->event_time <= through; ++it) {
+      each(*it);
+    }
+    return base::Status::Ok();
+  }
+
+ private:
+  std::vector<model::Position>::const_iterator After(base::Timestamp t) const {
+    return std::upper_bound(
+        positions_.begin(), positions_.end(), t,
+        [](base::Timestamp v, const model::Position& p) { return v < p.event_time; });
+  }
+  std::vector<model::Position> positions_;
+  base::Micros step_;
+  int lose_lead_at_;
+  int leads_ = 0;
+  int frontiers_ = 0;
+};
+
+// Partition 0 of the follower's stream, in memory, as PostgreSQL keeps it: the committed
+// state and rows; the commits numbered in `crashes` fail once as a dead server's would
+// (nothing lands, and the follower starts again from the committed state).
+class MemoryFollowerSink final : public engine::PartitionedSink<model::EpochRows> {
+ public:
+  explicit MemoryFollowerSink(std::set<int> crashes) : crashes_(std::move(crashes)) {}
+  base::Result<std::vector<engine::PartitionCheckpoint>> Acquire(
+      std::string_view /*stream*/, const std::vector<base::PartitionId>& partitions) override {
+    ++acquired_;
+    engine::PartitionCheckpoint cp;
+    cp.partition = partitions.at(0);
+    cp.state = state_;
+    cp.finished = finished_;
+    return std::vector<engine::PartitionCheckpoint>{cp};
+  }
+  void Release(const std::vector<base::PartitionId>& /*partitions*/) override {}
+  base::Result<engine::CommitOutcome> CommitPartitions(
+      const model::EpochRows& rows, const engine::PartitionedEpoch& epoch) override {
+    if (crashes_.erase(++commits_) > 0) {
+      return base::Unavailable("server gone at commit {}", commits_);
+    }
+    state_ = epoch.states.at(0).bytes;
+    finished_ = !epoch.finished.empty();
+    Keep(rows.departures, departures);
+    Keep(rows.headways, headways);
+    Keep(rows.alerts, alerts);
+    return engine::CommitOutcome::kCommitted;
+  }
+  base::Result<std::int64_t> FinishedPartitions(std::string_view /*stream*/) override {
+    return finished_ ? 1 : 0;
+  }
+
+  std::vector<std::string> departures, headways, alerts;
+  int acquired_ = 0;
+  int commits_ = 0;
+
+ private:
+  template <typename Row>
+  static void Keep(const std::vector<Row>& rows, std::vector<std::string>& out) {
+    for (const auto& r : rows) {
+      out.push_back(RowText(r));
+    }
+  }
+  std::set<int> crashes_;
+  std::string state_;
+  bool finished_ = false;
 };
 
 class RegularityStreamTest : public ::testing::Test {
@@ -166,6 +282,76 @@ TEST_F(RegularityStreamTest, SameRowsWhateverEpochsPartitionsAndCrashes) {
     }
   }
   EXPECT_GT(by_kind["bunching"] + by_kind["gap"], 0);
+}
+
+// A Kafka group's follower reads the committed positions up to the frontier, epoch by
+// epoch, losing its lead once and its server three times: its committed rows are the
+// stream's over all the positions at once, each emitted row (an alert raised, then
+// closed) exactly once.
+TEST_F(RegularityStreamTest, AFollowerOfTheCommittedPositionsCommitsTheSameRows) {
+  const auto path = Replay("follower-source.duckdb", Config(2, 20'000));
+  auto db = sink::OpenFrotaDuckDb(path, /*must_exist=*/true);
+  ASSERT_TRUE(db.ok()) << db.error().message();
+  auto found = (*db)->Query(
+      "SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, epoch_us(event_time), "
+      "lat, lon FROM positions ORDER BY event_time, feed_id, vehicle_id");
+  ASSERT_TRUE(found.ok()) << found.error().message();
+  std::vector<model::Position> positions(found->rows());
+  for (std::size_t i = 0; i < found->rows(); ++i) {
+    auto& p = positions[i];
+    p.feed_id = found->String(i, 0);
+    p.vehicle_id = found->String(i, 1);
+    p.route_id = found->String(i, 2);
+    p.trip_id = found->String(i, 3);
+    p.trip_start_date = found->String(i, 4);
+    p.event_time = base::FromUnixMicros(found->Int64(i, 5));
+    p.lat = found->Double(i, 6);
+    p.lon = found->Double(i, 7);
+  }
+  ASSERT_GT(positions.size(), 10'000U);
+  db->reset();
+
+  runner::ReplayConfig replay = Config(1, 10'000);
+  auto context = runner::LoadReplayContext(replay);
+  ASSERT_TRUE(context.ok()) << context.error().message();
+  // Everything at once: the rows every path must give.
+  auto whole = runner::NewRegularityStream(**context);
+  for (const auto& p : positions) {
+    whole->Add(p.feed_id, p.vehicle_id, p.event_time, p.lat, p.lon, p.route_id, p.trip_id,
+               p.trip_start_date);
+  }
+  model::EpochRows all;
+  whole->Finish(all);
+  MemoryFollowerSink expected({});
+  engine::PartitionedEpoch at_once;
+  at_once.states.push_back({base::PartitionId(0), ""});
+  ASSERT_TRUE(expected.CommitPartitions(all, at_once).ok());
+  ASSERT_GT(expected.departures.size(), 100U);
+  ASSERT_GT(expected.alerts.size(), 0U);
+
+  MemoryFollowedStream input(positions, std::chrono::minutes(7), /*lose_lead_at=*/9);
+  MemoryFollowerSink sink({4, 11, 12});
+  base::ManualClock clock(base::FromUnixSeconds(0));
+  runner::RegularityFollowerConfig config;
+  config.topic = "positions";
+  config.partitions = 6;
+  config.until_end = true;
+  config.slice = std::chrono::minutes(3);
+  config.epoch_positions = 500;  // many epochs
+  config.clock = &clock;
+  std::atomic<bool> stop{false};
+  const auto report = runner::RunRegularityFollower(config, **context, input, sink, stop);
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_TRUE(report->finished);
+  EXPECT_GT(report->epochs, 20);
+  EXPECT_GE(sink.acquired_, 5);  // the first lead, after the lost lead, after each crash
+  const auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(sorted(sink.departures), sorted(expected.departures));
+  EXPECT_EQ(sorted(sink.headways), sorted(expected.headways));
+  EXPECT_EQ(sorted(sink.alerts), sorted(expected.alerts));
 }
 
 }  // namespace

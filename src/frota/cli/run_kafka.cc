@@ -12,6 +12,8 @@
 #include "frota/base/file.h"
 #include "frota/cli/command.h"
 #include "frota/runner/kafka_runner.h"
+#include "frota/runner/regularity_follower.h"
+#include "frota/sink/postgres_followed_stream.h"
 #include "frota/sink/postgres_sink.h"
 
 namespace frota::cli {
@@ -57,6 +59,66 @@ class StopOnSignal {
   sigset_t previous_{};
   std::atomic<bool> done_{false};
   std::thread thread_;
+};
+
+// The regularity follower of a member, on a thread of its own with its own connections.
+// An error there stops the member (stop), and Join() returns it.
+class RegularityThread {
+ public:
+  RegularityThread(std::string dsn, sink::PostgresSinkOptions options,
+                   const runner::ReplayContext& context, runner::RegularityFollowerConfig config,
+                   std::atomic<bool>& stop)
+      : dsn_(std::move(dsn)),
+        options_(std::move(options)),
+        context_(context),
+        config_(std::move(config)),
+        stop_(stop) {}
+  ~RegularityThread() { (void)Join(); }
+  RegularityThread(const RegularityThread&) = delete;
+  RegularityThread& operator=(const RegularityThread&) = delete;
+
+  void Start(std::int32_t partitions) {
+    if (thread_.joinable()) {
+      return;
+    }
+    config_.partitions = partitions;
+    thread_ = std::thread([this] {
+      status_ = Run();
+      if (!status_.ok()) {
+        stop_.store(true);
+      }
+    });
+  }
+
+  base::Status Join() {
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+    return status_;
+  }
+
+ private:
+  base::Status Run() {
+    model::SourceCatalog catalog;  // the follower writes no positions
+    FROTA_ASSIGN_OR_RETURN(auto sink, sink::PostgresSink::Open(options_, &catalog));
+    sink::PostgresFollowedStream input(dsn_);
+    FROTA_ASSIGN_OR_RETURN(const auto report,
+                           runner::RunRegularityFollower(config_, context_, input, *sink, stop_));
+    spdlog::info(
+        "regularity follower done led={} finished={} epochs={} positions={} departures={} "
+        "headways={} alerts={} fenced={}",
+        report.led, report.finished, report.epochs, report.positions, report.departures,
+        report.headways, report.alerts, report.fenced);
+    return base::Status::Ok();
+  }
+
+  std::string dsn_;
+  sink::PostgresSinkOptions options_;
+  const runner::ReplayContext& context_;
+  runner::RegularityFollowerConfig config_;
+  std::atomic<bool>& stop_;
+  std::thread thread_;
+  base::Status status_ = base::Status::Ok();
 };
 
 }  // namespace
@@ -143,13 +205,6 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   if (!context.ok()) {
     return ReportError(context.error());
   }
-  if ((*context)->feed) {
-    // A member owns some vehicles' partitions; a line's headways need all its vehicles.
-    spdlog::info(
-        "the regularity jobs (departures, headways, alerts) do not run in Kafka members: "
-        "each sees only its partitions' vehicles (frota headways --postgres computes "
-        "departures, headways and alerts from the database)");
-  }
   config.consumer.brokers = source.brokers;
   config.consumer.topic = source.topic;
   config.consumer.group = flags.group;
@@ -178,13 +233,33 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   options.run_id = NewRunId();
   options.rules = job::RuleValues((*context)->job);
   options.unavailable_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
+  sink::PostgresSinkOptions options_for_follower = options;
+  options_for_follower.run_id = options.run_id + "-regularity";
+  options_for_follower.pause_before_commit = {};
   auto sink = sink::PostgresSink::Open(std::move(options), &catalog);
   if (!sink.ok()) {
     return ReportError(sink.error());
   }
+  // Given a GTFS plan, the regularity jobs run beside the member, one member of the group
+  // leading them at a time (runner/regularity_follower.h), once the partitions are known.
+  runner::RegularityFollowerConfig regularity_config;
+  regularity_config.topic = source.topic;
+  regularity_config.until_end = flags.until_end;
+  RegularityThread regularity(source.postgres, options_for_follower, **context, regularity_config,
+                              stop);
+  if ((*context)->feed) {
+    config.on_partition_count = [&regularity](std::int32_t partitions) {
+      regularity.Start(partitions);
+    };
+  }
   const auto report = runner::RunKafka(config, **context, catalog, **sink, stop);
   if (!report.ok()) {
+    stop.store(true);
+    (void)regularity.Join();
     return ReportError(report.error());
+  }
+  if (const auto follower = regularity.Join(); !follower.ok()) {
+    return ReportError(follower.error());
   }
   if (!flags.report.empty()) {
     const auto written =

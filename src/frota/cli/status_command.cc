@@ -55,9 +55,11 @@ constexpr const char* kFeedsSql =
     "CAST(date_trunc('second', max(CASE WHEN failure IS NOT NULL THEN polled_at END)) "
     "AS VARCHAR) FROM collector_polls GROUP BY feed_id ORDER BY feed_id";
 
+// The input's partitions: not the regularity follower's (runner/regularity_follower.h),
+// whose "offset" counts the positions it has read.
 constexpr const char* kSourcesSql =
     "SELECT CAST(count(*) AS VARCHAR), CAST(coalesce(sum(next_offset), 0) AS VARCHAR) "
-    "FROM source_progress";
+    "FROM source_progress WHERE strpos(source, '#regularity/') = 0";
 
 constexpr const char* kHasPollsSql =
     "SELECT CAST(count(*) AS VARCHAR) FROM information_schema.tables "

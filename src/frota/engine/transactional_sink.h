@@ -22,6 +22,9 @@ struct SourceProgress {
 struct PartitionState {
   base::PartitionId partition;
   std::string bytes;
+  /// The partition's own watermark, for a sink that publishes it (a Kafka partition's,
+  /// read by a follower: followed_stream.h); Timestamp::min() when not known.
+  base::Timestamp watermark = base::Timestamp::min();
 };
 
 /// What the engine hands a sink at each epoch boundary besides the rows.

@@ -134,6 +134,9 @@ class KafkaRun : public transport::RebalanceListener {
   base::Result<KafkaRunReport> Run(const std::atomic<bool>& stop) {
     const auto started = std::chrono::steady_clock::now();
     FROTA_ASSIGN_OR_RETURN(consumer_, transport::Consumer::Create(config_.consumer, this));
+    if (config_.on_partition_count) {
+      config_.on_partition_count(consumer_->partition_count());
+    }
     const std::string& topic = config_.consumer.topic;
     std::vector<transport::Message> batch;
     auto last_end_check = clock_.Steady();
@@ -354,7 +357,8 @@ class KafkaRun : public transport::RebalanceListener {
         const base::PartitionId id(p);
         epoch.progress.push_back({fmt::format("{}/{}", config_.consumer.topic, p), id,
                                   base::Offset(next_offset_.at(p))});
-        epoch.states.push_back({id, pipeline_.SnapshotPartition(id)});
+        epoch.states.push_back(
+            {id, pipeline_.SnapshotPartition(id), pipeline_.PartitionWatermark(id)});
         if (pipeline_.PartitionWatermark(id) == engine::kWatermarkMax) {
           epoch.finished.push_back(id);
         }

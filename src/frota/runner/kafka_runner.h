@@ -74,6 +74,9 @@ struct KafkaRunConfig {
   /// base::SystemClock::Get().
   base::Clock* clock = nullptr;
   KafkaRunFaults faults;
+  /// Told the topic's partition count once the member has joined (the regularity
+  /// follower reads the group's frontier over them). May be empty.
+  std::function<void(std::int32_t)> on_partition_count;
 };
 
 struct KafkaRunReport {

@@ -10,6 +10,12 @@ namespace {
 constexpr std::string_view kRegularityMarker = "frota-regularity-1";
 }  // namespace
 
+std::unique_ptr<regularity::Stream> NewRegularityStream(const ReplayContext& context) {
+  return std::make_unique<regularity::Stream>(
+      *context.feed, *context.routes, *context.job.time_zone,
+      gtfs::HolidayCalendar::ForTimeZone(context.job.time_zone->name()));
+}
+
 RegularityJobs::RegularityJobs(const ReplayContext& context)
     : stream_(*context.feed, *context.routes, *context.job.time_zone,
               gtfs::HolidayCalendar::ForTimeZone(context.job.time_zone->name())) {}

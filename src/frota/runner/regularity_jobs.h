@@ -14,6 +14,9 @@ namespace frota::runner {
 
 struct ReplayContext;
 
+/// The regularity stream of a context with a GTFS plan (feed, routes, zone, holidays).
+std::unique_ptr<regularity::Stream> NewRegularityStream(const ReplayContext& context);
+
 /// The departures, headways and alerts (regularity::Stream) a runner computes beside its
 /// pipeline when the context has a GTFS plan. Their state travels in the epoch's runner
 /// state: the pipeline's bytes and the stream's, one after the other, behind a marker a

@@ -24,6 +24,7 @@ extern const std::string_view kPostgresSchemaV3Sql;
 extern const std::string_view kPostgresSchemaV4Sql;
 extern const std::string_view kPostgresSchemaV5Sql;
 extern const std::string_view kPostgresSchemaV6Sql;
+extern const std::string_view kPostgresSchemaV7Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -214,7 +215,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
     const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
                                     {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
-                                    {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql}};
+                                    {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql},
+                                    {7, sql::kPostgresSchemaV7Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -645,12 +647,12 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     }
     for (const auto& s : tx.states) {
       statements.emplace_back(
-          "INSERT INTO engine_state VALUES ($1, $2, $3, $4, $5) ON CONFLICT (stream, "
+          "INSERT INTO engine_state VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (stream, "
           "partition_id) DO UPDATE SET epoch = EXCLUDED.epoch, run_id = EXCLUDED.run_id, state "
-          "= EXCLUDED.state",
+          "= EXCLUDED.state, watermark = EXCLUDED.watermark",
           std::vector<PgParam>{PgParam::Text(tx.stream), PgParam::Int(s.partition.value()),
                                PgParam::Int(tx.epoch), PgParam::Text(options_.run_id),
-                               PgParam::Bytes(s.bytes)});
+                               PgParam::Bytes(s.bytes), TimestampParam(s.watermark)});
     }
     if (tx.runner_state) {
       statements.emplace_back(

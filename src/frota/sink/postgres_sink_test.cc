@@ -8,10 +8,12 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "frota/sink/catalog_sql.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/export.h"
+#include "frota/sink/postgres_followed_stream.h"
 #include "frota/sink/postgres_to_duckdb.h"
 #include "frota/sink/testing/test_database.h"
 #include "frota/testing/subprocess.h"
@@ -309,6 +311,98 @@ TEST_F(PostgresSinkTest, ASecondWriterOfAPartitionIsFencedAndWritesNothing) {
   EXPECT_EQ(summary.rows_per_table[0], (std::pair<std::string, std::int64_t>("positions", 100)));
 }
 
+// What a follower of two partitions reads: the frontier is the smallest committed
+// watermark (none while a partition has none; the end once both committed their end
+// marker); the positions come back as they went in, by event time; one process leads.
+TEST_F(PostgresSinkTest, AFollowerSeesTheSmallestCommittedWatermarkAndThePositions) {
+  model::SourceCatalog catalog;
+  auto sink = PostgresSink::Open(Options("member"), &catalog);
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  PostgresFollowedStream follower(db_->dsn());
+  const auto frontier = [&](std::int32_t partitions) {
+    auto f = follower.Frontier("positions", partitions);
+    EXPECT_TRUE(f.ok()) << f.error().message();
+    return f.ok() ? *f : base::Timestamp();
+  };
+  const base::Timestamp t0 = base::FromUnixMicros(1'656'570'000'000'000);
+  const base::Timestamp none = base::Timestamp::min();
+  const base::Timestamp end = base::Timestamp::max();
+  EXPECT_EQ(frontier(2), none);
+  const base::PartitionId p0(0);
+  const base::PartitionId p1(1);
+  ASSERT_TRUE((*sink)->Acquire("positions", {p0, p1}).ok());
+  const auto commit = [&](base::PartitionId p, int salt, base::Timestamp watermark) {
+    engine::PartitionedEpoch epoch;
+    epoch.epoch = base::EpochId(salt);
+    epoch.records = 50;
+    epoch.progress = {{PostgresSink::PartitionSource("positions", p), p, base::Offset(salt * 50)}};
+    epoch.states = {{p, "state", watermark}};
+    if (watermark == end) {
+      epoch.finished = {p};
+    }
+    auto outcome = (*sink)->CommitPartitions(SampleRows(catalog, salt), epoch);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message();
+    EXPECT_EQ(*outcome, engine::CommitOutcome::kCommitted);
+  };
+  commit(p0, 1, t0 + std::chrono::seconds(30));
+  EXPECT_EQ(frontier(2), none);  // partition 1 has committed nothing
+  EXPECT_EQ(frontier(1), t0 + std::chrono::seconds(30));
+  commit(p1, 2, t0 + std::chrono::seconds(20));
+  EXPECT_EQ(frontier(2), t0 + std::chrono::seconds(20));
+  EXPECT_EQ(frontier(3), none);
+  commit(p1, 3, end);
+  EXPECT_EQ(frontier(2), t0 + std::chrono::seconds(30));  // partition 1 is finished
+  commit(p0, 4, end);
+  EXPECT_EQ(frontier(2), end);
+
+  // Positions: salts 1-4, 50 each, i-th at t0 + i x 1.000001 s + 7 x salt microseconds.
+  std::vector<model::Position> read;
+  const auto keep = [&](const model::Position& p) { read.push_back(p); };
+  ASSERT_TRUE(follower.Read(none, t0 + std::chrono::seconds(20), keep).ok());
+  ASSERT_EQ(read.size(), 80U);  // i = 0..19 of each salt
+  EXPECT_EQ(read[0].event_time, t0 + std::chrono::microseconds(7));
+  EXPECT_EQ(read[0].feed_id, "rio-brt");
+  EXPECT_EQ(read[0].vehicle_id, "v0");
+  EXPECT_EQ(read[0].route_id, "");
+  EXPECT_EQ(read[0].trip_id, "trip \"quoted\", with\ttab");
+  EXPECT_EQ(read[0].trip_start_date, "20220630");
+  EXPECT_EQ(read[0].lat, -22.9 + 1);  // bit for bit
+  EXPECT_EQ(read[0].lon, -43.123456789012345);
+  for (std::size_t i = 1; i < read.size(); ++i) {
+    EXPECT_LE(read[i - 1].event_time, read[i].event_time) << i;
+  }
+  read.clear();
+  ASSERT_TRUE(follower.Read(t0 + std::chrono::seconds(20), end, keep).ok());
+  EXPECT_EQ(read.size(), 120U);
+  auto next = follower.NextEventTime(t0 + std::chrono::seconds(20));
+  ASSERT_TRUE(next.ok() && next->has_value());
+  EXPECT_EQ(**next, t0 + std::chrono::microseconds(20 * 1'000'001 + 7));
+  next = follower.NextEventTime(t0 + std::chrono::hours(1));
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(next->has_value());
+
+  // The lead: one holder per name, until its session ends.
+  PostgresFollowedStream other(db_->dsn());
+  auto lead = follower.Lead("positions#regularity");
+  ASSERT_TRUE(lead.ok()) << lead.error().message();
+  EXPECT_TRUE(*lead);
+  EXPECT_TRUE(*follower.Lead("positions#regularity"));  // still
+  EXPECT_FALSE(*other.Lead("positions#regularity"));
+  EXPECT_TRUE(*other.Lead("another#regularity"));
+  follower.Release();
+  // The server frees the lock once it has seen the session end: soon, not at once.
+  bool took_over = false;
+  for (int attempt = 0; attempt < 100 && !took_over; ++attempt) {
+    auto again = other.Lead("positions#regularity");
+    ASSERT_TRUE(again.ok()) << again.error().message();
+    took_over = *again;
+    if (!took_over) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_TRUE(took_over);
+}
+
 TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex) {
   model::SourceCatalog catalog;
   {
@@ -324,8 +418,8 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
           ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
                     "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
                     "collector_polls; DROP TABLE rules; DROP TABLE departures, headways, alerts; "
-                    "DROP TABLE aircraft_positions; "
-                    "DELETE FROM frota_schema "
+                    "DROP TABLE aircraft_positions; ALTER TABLE engine_state DROP COLUMN "
+                    "watermark; DELETE FROM frota_schema "
                     "WHERE version >= 2")
           .ok());
   {
