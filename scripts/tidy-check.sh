@@ -10,9 +10,12 @@
 # The base: $FROTA_TIDY_BASE if set; else the merge-base of HEAD with origin/main (or
 # main), unless HEAD is that commit; else HEAD^, the last commit's changes (a clean
 # checkout of main). With no git history to compare, every file. A changed header is
-# checked through the .cc of the same name beside it (thing.h -> thing.cc), if any. A file
-# the build does not compile (a benchmark, in build/ci) is named and left unchecked; point
-# FROTA_TIDY_BUILD at a build that compiles it (build/release builds the benchmarks).
+# checked through the .cc of the same name beside it (thing.h -> thing.cc), else through
+# the first .cc of src/ that includes it. Findings in the headers of src/frota are
+# reported (.clang-tidy's HeaderFilterRegex), each once, under its path in src/ (the build
+# reaches it through build/<preset>/module-include/). A file the build does not compile (a
+# benchmark, in build/ci) is named and left unchecked; point FROTA_TIDY_BUILD at a build
+# that compiles it (build/release builds the benchmarks).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +56,15 @@ elif base=$(base_commit); then
   for f in "${changed[@]}"; do
     case $f in
       *.cc) files+=("$f") ;;
-      *.h) [[ -f ${f%.h}.cc ]] && files+=("${f%.h}.cc") ;;
+      *.h)
+        if [[ -f ${f%.h}.cc ]]; then
+          files+=("${f%.h}.cc")
+        else
+          # A header of its own (no .cc beside it): through a file that includes it.
+          includer=$(git grep -l -F "#include \"${f#src/}\"" -- 'src/*.cc' | head -n 1 || true)
+          [[ -n $includer ]] && files+=("$includer")
+        fi
+        ;;
     esac
   done
   mapfile -t files < <(printf '%s\n' "${files[@]}" | sort -u | sed '/^$/d')
@@ -70,6 +81,7 @@ fi
 echo "tidy-check: ${#files[@]} files, $what"
 failed=0
 skipped=()
+reported=()  # header findings already listed (a header is read by many files)
 for file in "${files[@]}"; do
   # A file the build does not compile has no compile command to check it with (the ci
   # preset builds no benchmarks): named below, not guessed at.
@@ -77,12 +89,24 @@ for file in "${files[@]}"; do
     skipped+=("$file")
     continue
   fi
-  # Only what .clang-tidy enables, every finding an error; headers of src/frota included.
+  # Only what .clang-tidy enables, every finding an error; headers of src/frota included,
+  # named by their path in src/ rather than through the build's module-include links.
   status=0
   out=$("$clang_tidy" -p "$build" --quiet --warnings-as-errors='*' "$file" 2>/dev/null) || status=$?
-  findings=$(grep -E '(warning|error):' <<<"$out" || true)
+  findings=$(grep -E '(warning|error):' <<<"$out" |
+    sed -E "s#^$root/##; s#^[^:]*/module-include/[a-z_]+/frota/#src/frota/#" || true)
+  new_findings=()
+  while IFS= read -r finding; do
+    [[ -z $finding ]] && continue
+    if [[ $finding == *.h:* ]]; then
+      [[ " ${reported[*]} " == *" ${finding%%: *} "* ]] && continue
+      reported+=("${finding%%: *}")
+    fi
+    new_findings+=("$finding")
+  done <<<"$findings"
   if [[ -n $findings || $status -ne 0 ]]; then
-    echo "${findings:-$file: clang-tidy exited $status}"
+    ((${#new_findings[@]})) && printf '%s\n' "${new_findings[@]}"
+    [[ -z $findings ]] && echo "$file: clang-tidy exited $status"
     failed=$((failed + 1))
   fi
 done

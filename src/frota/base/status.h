@@ -130,9 +130,13 @@ class [[nodiscard]] Status {
 /// `FROTA_ASSIGN_OR_RETURN(auto x, Compute());` unwraps a Result or returns its error.
 #define FROTA_ASSIGN_OR_RETURN(lhs, expr) \
   FROTA_ASSIGN_OR_RETURN_IMPL_(FROTA_CONCAT_(frota_result_, __LINE__), lhs, expr)
+// `tmp` names the variable the macro declares and `lhs` may be a declaration (`auto x`):
+// names, not expressions to parenthesize.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define FROTA_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) {                                   \
     return tmp.error();                              \
   }                                                  \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

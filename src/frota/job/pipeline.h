@@ -78,14 +78,14 @@ class Pipeline {
   ///
   /// An Advance() costs per vehicle it releases, not per record: the vehicle's entry,
   /// buffer and state are read from memory, its place in the due queue taken and given
-  /// back. Runners advanced after every 16,384 records: 4.5 records per vehicle on the
-  /// Rio day (3,600 vehicles), but 0.5 on a day 8 times larger (35,000), where each
-  /// vehicle's reads miss the cache, so the engine's time per record grew with the fleet.
-  /// Advancing after 4 per vehicle instead, the engine ceiling on that day took 34.5 s
-  /// rather than 50.2, and 2.9 s on the Rio day either way (bench/engine_ceiling, AMD
-  /// EPYC, 2026-12-03, one run each). Records wait in the partitions' queues meanwhile;
-  /// the rows are the same either way (the class comment), emitted in fewer, larger
-  /// steps.
+  /// back. A fixed 16,384 records is 4.5 records per vehicle on the Rio day (3,600
+  /// vehicles), but 0.5 on a day 8 times larger (35,000), where each vehicle's reads miss
+  /// the cache, so the engine's time per record would grow with the fleet; advancing
+  /// after 4 per vehicle instead made the larger day a third faster and the Rio day no
+  /// slower (bench/engine_ceiling on both: docs/performance.md, "Measurements behind
+  /// design choices"). Records wait in the partitions' queues meanwhile; the rows are the same
+  /// either way (the class comment), emitted in fewer, larger steps;
+  /// kMaxOfferedBeforeAdvance bounds what waits, however large the fleet.
   [[nodiscard]] bool AdvanceDue(std::size_t min_records) const;
   static constexpr std::size_t kOfferedPerVehicleToAdvance = 4;
   static constexpr std::size_t kMaxOfferedBeforeAdvance = std::size_t{1} << 20;

@@ -36,13 +36,13 @@ class AsyncCommitter {
   // Each Write is the rows of one Advance of the pipeline (a replay's source batch of
   // 16,384 records on the Rio day), and the sink is the slowest stage, so the queue is
   // mostly full while it commits: the queued rows are the largest part of a replay's
-  // peak memory. Fewer save memory but stall the pipeline during commits. On the
-  // simulated Rio day (2026-12-01, that day's machine), 4 writes held 75 MB less at the
-  // peak than 32 but kept 1.45 cores busy instead of 1.67 (CPU seconds per wall second,
-  // medians of three interleaved runs), 16 held 30 MB less at 1.58. On an AMD EPYC
-  // (2026-12-03), 16 against 32: peak RSS 311 MB against 340, median wall 10.96 s
-  // against 10.81 (7 interleaved runs each, within the machine's noise). 16, because
-  // peak memory is one of frota's targets against Spark (bench/compare).
+  // peak memory. Fewer save memory but stall the pipeline during commits: on the
+  // simulated Rio day 4 held the least at the peak but kept fewer cores busy, and 16
+  // held less than 32 in the same wall time. 16, because peak memory is one of frota's
+  // targets against Spark (bench/compare). The runs behind this, dated, with their
+  // machines and numbers, are in docs/performance.md ("Measurements behind design
+  // choices"), where a later run that changes the answer is to be added, newest first,
+  // with its date and its machine.
   static constexpr std::size_t kMaxQueued = 16;
   // The same bound in rows, for writes larger than a batch's: a pipeline that advances
   // once per several batches (job::Pipeline::AdvanceDue, 8 times the Rio fleet) hands

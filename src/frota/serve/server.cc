@@ -99,30 +99,31 @@ std::string LinesJson(std::optional<base::Timestamp> as_of,
 
 namespace {
 
-Json AlertObject(const Alert& a) {
-  return Json{{"alert_id", a.alert_id},
-              {"kind", a.kind},
-              {"feed_id", a.feed_id},
-              {"route_id", a.route_id},
-              {"direction_id", DirectionJson(a.direction_id)},
-              {"service_date", a.service_date.empty() ? Json(nullptr) : Json(a.service_date)},
-              {"start_time", base::FormatIso8601(a.start_time)},
-              {"end_time", TimeJson(a.end_time)},
-              {"raised_at", base::FormatIso8601(a.raised_at)},
-              {"closed_at", TimeJson(a.closed_at)},
-              {"planned_headway_s", NumberJson(a.planned_headway_s)},
-              {"actual_headway_s", NumberJson(a.actual_headway_s)},
-              {"vehicles", a.vehicles}};
+Json AlertObject(const model::AlertRow& a) {
+  return Json{
+      {"alert_id", a.alert_id},
+      {"kind", a.kind},
+      {"feed_id", a.feed_id},
+      {"route_id", a.route_id},
+      {"direction_id", DirectionJson(a.direction_id)},
+      {"service_date", a.service_date ? Json(base::FormatDate(*a.service_date)) : Json(nullptr)},
+      {"start_time", base::FormatIso8601(a.start_time)},
+      {"end_time", TimeJson(a.end_time)},
+      {"raised_at", base::FormatIso8601(a.raised_at)},
+      {"closed_at", TimeJson(a.closed_at)},
+      {"planned_headway_s", NumberJson(a.planned_headway_s)},
+      {"actual_headway_s", NumberJson(a.actual_headway_s)},
+      {"vehicles", a.vehicles}};
 }
 
 }  // namespace
 
-std::string AlertJson(const Alert& alert) { return Dump(AlertObject(alert)); }
+std::string AlertJson(const model::AlertRow& alert) { return Dump(AlertObject(alert)); }
 
 std::string AlertsJson(std::optional<base::Timestamp> as_of, std::optional<base::Timestamp> since,
-                       const std::optional<std::vector<Alert>>& alerts) {
+                       const std::optional<std::vector<model::AlertRow>>& alerts) {
   Json list = Json::array();
-  for (const Alert& a : alerts.value_or(std::vector<Alert>{})) {
+  for (const model::AlertRow& a : alerts.value_or(std::vector<model::AlertRow>{})) {
     list.push_back(AlertObject(a));
   }
   return Dump(Json{{"as_of", TimeJson(as_of)},
@@ -146,7 +147,7 @@ base::Status Server::PollAlerts() {
     return alerts.error();
   }
   const std::lock_guard lock(mutex_);
-  for (const Alert& alert : alerts->value_or(std::vector<Alert>{})) {
+  for (const model::AlertRow& alert : alerts->value_or(std::vector<model::AlertRow>{})) {
     std::string json = AlertJson(alert);
     auto [it, inserted] = known_alerts_.try_emplace(alert.alert_id);
     if (inserted || it->second != json) {

@@ -16,6 +16,7 @@
 
 #include "frota/base/status.h"
 #include "frota/base/time.h"
+#include "frota/model/tables.h"
 #include "frota/serve/store.h"
 
 namespace httplib {
@@ -41,9 +42,9 @@ std::string VehiclesJson(std::optional<base::Timestamp> as_of, const std::vector
                          std::chrono::seconds window);
 std::string LinesJson(std::optional<base::Timestamp> as_of,
                       const std::optional<std::vector<LineStatus>>& lines);
-std::string AlertJson(const Alert& alert);
+std::string AlertJson(const model::AlertRow& alert);
 std::string AlertsJson(std::optional<base::Timestamp> as_of, std::optional<base::Timestamp> since,
-                       const std::optional<std::vector<Alert>>& alerts);
+                       const std::optional<std::vector<model::AlertRow>>& alerts);
 
 /// Serves, on its own threads:
 ///   GET /                              the live page (assets/live.html, .js, .css)

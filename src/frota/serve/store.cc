@@ -56,6 +56,18 @@ base::Result<std::optional<base::Timestamp>> OptionalTime(const std::optional<st
   return std::optional<base::Timestamp>(t);
 }
 
+base::Result<std::optional<base::LocalDate>> OptionalDate(const std::optional<std::string>& value,
+                                                          const char* what) {
+  if (!value) {
+    return std::optional<base::LocalDate>();
+  }
+  auto date = base::ParseDate(*value);
+  if (!date) {
+    return base::Internal("serve: {} '{}' is not a date", what, *value);
+  }
+  return date;
+}
+
 int Direction(const std::optional<std::string>& value) {
   const auto number = Number(value);
   return number ? static_cast<int>(*number) : -1;
@@ -217,12 +229,12 @@ base::Result<std::optional<std::vector<LineStatus>>> Store::Lines(base::Timestam
   return std::optional<std::vector<LineStatus>>(std::move(out));
 }
 
-base::Result<std::optional<std::vector<Alert>>> Store::Alerts(
+base::Result<std::optional<std::vector<model::AlertRow>>> Store::Alerts(
     std::optional<base::Timestamp> since) {
   const std::lock_guard lock(mutex_);
   FROTA_ASSIGN_OR_RETURN(const bool has_alerts, HasTable("alerts"));
   if (!has_alerts) {
-    return std::optional<std::vector<Alert>>();
+    return std::optional<std::vector<model::AlertRow>>();
   }
   std::string where;
   if (since) {
@@ -236,16 +248,16 @@ base::Result<std::optional<std::vector<Alert>>> Store::Alerts(
                        "actual_headway_s, vehicles FROM alerts{}",
                        EpochMicros("start_time"), EpochMicros("end_time"), EpochMicros("raised_at"),
                        EpochMicros("closed_at"), where)));
-  std::vector<Alert> out;
+  std::vector<model::AlertRow> out;
   out.reserve(rows.size());
   for (const Row& row : rows) {
-    Alert a;
+    model::AlertRow a;
     a.alert_id = Text(row[0]);
     a.kind = Text(row[1]);
     a.feed_id = Text(row[2]);
     a.route_id = Text(row[3]);
-    a.direction_id = Direction(row[4]);
-    a.service_date = Text(row[5]);
+    a.direction_id = static_cast<std::int8_t>(Direction(row[4]));
+    FROTA_ASSIGN_OR_RETURN(a.service_date, OptionalDate(row[5], "service_date"));
     FROTA_ASSIGN_OR_RETURN(a.start_time, Time(row[6], "start_time"));
     FROTA_ASSIGN_OR_RETURN(a.end_time, OptionalTime(row[7], "end_time"));
     FROTA_ASSIGN_OR_RETURN(a.raised_at, Time(row[8], "raised_at"));
@@ -255,10 +267,10 @@ base::Result<std::optional<std::vector<Alert>>> Store::Alerts(
     a.vehicles = Text(row[12]);
     out.push_back(std::move(a));
   }
-  std::sort(out.begin(), out.end(), [](const Alert& a, const Alert& b) {
+  std::sort(out.begin(), out.end(), [](const model::AlertRow& a, const model::AlertRow& b) {
     return std::tie(a.raised_at, a.alert_id) < std::tie(b.raised_at, b.alert_id);
   });
-  return std::optional<std::vector<Alert>>(std::move(out));
+  return std::optional<std::vector<model::AlertRow>>(std::move(out));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "frota/base/status.h"
 #include "frota/base/time.h"
 #include "frota/model/position.h"
+#include "frota/model/tables.h"
 
 namespace frota::sink {
 class DuckDbConnection;
@@ -48,24 +49,6 @@ struct LineStatus {
   std::string status;
 };
 
-/// A row of the `alerts` table (the contract of the streaming jobs).
-struct Alert {
-  std::string alert_id;
-  std::string kind;
-  std::string feed_id;
-  std::string route_id;
-  int direction_id = -1;     // -1: NULL
-  std::string service_date;  // YYYY-MM-DD, empty when NULL
-  base::Timestamp start_time;
-  std::optional<base::Timestamp> end_time;
-  base::Timestamp raised_at;
-  std::optional<base::Timestamp> closed_at;
-  std::optional<double> planned_headway_s;
-  std::optional<double> actual_headway_s;
-  std::string vehicles;
-  friend bool operator==(const Alert&, const Alert&) = default;
-};
-
 /// Reads a frota database. Thread-safe: queries take turns on one connection.
 class Store {
  public:
@@ -82,9 +65,11 @@ class Store {
   /// The lines with a departure in the 24 hours up to as_of, sorted by route and
   /// direction; nullopt when the database has no `headways` table.
   base::Result<std::optional<std::vector<LineStatus>>> Lines(base::Timestamp as_of);
-  /// Alerts raised or closed at or after `since` (all without it), by raise time and id;
-  /// nullopt when the database has no `alerts` table.
-  base::Result<std::optional<std::vector<Alert>>> Alerts(std::optional<base::Timestamp> since);
+  /// The `alerts` rows (the contract of the streaming jobs) raised or closed at or after
+  /// `since` (all without it), by raise time and id; nullopt when the database has no
+  /// `alerts` table.
+  base::Result<std::optional<std::vector<model::AlertRow>>> Alerts(
+      std::optional<base::Timestamp> since);
   /// "DuckDB PATH" or "PostgreSQL host=... dbname=..." (no password).
   [[nodiscard]] virtual std::string Describe() const = 0;
 

@@ -37,11 +37,14 @@ std::optional<BrtArchive> FindBrtArchive(const std::vector<std::string>& only = 
 
 /// In a GoogleTest body, when a real capture is missing: fails (skips only under
 /// FROTA_SHARED_DATA_OPTIONAL=1). `what` is a stream expression: `"x " << path`.
+// Not parenthesized: `(what)` would make `"x " << path` a shift of a pointer.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define FROTA_SHARED_MISSING(what)              \
   if (::frota::testing::SharedDataOptional()) { \
     GTEST_SKIP() << what;                       \
   } else                                        \
     FAIL() << what << " (set FROTA_SHARED_DATA, or FROTA_SHARED_DATA_OPTIONAL=1 to skip)"
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// In a GoogleTest body: `FROTA_REQUIRE_SHARED(path, "rio-brt-2022/gps/13.csv.gz");`
 #define FROTA_REQUIRE_SHARED(var, relative)                                              \
