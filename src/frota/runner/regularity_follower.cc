@@ -35,24 +35,15 @@ struct Leader {
   bool finished = false;
 
   [[nodiscard]] std::string Seal() const {
-    base::ByteWriter w;
-    w.I64(through.time_since_epoch().count());
-    w.I64(positions);
-    w.Bool(finished);
-    w.String(stream->Snapshot());
-    return engine::SealCheckpoint(kStateKind, kStateVersion, w.Take());
+    return SealRegularityFollowerState({through, positions, finished, stream->Snapshot()});
   }
 
   base::Status Open(std::string_view sealed) {
-    FROTA_ASSIGN_OR_RETURN(const auto payload,
-                           engine::OpenCheckpoint(sealed, kStateKind, kStateVersion));
-    base::ByteReader r(payload);
-    FROTA_ASSIGN_OR_RETURN(const auto micros, r.I64());
-    FROTA_ASSIGN_OR_RETURN(positions, r.I64());
-    FROTA_ASSIGN_OR_RETURN(finished, r.Bool());
-    FROTA_ASSIGN_OR_RETURN(const auto bytes, r.String());
-    through = base::Timestamp(base::Micros(micros));
-    return stream->Restore(bytes);
+    FROTA_ASSIGN_OR_RETURN(auto state, OpenRegularityFollowerState(sealed));
+    through = state.through;
+    positions = state.positions;
+    finished = state.finished;
+    return stream->Restore(state.stream);
   }
 };
 
@@ -262,6 +253,32 @@ class Follower {
 
 std::string RegularityFollowerStream(std::string_view topic) {
   return fmt::format("{}#regularity", topic);
+}
+
+std::string SealRegularityFollowerState(const RegularityFollowerState& state) {
+  base::ByteWriter w;
+  w.I64(state.through.time_since_epoch().count());
+  w.I64(state.positions);
+  w.Bool(state.finished);
+  w.String(state.stream);
+  return engine::SealCheckpoint(kStateKind, kStateVersion, w.Take());
+}
+
+base::Result<RegularityFollowerState> OpenRegularityFollowerState(std::string_view sealed) {
+  FROTA_ASSIGN_OR_RETURN(const auto payload,
+                         engine::OpenCheckpoint(sealed, kStateKind, kStateVersion));
+  base::ByteReader r(payload);
+  RegularityFollowerState state;
+  FROTA_ASSIGN_OR_RETURN(const auto micros, r.I64());
+  state.through = base::Timestamp(base::Micros(micros));
+  FROTA_ASSIGN_OR_RETURN(state.positions, r.I64());
+  FROTA_ASSIGN_OR_RETURN(state.finished, r.Bool());
+  FROTA_ASSIGN_OR_RETURN(const auto stream, r.String());
+  state.stream = std::string(stream);
+  if (!r.AtEnd()) {
+    return base::InvalidInput("regularity follower state: {} bytes after its end", r.remaining());
+  }
+  return state;
 }
 
 base::Result<RegularityFollowerReport> RunRegularityFollower(

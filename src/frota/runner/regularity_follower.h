@@ -57,6 +57,19 @@ struct RegularityFollowerReport {
 /// The follower's stream in the sink: "TOPIC#regularity" ('#' is not a topic name's).
 std::string RegularityFollowerStream(std::string_view topic);
 
+/// The follower's state, stored as partition 0's of its stream: checkpoint kind
+/// `regularity-follower`, version 1 (engine/checkpoint.h) around the event time read
+/// through, the positions read, whether it finished, and regularity::Stream's snapshot.
+struct RegularityFollowerState {
+  base::Timestamp through = base::Timestamp::min();  // every position up to here was added
+  std::int64_t positions = 0;                        // positions read so far (the "offset")
+  bool finished = false;
+  std::string stream;  // regularity::Stream::Snapshot
+};
+std::string SealRegularityFollowerState(const RegularityFollowerState& state);
+/// Errors say what is wrong: not such a checkpoint, another version, corrupt or short.
+base::Result<RegularityFollowerState> OpenRegularityFollowerState(std::string_view sealed);
+
 /// Departures, headways and alerts for the members of a consumer group. Each member owns
 /// some vehicles' partitions, and a line's headways need all its vehicles, so the jobs run
 /// once, behind the members, over what they committed: every member runs this loop and

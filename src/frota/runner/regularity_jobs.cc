@@ -54,10 +54,15 @@ base::Result<std::string> RegularityJobs::Restore(std::string_view runner_state,
 }
 
 std::string RegularityJobs::Wrap(const std::string& pipeline_state) const {
+  return WrapStates(pipeline_state, stream_.Snapshot());
+}
+
+std::string RegularityJobs::WrapStates(std::string_view pipeline_state,
+                                       std::string_view stream_state) {
   base::ByteWriter w;
   w.Raw(kRegularityMarker);
   w.String(pipeline_state);
-  w.String(stream_.Snapshot());
+  w.String(stream_state);
   return w.Take();
 }
 

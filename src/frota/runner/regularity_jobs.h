@@ -41,6 +41,9 @@ class RegularityJobs {
   }
   /// The runner state of an epoch: the pipeline's and the stream's.
   [[nodiscard]] std::string Wrap(const std::string& pipeline_state) const;
+  /// The same of two given states: the marker "frota-regularity-1", then each state's bytes
+  /// behind its length (base::ByteWriter::String).
+  static std::string WrapStates(std::string_view pipeline_state, std::string_view stream_state);
 
   /// Splits a runner state that may hold the jobs' part (none: `stream` empty).
   struct States {
