@@ -20,13 +20,7 @@ using std::chrono::seconds;
 
 using testing::StreetPoint;
 
-struct Point {
-  std::string vehicle;
-  base::Timestamp time;
-  double lat;
-  double lon;
-  std::string route;
-};
+using Point = testing::StreetFix;
 
 // Route B53 ("53B" in the feed) along a straight 5 km street, planned every 10 minutes
 // eastwards (direction 0) from 06:00 to 09:00 local time on Wednesday 2022-08-03.
@@ -45,13 +39,10 @@ class StreamTest : public ::testing::Test {
     // then one 2 minutes after another (bunching), then 33 minutes of nothing (gap, and
     // a gap_in_progress from 20 minutes after the last one), then on plan again.
     for (const int leave : {0, 10, 20, 22, 55, 65}) {
-      Bus(fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
+      testing::AddStreetBus(points_, fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
     }
     // A bus of another line keeps the feed covered all morning.
-    for (auto t = Local(5, 50); t < Local(9, 30); t += seconds(30)) {
-      const auto p = StreetPoint(-20000, 3000);
-      points_.push_back({"other", t, p.first, p.second, "99"});
-    }
+    testing::AddCoveringLine(points_, Local(5, 50), Local(9, 30));
     // The feed is blind from 07:10 to 07:20 local.
     std::erase_if(points_,
                   [&](const Point& p) { return p.time >= Local(7, 10) && p.time < Local(7, 20); });
@@ -59,25 +50,7 @@ class StreamTest : public ::testing::Test {
               [](const Point& a, const Point& b) { return a.time < b.time; });
   }
 
-  base::Timestamp Local(int hour, int minute) const {
-    // 2022-08-03 in UTC-3.
-    return base::FromUnixMicros(1659484800LL * 1'000'000) + std::chrono::hours(hour + 3) +
-           minutes(minute);
-  }
-
-  // Standing at the west terminal for 90 s from `leave`, then eastwards at 8 m/s to the
-  // east end; a fix every 30 s.
-  void Bus(const std::string& id, base::Timestamp leave) {
-    base::Timestamp t = leave - seconds(90);
-    for (int i = 0; i < 4; ++i, t += seconds(30)) {
-      const auto p = StreetPoint(5.0 * (i % 2));
-      points_.push_back({id, t, p.first, p.second, "53B"});
-    }
-    for (double x = 240; x <= 5000; x += 240, t += seconds(30)) {
-      const auto p = StreetPoint(x);
-      points_.push_back({id, t, p.first, p.second, "53B"});
-    }
-  }
+  static base::Timestamp Local(int hour, int minute) { return testing::StreetLocal(hour, minute); }
 
   // Replaces the morning: buses leaving at these minutes after 06:00 local, the other
   // line covering the feed from 05:50 to 09:30, the feed blind in [blind_from, blind_to)
@@ -85,12 +58,9 @@ class StreamTest : public ::testing::Test {
   void Morning(const std::vector<int>& leaves, int blind_from = 0, int blind_to = 0) {
     points_.clear();
     for (const int leave : leaves) {
-      Bus(fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
+      testing::AddStreetBus(points_, fmt::format("bus{}", leave), Local(6, 0) + minutes(leave));
     }
-    for (auto t = Local(5, 50); t < Local(9, 30); t += seconds(30)) {
-      const auto p = StreetPoint(-20000, 3000);
-      points_.push_back({"other", t, p.first, p.second, "99"});
-    }
+    testing::AddCoveringLine(points_, Local(5, 50), Local(9, 30));
     std::erase_if(points_, [&](const Point& p) {
       return p.time >= Local(6, blind_from) && p.time < Local(6, blind_to);
     });
@@ -300,7 +270,7 @@ TEST_F(StreamTest, ABusWhoseOwnSilenceHidesItsExitLeavesTheHeadwayAcrossItOut) {
   // gap, and no gap_in_progress is raised at 06:52: the line did depart before then.
   Morning({0, 10, 20, 30, 40, 55, 65});
   const auto terminal = StreetPoint(0);
-  points_.push_back({"bus40", Local(6, 35), terminal.first, terminal.second, "53B"});
+  points_.push_back({"bus40", Local(6, 35), terminal.first, terminal.second, "53B", ""});
   std::erase_if(points_, [&](const Point& p) {
     return p.vehicle == "bus40" && p.time >= Local(6, 38) && p.time < Local(6, 46) + seconds(30);
   });

@@ -17,8 +17,7 @@ std::unique_ptr<regularity::Stream> NewRegularityStream(const ReplayContext& con
 }
 
 RegularityJobs::RegularityJobs(const ReplayContext& context)
-    : stream_(*context.feed, *context.routes, *context.job.time_zone,
-              gtfs::HolidayCalendar::ForTimeZone(context.job.time_zone->name())) {}
+    : stream_(NewRegularityStream(context)) {}
 
 std::unique_ptr<RegularityJobs> RegularityJobs::ForContext(const ReplayContext& context) {
   if (!context.feed || !context.routes) {
@@ -49,12 +48,12 @@ base::Result<std::string> RegularityJobs::Restore(std::string_view runner_state,
         "the database was written without the regularity jobs (no GTFS, or an older frota): "
         "replay it from the start into a new database");
   }
-  FROTA_RETURN_IF_ERROR(stream_.Restore(states.stream));
+  FROTA_RETURN_IF_ERROR(stream_->Restore(states.stream));
   return std::move(states.pipeline);
 }
 
 std::string RegularityJobs::Wrap(const std::string& pipeline_state) const {
-  return WrapStates(pipeline_state, stream_.Snapshot());
+  return WrapStates(pipeline_state, stream_->Snapshot());
 }
 
 std::string RegularityJobs::WrapStates(std::string_view pipeline_state,

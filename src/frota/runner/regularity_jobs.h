@@ -34,10 +34,10 @@ class RegularityJobs {
   /// Restores the stream's part of a recovered runner state and returns the pipeline's.
   /// `resumed`: the sink had committed epochs; a state without the jobs is then refused.
   base::Result<std::string> Restore(std::string_view runner_state, bool resumed);
-  void AddPositions(const model::EpochRows& rows) { stream_.AddPositions(rows); }
+  void AddPositions(const model::EpochRows& rows) { stream_->AddPositions(rows); }
   /// What the watermark made final, once per epoch, appended to `out`.
   void Advance(base::Timestamp watermark, model::EpochRows& out) {
-    stream_.Advance(watermark, out);
+    stream_->Advance(watermark, out);
   }
   /// The runner state of an epoch: the pipeline's and the stream's.
   [[nodiscard]] std::string Wrap(const std::string& pipeline_state) const;
@@ -56,7 +56,7 @@ class RegularityJobs {
   explicit RegularityJobs(const ReplayContext& context);
 
  private:
-  regularity::Stream stream_;
+  std::unique_ptr<regularity::Stream> stream_;
 };
 
 }  // namespace frota::runner

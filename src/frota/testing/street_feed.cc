@@ -54,4 +54,29 @@ void WriteStreetFeed(const std::filesystem::path& dir, const StreetFeedOptions& 
   }
 }
 
+base::Timestamp StreetLocal(int hour, int minute) {
+  return base::FromUnixMicros(1659484800LL * 1'000'000) + std::chrono::hours(hour + 3) +
+         std::chrono::minutes(minute);
+}
+
+void AddStreetBus(std::vector<StreetFix>& fixes, const std::string& id, base::Timestamp leave,
+                  const std::string& trip) {
+  base::Timestamp t = leave - std::chrono::seconds(90);
+  for (int i = 0; i < 4; ++i, t += std::chrono::seconds(30)) {
+    const auto p = StreetPoint(5.0 * (i % 2));
+    fixes.push_back({id, t, p.first, p.second, "53B", trip});
+  }
+  for (double x = 240; x <= 5000; x += 240, t += std::chrono::seconds(30)) {
+    const auto p = StreetPoint(x);
+    fixes.push_back({id, t, p.first, p.second, "53B", trip});
+  }
+}
+
+void AddCoveringLine(std::vector<StreetFix>& fixes, base::Timestamp from, base::Timestamp to) {
+  for (auto t = from; t < to; t += std::chrono::seconds(30)) {
+    const auto p = StreetPoint(-20000, 3000);
+    fixes.push_back({"other", t, p.first, p.second, "99", ""});
+  }
+}
+
 }  // namespace frota::testing

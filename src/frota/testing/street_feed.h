@@ -1,9 +1,13 @@
-// A GTFS feed for tests: route B53 along a straight 5 km street in Rio, and the points
-// along it.
+// A GTFS feed for tests: route B53 along a straight 5 km street in Rio, the points along
+// it, and the positions of buses that run it on a test morning.
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <utility>
+#include <vector>
+
+#include "frota/base/time.h"
 
 namespace frota::testing {
 
@@ -27,5 +31,27 @@ struct StreetFeedOptions {
 
 /// Writes the feed's files into `dir`.
 void WriteStreetFeed(const std::filesystem::path& dir, const StreetFeedOptions& options = {});
+
+/// One position of a test morning, with the texts a test gives the regularity stream.
+struct StreetFix {
+  std::string vehicle;
+  base::Timestamp time;
+  double lat;
+  double lon;
+  std::string route;
+  std::string trip;  // '' when the feed carries no trip id
+};
+
+/// hour:minute local time on Wednesday 2022-08-03 (UTC-3), the street tests' day.
+base::Timestamp StreetLocal(int hour, int minute);
+
+/// A bus of route "53B" (tagged `trip`) standing at the west terminal for 90 s from
+/// `leave`, then running eastwards at 8 m/s to the east end; a fix every 30 s.
+void AddStreetBus(std::vector<StreetFix>& fixes, const std::string& id, base::Timestamp leave,
+                  const std::string& trip = "");
+
+/// Vehicle "other" of line "99", 20 km west and 3 km north of the street, a fix every 30 s
+/// from `from` until before `to`: it keeps the feed covered.
+void AddCoveringLine(std::vector<StreetFix>& fixes, base::Timestamp from, base::Timestamp to);
 
 }  // namespace frota::testing
