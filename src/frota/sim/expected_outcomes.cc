@@ -103,6 +103,12 @@ void ExpectedOutcomes::Release(VehicleState& state, std::int64_t up_to_us) {
     state.last_lat = p.lat;
     state.last_lon = p.lon;
     Decide(p.offset, std::nullopt);
+    constexpr std::int64_t kMinuteUs = 60'000'000;
+    const std::int64_t minute =
+        p.event_us >= 0 ? p.event_us / kMinuteUs : -((-p.event_us + kMinuteUs - 1) / kMinuteUs);
+    if (covered_minutes_.empty() || covered_minutes_.back() != minute) {
+      covered_minutes_.push_back(minute);
+    }
   }
   state.pending.erase(state.pending.begin(),
                       state.pending.begin() + static_cast<std::ptrdiff_t>(released));
@@ -129,6 +135,9 @@ void ExpectedOutcomes::Finish() {
     state.dirty = false;
   }
   dirty_.clear();
+  std::sort(covered_minutes_.begin(), covered_minutes_.end());
+  covered_minutes_.erase(std::unique(covered_minutes_.begin(), covered_minutes_.end()),
+                         covered_minutes_.end());
 }
 
 }  // namespace frota::sim

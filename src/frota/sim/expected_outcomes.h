@@ -49,6 +49,11 @@ class ExpectedOutcomes {
     return rejected_;
   }
   [[nodiscard]] std::int64_t watermark_us() const { return watermark_us_; }
+  /// The minutes of event time (UTC minutes since the epoch) with at least one accepted
+  /// record: the feed's coverage as semantics §7 defines it. Sorted after Finish().
+  [[nodiscard]] const std::vector<std::int64_t>& covered_minutes() const {
+    return covered_minutes_;
+  }
 
  private:
   struct Pending {
@@ -79,6 +84,7 @@ class ExpectedOutcomes {
   std::int64_t watermark_us_;
   std::int64_t accepted_ = 0;
   std::array<std::int64_t, model::kRejectReasonCount> rejected_{};
+  std::vector<std::int64_t> covered_minutes_;
 };
 
 }  // namespace frota::sim
