@@ -102,6 +102,7 @@ void ExpectedOutcomes::Release(VehicleState& state, std::int64_t up_to_us) {
     state.last_accepted_us = p.event_us;
     state.last_lat = p.lat;
     state.last_lon = p.lon;
+    state.accepted_us.push_back(p.event_us);
     Decide(p.offset, std::nullopt);
     constexpr std::int64_t kMinuteUs = 60'000'000;
     const std::int64_t minute =
@@ -126,6 +127,13 @@ void ExpectedOutcomes::EndOfResponse() {
     }
   }
   dirty_ = std::move(still_dirty);
+}
+
+const std::vector<std::int64_t>& ExpectedOutcomes::accepted_us(std::int32_t vehicle) const {
+  static const std::vector<std::int64_t> kNone;
+  return vehicle >= 0 && static_cast<std::size_t>(vehicle) < vehicles_.size()
+             ? vehicles_[static_cast<std::size_t>(vehicle)].accepted_us
+             : kNone;
 }
 
 void ExpectedOutcomes::Finish() {

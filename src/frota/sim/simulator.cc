@@ -33,6 +33,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kCoverageGapS = 300;  // semantics §7: a coverage gap is 5 minutes or more
+// The departure detector's longest exit gap (regularity::DepartureOptions::max_exit_gap).
+constexpr std::int64_t kMaxExitGapUs = std::int64_t{600} * 1'000'000;
 constexpr const char* kFaultRecordsFile = "truth-faults.parquet";
 
 void Progress(const SimulateOptions& options, const std::string& line) {
@@ -242,7 +244,7 @@ std::int32_t PeriodOf(const std::map<LineKey, std::vector<PlanPeriod>>& periods,
 }
 
 // The true headways: consecutive true departures of a route, direction and service date,
-// each at semantics §7's departure moment (TrueDeparture::t_exit), a departure in no
+// each at semantics §7's departure moment as the feed shows it (`moment`), a departure in no
 // service period of the written plan (`unplanned`: PlanPeriods, widened) left out, each
 // pair left out as service_break when its departures lie in different service periods,
 // or as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
@@ -250,13 +252,15 @@ template <typename At>
 std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
                                        const std::map<LineKey, std::vector<PlanPeriod>>& periods,
                                        const std::vector<std::pair<double, double>>& outages,
-                                       const At& at, const std::string& service_date) {
+                                       const At& at, const std::string& service_date,
+                                       const std::function<double(const TrueDeparture&)>& moment) {
   const auto period_of = [&](const LineKey& line, double t) { return PeriodOf(periods, line, t); };
   std::map<std::pair<std::string, int>, std::vector<double>> times;
   for (const TrueDeparture& d : fleet.departures) {
     const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(d.slot)];
-    if (period_of({trip.route_id, trip.direction_id}, d.t_exit) >= 0) {
-      times[{trip.route_id, trip.direction_id}].push_back(d.t_exit);
+    const double t = moment(d);
+    if (period_of({trip.route_id, trip.direction_id}, t) >= 0) {
+      times[{trip.route_id, trip.direction_id}].push_back(t);
     }
   }
   std::vector<TruthHeadway> out;
@@ -708,7 +712,8 @@ void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollC
 // speed cells, outages, silences, stale routes and headways (the last three also in
 // `summary`).
 void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day,
-                   const std::vector<std::int64_t>& covered_minutes, SimulateSummary& summary) {
+                   const ExpectedOutcomes& expected, SimulateSummary& summary) {
+  const std::vector<std::int64_t>& covered_minutes = expected.covered_minutes();
   const DayPlan& plan = *polled.plan;
   const Fleet& fleet = *polled.fleet;
   const std::int64_t day_start_us = polled.day_start_us;
@@ -802,7 +807,22 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day,
   }
   const auto periods = PlanPeriods(written);
   truth.headways =
-      TrueHeadways(fleet, plan, periods, outages, at, base::FormatDate(plan.service_date));
+      TrueHeadways(fleet, plan, periods, outages, at, base::FormatDate(plan.service_date),
+                   [&](const TrueDeparture& d) {
+                     // Semantics §7 times a departure at a position: the last one the feed
+                     // showed (a record the rules accept) at or before the true crossing
+                     // of 1,000 m. When the feed showed nothing of the bus for longer than
+                     // the detector's exit gap across the crossing, it hid when the bus
+                     // left: the crossing itself stands (an outage there excludes it).
+                     const auto& shown = expected.accepted_us(d.vehicle);
+                     const std::int64_t exit_us = at(d.t_exit);
+                     const auto after = std::upper_bound(shown.begin(), shown.end(), exit_us);
+                     if (after == shown.begin() || after == shown.end() ||
+                         *after - *std::prev(after) > kMaxExitGapUs) {
+                       return d.t_exit;
+                     }
+                     return d.t_exit - static_cast<double>(exit_us - *std::prev(after)) / 1e6;
+                   });
   {
     std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
     for (const auto& o : truth.outages) {
@@ -943,7 +963,7 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   // The truth.
   Truth truth = TruthHeader(polled, counts, expected, summary);
   AddFaults(truth, polled, day, counts, expected, summary);
-  AddTrueEvents(truth, polled, day, expected.covered_minutes(), summary);
+  AddTrueEvents(truth, polled, day, expected, summary);
   FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
   FROTA_RETURN_IF_ERROR(WriteFaultRecords(options, fleet, counts, expected, summary));
   return summary;
