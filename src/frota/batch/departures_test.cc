@@ -247,6 +247,43 @@ TEST_F(DeparturesTest, BackFromASilenceOnAnotherPatternsTripItCanLeaveAgain) {
   EXPECT_FALSE(departures[2].hidden);
 }
 
+// Silent while it left the west terminal and ran east, back in sight on the way west: out
+// on the first kilometres of the way east, but coming in. It left unseen, and when it
+// leaves again after its layover, that is a departure too.
+TEST_F(DeparturesTest, BackFromASilenceOnTheWayInItLeftUnseenAndLeavesAgain) {
+  std::vector<Fix> fixes;
+  base::Timestamp t = start_;
+  Drive(fixes, t, 0, 0, 6);
+  t += std::chrono::minutes(20);
+  const base::Timestamp back = t;
+  Add(fixes, t, 1440, 0);  // seen again 1,440 m out, driving back west
+  Drive(fixes, t, 1440, 0, 0);
+  const base::Timestamp layover = t;
+  Drive(fixes, t, 0, 5000, 12);
+  const auto departures = Detect(fixes);
+  ASSERT_EQ(departures.size(), 2U);
+  EXPECT_TRUE(departures[0].hidden);
+  EXPECT_EQ(departures[0].direction_id, 0);
+  EXPECT_EQ(departures[0].departure_time, back - std::chrono::minutes(10));
+  EXPECT_FALSE(departures[1].hidden);
+  EXPECT_EQ(departures[1].direction_id, 0);
+  // The last fix within 1,000 m (960 m) before the one past it.
+  EXPECT_EQ(departures[1].departure_time, layover + seconds(30 * 15));
+  // Back in sight out on the way east, driving on east: one departure, the hidden one,
+  // and drift around 1,000 m afterwards is no second one.
+  fixes.clear();
+  t = start_;
+  Drive(fixes, t, 0, 0, 6);
+  t += std::chrono::minutes(20);
+  for (const double x : {1100.0, 990.0, 1010.0, 985.0, 1200.0}) {
+    Add(fixes, t, x, 0);
+  }
+  Drive(fixes, t, 1200, 5000, 0);
+  const auto once = Detect(fixes);
+  ASSERT_EQ(once.size(), 1U);
+  EXPECT_TRUE(once[0].hidden);
+}
+
 TEST_F(DeparturesTest, ASilenceThatEndsAtTheTerminalIsNoHiddenDeparture) {
   std::vector<Fix> fixes;
   base::Timestamp t = start_;

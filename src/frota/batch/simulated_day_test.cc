@@ -106,6 +106,10 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
     EXPECT_TRUE(before->departures.computed);
     EXPECT_TRUE(before->headways.computed);
     EXPECT_TRUE(before->alerts.computed);
+    // Issue 40's target.
+    EXPECT_GT(before->alerts.true_alerts, 10) << sim::EvaluationText(*before);
+    EXPECT_GE(before->alerts.precision, 0.9) << sim::EvaluationText(*before);
+    EXPECT_GE(before->alerts.recall, 0.9) << sim::EvaluationText(*before);
   }
   {
     auto feed = gtfs::StaticFeed::Load(summary->gtfs);

@@ -242,6 +242,9 @@ struct VehicleTrack::State {
 
   void AssignTag(std::int64_t k);
   void Process(std::int64_t k, std::vector<Departure>& out);
+  // Whether a position in the choice_window after position k lies within the terminal
+  // radius of `pattern` and (rearm_m - terminal_radius_m) nearer its first point.
+  [[nodiscard]] bool ComesBackTo(const Pattern& pattern, std::int64_t k) const;
   void Forget();
 };
 
@@ -548,13 +551,33 @@ void VehicleTrack::State::Process(std::int64_t k, std::vector<Departure>& out) {
         pattern.DistanceToStart(tag.first_lat, tag.first_lon) > options.terminal_radius_m;
   }
   out.push_back(std::move(d));
-  // Every pattern leaving this terminal is left now.
+  // Every pattern leaving this terminal is left now: disarmed until the vehicle is
+  // rearm_m away from it. A hidden departure's position says the vehicle left, not which
+  // way it is going now: when its next positions come back into the terminal, well
+  // inside (by the same margin as rearm_m beyond), it was coming in, and the terminal is
+  // watched afresh.
+  const bool coming_in = chosen->hidden && ComesBackTo(pattern, k);
   for (const Pattern* other : candidates) {
     if (geo::HaversineM(other->start_lat, other->start_lon, pattern.start_lat, pattern.start_lon) <=
         options.terminal_radius_m) {
-      states[other->index] = PatternState{false, true, 0, 0};
+      states[other->index] = coming_in ? PatternState{} : PatternState{false, true, 0, 0};
     }
   }
+}
+
+bool VehicleTrack::State::ComesBackTo(const Pattern& pattern, std::int64_t k) const {
+  const DepartureOptions& options = detector->options_;
+  const Fix& fix = At(k);
+  const double margin_m = options.rearm_m - options.terminal_radius_m;
+  const double now_m = pattern.DistanceToStart(fix.lat, fix.lon);
+  // The look-ahead of choice_window has arrived (Advance reads a position only then).
+  for (std::int64_t m = k + 1; m < End() && At(m).time - fix.time <= options.choice_window; ++m) {
+    const double d = pattern.DistanceToStart(At(m).lat, At(m).lon);
+    if (d <= options.terminal_radius_m && now_m - d >= margin_m) {
+      return true;
+    }
+  }
+  return false;
 }
 
 namespace {

@@ -357,17 +357,41 @@ void Stream::CloseLost(Line& line, base::Timestamp limit, model::EpochRows& out)
   }
 }
 
-bool Stream::Watched(const Line& line) const {
+bool Stream::Watched(const Line& line) {
   const LinePlan& plan = *line.placed.plan;
+  const Coverage& cov = CoverageOf(line.feed_id);
   const base::Timestamp until = line.last->departure_time;
+  const base::Timestamp since = until - options_.watch_window;
+  // The window's minutes in coverage gaps: where the feed showed nothing of the line,
+  // neither a planned nor a found departure counts, as the found ratio leaves unobserved
+  // departures out of both sides; and a window blind for more than half its length
+  // cannot tell whether the feed holds the line's buses, as at the start of a capture
+  // (where planned departures count, unfound). Every minute up to the last departure is
+  // final by now, in the stream as in the batch.
+  const std::int64_t first = MinuteOf(since);
+  const std::int64_t last = MinuteOf(until);
+  std::int64_t blind = 0;
+  for (const auto& [from, to] : cov.gaps()) {  // few gaps; a linear scan is fine
+    blind += std::max<std::int64_t>(0, std::min(to - 1, last) - std::max(from, first) + 1);
+  }
+  if (2 * blind > last - first + 1) {
+    return false;
+  }
+  const auto counted = [&cov](base::Timestamp t) {
+    const std::int64_t minute = MinuteOf(t);
+    return !cov.InSpan(minute) || cov.Watching(minute);
+  };
   const std::int32_t to = SecondsInto(plan, until);
-  const std::int32_t from = SecondsInto(plan, until - options_.watch_window);
+  const std::int32_t from = SecondsInto(plan, since);
   // plan.times is sorted: the planned departures in [from, to].
-  const auto planned = std::upper_bound(plan.times.begin(), plan.times.end(), to) -
-                       std::lower_bound(plan.times.begin(), plan.times.end(), from);
+  std::int64_t planned = 0;
+  for (auto it = std::lower_bound(plan.times.begin(), plan.times.end(), from);
+       it != plan.times.end() && *it <= to; ++it) {
+    planned += counted(plan.day_start + std::chrono::seconds(*it)) ? 1 : 0;
+  }
+  const auto found = std::count_if(line.recent.begin(), line.recent.end(), counted);
   return planned >= options_.watch_min_planned &&
-         static_cast<double>(line.recent.size()) >=
-             options_.watch_share * static_cast<double>(planned);
+         static_cast<double>(found) >= options_.watch_share * static_cast<double>(planned);
 }
 
 void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model::EpochRows& out) {

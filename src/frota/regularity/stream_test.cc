@@ -262,6 +262,36 @@ TEST_F(StreamTest, NoGapOnALineTheFeedShowsTooLittleOf) {
   EXPECT_EQ(Run(minutes(3)), rows);
 }
 
+TEST_F(StreamTest, AFeedOutageLeavesItsPlannedDeparturesOutOfTheWatchedShare) {
+  // Buses at 06:00, 06:10, 07:10, 07:20 and 08:30 (departures 2 minutes later); the feed
+  // is blind from 06:15 to 07:05, when 5 of the planned departures fell. At 07:22, 4 of
+  // the 9 planned in the two hours before were found: of the 4 planned where the feed
+  // watched, all. Watched: the 70 minutes to 08:32 are a gap.
+  Morning({0, 10, 70, 80, 150}, 15, 65);
+  const auto rows = AllAtOnce();
+  const auto gaps = Starting(rows, "alert gap|f|R53|0|");
+  ASSERT_EQ(gaps.size(), 1u) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_NE(gaps[0].find("|2022-08-03T10:22:00Z end=2022-08-03T11:32:00Z"), std::string::npos)
+      << gaps[0];
+  EXPECT_EQ(Run(minutes(3)), rows);
+  EXPECT_EQ(Run(minutes(1), Local(7, 40)), rows);
+}
+
+TEST_F(StreamTest, AWindowBlindForMoreThanHalfItsLengthWatchesNothing) {
+  // Buses at 06:00, 07:30, 07:40 and 08:50. Blind from 06:10 to 06:55, the two hours up to
+  // 07:42 show 2 of the 6 planned where the feed watched (and 06:02): a gap to 08:52.
+  // Blind from 06:10 to 07:20, 70 of those 120 minutes: nothing can tell, no gap.
+  Morning({0, 90, 100, 170}, 10, 55);
+  auto rows = AllAtOnce();
+  ASSERT_EQ(Starting(rows, "alert gap|f|R53|0|2022-08-03T10:42").size(), 1u)
+      << fmt::format("{}", fmt::join(rows, "\n"));
+  Morning({0, 90, 100, 170}, 10, 80);
+  rows = AllAtOnce();
+  EXPECT_TRUE(Starting(rows, "alert gap|").empty()) << fmt::format("{}", fmt::join(rows, "\n"));
+  EXPECT_TRUE(Starting(rows, "alert gap_in_progress|f|R53|0|2022-08-03T10:42").empty());
+  EXPECT_EQ(Run(minutes(3)), rows);
+}
+
 TEST_F(StreamTest, ABusWhoseOwnSilenceHidesItsExitLeavesTheHeadwayAcrossItOut) {
   // Buses leave every 10 minutes from 06:00 (departures 2 minutes later), bus40 included,
   // then at 06:55 and 07:05. bus40 stands at the terminal from 06:35, reports nothing

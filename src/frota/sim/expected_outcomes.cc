@@ -102,7 +102,14 @@ void ExpectedOutcomes::Release(VehicleState& state, std::int64_t up_to_us) {
     state.last_accepted_us = p.event_us;
     state.last_lat = p.lat;
     state.last_lon = p.lon;
+    state.accepted_us.push_back(p.event_us);
     Decide(p.offset, std::nullopt);
+    constexpr std::int64_t kMinuteUs = 60'000'000;
+    const std::int64_t minute =
+        p.event_us >= 0 ? p.event_us / kMinuteUs : -((-p.event_us + kMinuteUs - 1) / kMinuteUs);
+    if (covered_minutes_.empty() || covered_minutes_.back() != minute) {
+      covered_minutes_.push_back(minute);
+    }
   }
   state.pending.erase(state.pending.begin(),
                       state.pending.begin() + static_cast<std::ptrdiff_t>(released));
@@ -122,6 +129,13 @@ void ExpectedOutcomes::EndOfResponse() {
   dirty_ = std::move(still_dirty);
 }
 
+const std::vector<std::int64_t>& ExpectedOutcomes::accepted_us(std::int32_t vehicle) const {
+  static const std::vector<std::int64_t> kNone;
+  return vehicle >= 0 && static_cast<std::size_t>(vehicle) < vehicles_.size()
+             ? vehicles_[static_cast<std::size_t>(vehicle)].accepted_us
+             : kNone;
+}
+
 void ExpectedOutcomes::Finish() {
   for (const std::int32_t vehicle : dirty_) {
     VehicleState& state = vehicles_[static_cast<std::size_t>(vehicle)];
@@ -129,6 +143,9 @@ void ExpectedOutcomes::Finish() {
     state.dirty = false;
   }
   dirty_.clear();
+  std::sort(covered_minutes_.begin(), covered_minutes_.end());
+  covered_minutes_.erase(std::unique(covered_minutes_.begin(), covered_minutes_.end()),
+                         covered_minutes_.end());
 }
 
 }  // namespace frota::sim

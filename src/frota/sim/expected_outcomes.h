@@ -49,6 +49,14 @@ class ExpectedOutcomes {
     return rejected_;
   }
   [[nodiscard]] std::int64_t watermark_us() const { return watermark_us_; }
+  /// The event times (UTC µs) of a vehicle's accepted records, in order; empty for a
+  /// vehicle without one. Complete after Finish().
+  [[nodiscard]] const std::vector<std::int64_t>& accepted_us(std::int32_t vehicle) const;
+  /// The minutes of event time (UTC minutes since the epoch) with at least one accepted
+  /// record: the feed's coverage as semantics §7 defines it. Sorted after Finish().
+  [[nodiscard]] const std::vector<std::int64_t>& covered_minutes() const {
+    return covered_minutes_;
+  }
 
  private:
   struct Pending {
@@ -66,6 +74,7 @@ class ExpectedOutcomes {
     double last_lat = 0;
     double last_lon = 0;
     bool dirty = false;
+    std::vector<std::int64_t> accepted_us;
   };
   void Decide(std::int64_t offset, std::optional<model::RejectReason> reason);
   void Release(VehicleState& state, std::int64_t up_to_us);
@@ -79,6 +88,7 @@ class ExpectedOutcomes {
   std::int64_t watermark_us_;
   std::int64_t accepted_ = 0;
   std::array<std::int64_t, model::kRejectReasonCount> rejected_{};
+  std::vector<std::int64_t> covered_minutes_;
 };
 
 }  // namespace frota::sim

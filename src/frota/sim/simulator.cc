@@ -33,6 +33,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kCoverageGapS = 300;  // semantics §7: a coverage gap is 5 minutes or more
+// The departure detector's longest exit gap (regularity::DepartureOptions::max_exit_gap).
+constexpr std::int64_t kMaxExitGapUs = std::int64_t{600} * 1'000'000;
 constexpr const char* kFaultRecordsFile = "truth-faults.parquet";
 
 void Progress(const SimulateOptions& options, const std::string& line) {
@@ -225,41 +227,41 @@ std::map<LineKey, std::vector<PlanPeriod>> PlanPeriods(
   return periods;
 }
 
-// The period of `line` that holds `t`, else the nearest one; -1 without a plan.
+// The period of `line` that holds `t` (PlanPeriods widens each by one planned headway at
+// each end); -1 when none does: a departure then is `unplanned` (semantics §7).
 std::int32_t PeriodOf(const std::map<LineKey, std::vector<PlanPeriod>>& periods,
                       const LineKey& line, double t) {
   const auto it = periods.find(line);
   if (it == periods.end()) {
     return -1;
   }
-  std::int32_t best = -1;
-  double best_distance = 0;
   for (std::size_t p = 0; p < it->second.size(); ++p) {
-    const PlanPeriod& span = it->second[p];
-    const double distance = t < span.from ? span.from - t : (t > span.to ? t - span.to : 0);
-    if (best < 0 || distance < best_distance) {
-      best = static_cast<std::int32_t>(p);
-      best_distance = distance;
+    if (it->second[p].from <= t && t <= it->second[p].to) {
+      return static_cast<std::int32_t>(p);
     }
   }
-  return best;
+  return -1;
 }
 
 // The true headways: consecutive true departures of a route, direction and service date,
-// each at semantics §7's departure moment (TrueDeparture::t_exit), each pair left out as
-// service_break when its departures lie in different service periods of the written plan
-// (PlanPeriods; a departure belongs to the period that holds it, else to the nearest), or
-// as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
+// each at semantics §7's departure moment as the feed shows it (`moment`), a departure in no
+// service period of the written plan (`unplanned`: PlanPeriods, widened) left out, each
+// pair left out as service_break when its departures lie in different service periods,
+// or as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
 template <typename At>
 std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
                                        const std::map<LineKey, std::vector<PlanPeriod>>& periods,
                                        const std::vector<std::pair<double, double>>& outages,
-                                       const At& at, const std::string& service_date) {
+                                       const At& at, const std::string& service_date,
+                                       const std::function<double(const TrueDeparture&)>& moment) {
   const auto period_of = [&](const LineKey& line, double t) { return PeriodOf(periods, line, t); };
   std::map<std::pair<std::string, int>, std::vector<double>> times;
   for (const TrueDeparture& d : fleet.departures) {
     const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(d.slot)];
-    times[{trip.route_id, trip.direction_id}].push_back(d.t_exit);
+    const double t = moment(d);
+    if (period_of({trip.route_id, trip.direction_id}, t) >= 0) {
+      times[{trip.route_id, trip.direction_id}].push_back(t);
+    }
   }
   std::vector<TruthHeadway> out;
   for (auto& [line, line_times] : times) {
@@ -303,7 +305,8 @@ std::vector<TruthAlert> TrueAlerts(
     const std::map<std::pair<std::string, int>,
                    std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>& windows,
     const std::map<LineKey, std::vector<PlanPeriod>>& periods,
-    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us, std::int64_t feed_end_us,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
+    const std::vector<std::int64_t>& covered_minutes, std::int64_t feed_end_us,
     const std::function<std::int64_t(double)>& at) {
   // The period of `line` holding the moment `us`, if one does.
   const auto period_holding = [&](const LineKey& line, std::int64_t us) -> std::int32_t {
@@ -387,13 +390,40 @@ std::vector<TruthAlert> TrueAlerts(
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   // Semantics-notes' watched line: in the 2 hours up to the departure that opens a gap, at
-  // least 3 departures planned and at least half as many run. The true departures stand
-  // for the found ones: where the day did not run them (before --hours starts its
-  // service), the stream cannot tell a line not running from a feed not showing it.
+  // least 3 departures planned and at least half as many run, both counted only outside
+  // the feed's coverage gaps (5 or more uncovered minutes between covered ones; the
+  // covered minutes are those of the records the rules accept), and those 2 hours in
+  // coverage gaps for at most half their minutes. The true departures stand for the found
+  // ones: where the day did not run them (before --hours starts its service), the stream
+  // cannot tell a line not running from a feed not showing it.
+  constexpr std::int64_t kMinuteUs = 60'000'000;
+  const auto gap_minutes = static_cast<std::int64_t>(kCoverageGapS) / 60;
+  std::vector<std::pair<std::int64_t, std::int64_t>> gaps;  // [first, end) uncovered minutes
+  for (std::size_t i = 1; i < covered_minutes.size(); ++i) {
+    if (covered_minutes[i] - covered_minutes[i - 1] - 1 >= gap_minutes) {
+      gaps.emplace_back(covered_minutes[i - 1] + 1, covered_minutes[i]);
+    }
+  }
+  const auto in_gap = [&](std::int64_t us) {
+    const std::int64_t minute = us / kMinuteUs;  // event times here are after 1970
+    return std::any_of(gaps.begin(), gaps.end(),
+                       [&](const auto& g) { return g.first <= minute && minute < g.second; });
+  };
   const auto plan_watches = [&](const std::pair<std::string, int>& line, std::int64_t t) {
+    const std::int64_t since = t - std::int64_t{7200} * 1'000'000;
+    const std::int64_t first = since / kMinuteUs;
+    const std::int64_t last = t / kMinuteUs;
+    std::int64_t blind = 0;
+    for (const auto& [from, to] : gaps) {
+      blind += std::max<std::int64_t>(0, std::min(to - 1, last) - std::max(from, first) + 1);
+    }
+    if (2 * blind > last - first + 1) {
+      return false;
+    }
     const auto count = [&](const std::vector<std::int64_t>& list) {
-      return std::upper_bound(list.begin(), list.end(), t) -
-             std::lower_bound(list.begin(), list.end(), t - std::int64_t{7200} * 1'000'000);
+      return std::count_if(std::lower_bound(list.begin(), list.end(), since),
+                           std::upper_bound(list.begin(), list.end(), t),
+                           [&](std::int64_t us) { return !in_gap(us); });
     };
     const auto it = planned.find(line);
     const auto ran = departed.find(line);
@@ -434,9 +464,8 @@ std::vector<TruthAlert> TrueAlerts(
     }
   }
   // After a line's last departure, while its service period still runs (a day cut by
-  // --hours): a gap_in_progress that nothing closes, when the feed still delivered in the
-  // minute of that moment (the stream's coverage is by the minute).
-  constexpr std::int64_t kMinuteUs = 60'000'000;
+  // --hours): a gap_in_progress that nothing closes, when the feed's last covered minute
+  // is that moment's or later (the stream's coverage is by the minute).
   std::map<std::pair<std::string, int>, std::int64_t> last;
   for (const auto& h : headways) {
     auto& l = last[{h.route_id, h.direction_id}];
@@ -448,8 +477,8 @@ std::vector<TruthAlert> TrueAlerts(
     const auto plan = planned.find(line);
     if (p > 0 && plan != planned.end() && point < plan->second.back() && plan_watches(line, d) &&
         period_holding(line, point) >= 0 &&
-        period_holding(line, point) == period_holding(line, d) &&
-        point / kMinuteUs <= feed_end_us / kMinuteUs && !blind_between(d, point)) {
+        period_holding(line, point) == period_holding(line, d) && !covered_minutes.empty() &&
+        point / kMinuteUs <= covered_minutes.back() && !blind_between(d, point)) {
       out.push_back({"gap_in_progress", line.first, line.second, d, 0, p});
     }
   }
@@ -682,7 +711,9 @@ void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollC
 // The truth's events: stops, departures, trips never run, shared slots, reassignments,
 // speed cells, outages, silences, stale routes and headways (the last three also in
 // `summary`).
-void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, SimulateSummary& summary) {
+void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day,
+                   const ExpectedOutcomes& expected, SimulateSummary& summary) {
+  const std::vector<std::int64_t>& covered_minutes = expected.covered_minutes();
   const DayPlan& plan = *polled.plan;
   const Fleet& fleet = *polled.fleet;
   const std::int64_t day_start_us = polled.day_start_us;
@@ -776,7 +807,22 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
   }
   const auto periods = PlanPeriods(written);
   truth.headways =
-      TrueHeadways(fleet, plan, periods, outages, at, base::FormatDate(plan.service_date));
+      TrueHeadways(fleet, plan, periods, outages, at, base::FormatDate(plan.service_date),
+                   [&](const TrueDeparture& d) {
+                     // Semantics §7 times a departure at a position: the last one the feed
+                     // showed (a record the rules accept) at or before the true crossing
+                     // of 1,000 m. When the feed showed nothing of the bus for longer than
+                     // the detector's exit gap across the crossing, it hid when the bus
+                     // left: the crossing itself stands (an outage there excludes it).
+                     const auto& shown = expected.accepted_us(d.vehicle);
+                     const std::int64_t exit_us = at(d.t_exit);
+                     const auto after = std::upper_bound(shown.begin(), shown.end(), exit_us);
+                     if (after == shown.begin() || after == shown.end() ||
+                         *after - *std::prev(after) > kMaxExitGapUs) {
+                       return d.t_exit;
+                     }
+                     return d.t_exit - static_cast<double>(exit_us - *std::prev(after)) / 1e6;
+                   });
   {
     std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
     for (const auto& o : truth.outages) {
@@ -788,8 +834,8 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day, Simulat
       feed_end = std::max(feed_end, vehicle.t_off);
     }
     truth.alerts =
-        TrueAlerts(truth.headways, written, day.windows, periods, outages_us, at(feed_end),
-                   [&at](double s) { return static_cast<std::int64_t>(at(s)); });
+        TrueAlerts(truth.headways, written, day.windows, periods, outages_us, covered_minutes,
+                   at(feed_end), [&at](double s) { return static_cast<std::int64_t>(at(s)); });
   }
 }
 
@@ -917,7 +963,7 @@ base::Result<SimulateSummary> Simulate(const SimulateOptions& options) {
   // The truth.
   Truth truth = TruthHeader(polled, counts, expected, summary);
   AddFaults(truth, polled, day, counts, expected, summary);
-  AddTrueEvents(truth, polled, day, summary);
+  AddTrueEvents(truth, polled, day, expected, summary);
   FROTA_RETURN_IF_ERROR(WriteTruth(truth, summary.truth));
   FROTA_RETURN_IF_ERROR(WriteFaultRecords(options, fleet, counts, expected, summary));
   return summary;
