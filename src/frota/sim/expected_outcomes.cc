@@ -102,7 +102,7 @@ void ExpectedOutcomes::Release(VehicleState& state, std::int64_t up_to_us) {
     state.last_accepted_us = p.event_us;
     state.last_lat = p.lat;
     state.last_lon = p.lon;
-    state.accepted_us.push_back(p.event_us);
+    state.shown.push_back({p.event_us, static_cast<float>(p.lat), static_cast<float>(p.lon)});
     Decide(p.offset, std::nullopt);
     constexpr std::int64_t kMinuteUs = 60'000'000;
     const std::int64_t minute =
@@ -129,10 +129,10 @@ void ExpectedOutcomes::EndOfResponse() {
   dirty_ = std::move(still_dirty);
 }
 
-const std::vector<std::int64_t>& ExpectedOutcomes::accepted_us(std::int32_t vehicle) const {
-  static const std::vector<std::int64_t> kNone;
+const std::vector<ExpectedOutcomes::Shown>& ExpectedOutcomes::shown(std::int32_t vehicle) const {
+  static const std::vector<Shown> kNone;
   return vehicle >= 0 && static_cast<std::size_t>(vehicle) < vehicles_.size()
-             ? vehicles_[static_cast<std::size_t>(vehicle)].accepted_us
+             ? vehicles_[static_cast<std::size_t>(vehicle)].shown
              : kNone;
 }
 

@@ -49,9 +49,15 @@ class ExpectedOutcomes {
     return rejected_;
   }
   [[nodiscard]] std::int64_t watermark_us() const { return watermark_us_; }
-  /// The event times (UTC µs) of a vehicle's accepted records, in order; empty for a
-  /// vehicle without one. Complete after Finish().
-  [[nodiscard]] const std::vector<std::int64_t>& accepted_us(std::int32_t vehicle) const;
+  /// A record the rules accepted: its event time (UTC µs) and position as on the wire.
+  struct Shown {
+    std::int64_t event_us = 0;
+    float lat = 0;
+    float lon = 0;
+  };
+  /// A vehicle's accepted records, in event-time order; empty for a vehicle without one.
+  /// Complete after Finish().
+  [[nodiscard]] const std::vector<Shown>& shown(std::int32_t vehicle) const;
   /// The minutes of event time (UTC minutes since the epoch) with at least one accepted
   /// record: the feed's coverage as semantics §7 defines it. Sorted after Finish().
   [[nodiscard]] const std::vector<std::int64_t>& covered_minutes() const {
@@ -74,7 +80,7 @@ class ExpectedOutcomes {
     double last_lat = 0;
     double last_lon = 0;
     bool dirty = false;
-    std::vector<std::int64_t> accepted_us;
+    std::vector<Shown> shown;
   };
   void Decide(std::int64_t offset, std::optional<model::RejectReason> reason);
   void Release(VehicleState& state, std::int64_t up_to_us);

@@ -13,6 +13,7 @@
 #include "frota/base/file.h"
 #include "frota/base/time_zone.h"
 #include "frota/geo/area.h"
+#include "frota/geo/haversine.h"
 #include "frota/gtfs/static_feed.h"
 #include "frota/model/rejection.h"
 #include "frota/sim/city.h"
@@ -33,8 +34,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kCoverageGapS = 300;  // semantics §7: a coverage gap is 5 minutes or more
-// The departure detector's longest exit gap (regularity::DepartureOptions::max_exit_gap).
+// The departure detector's longest exit gap and terminal radius
+// (regularity::DepartureOptions::max_exit_gap, terminal_radius_m).
 constexpr std::int64_t kMaxExitGapUs = std::int64_t{600} * 1'000'000;
+constexpr double kTerminalRadiusM = 1000;
 constexpr const char* kFaultRecordsFile = "truth-faults.parquet";
 
 void Progress(const SimulateOptions& options, const std::string& line) {
@@ -243,16 +246,45 @@ std::int32_t PeriodOf(const std::map<LineKey, std::vector<PlanPeriod>>& periods,
   return -1;
 }
 
+// The feed's coverage as semantics §7 defines it, from the records the rules accept: its
+// covered minutes of event time (UTC minutes since the epoch, sorted) and its coverage
+// gaps, runs of 5 or more minutes without one between two with one.
+struct FeedCoverage {
+  static constexpr std::int64_t kMinuteUs = 60'000'000;
+  std::vector<std::int64_t> minutes;
+  std::vector<std::pair<std::int64_t, std::int64_t>> gaps;  // [first, end) uncovered minutes
+
+  explicit FeedCoverage(const std::vector<std::int64_t>& covered) : minutes(covered) {
+    const auto gap_minutes = static_cast<std::int64_t>(kCoverageGapS) / 60;
+    for (std::size_t i = 1; i < minutes.size(); ++i) {
+      if (minutes[i] - minutes[i - 1] - 1 >= gap_minutes) {
+        gaps.emplace_back(minutes[i - 1] + 1, minutes[i]);
+      }
+    }
+  }
+  // A gap lies (in part) between the instants a < b (UTC µs), as the stream's Coverage says.
+  [[nodiscard]] bool GapBetween(std::int64_t a, std::int64_t b) const {
+    return std::any_of(gaps.begin(), gaps.end(), [&](const auto& g) {
+      return g.first * kMinuteUs < b && g.second * kMinuteUs > a;
+    });
+  }
+  [[nodiscard]] bool InGap(std::int64_t us) const {
+    const std::int64_t minute = us / kMinuteUs;  // event times here are after 1970
+    return std::any_of(gaps.begin(), gaps.end(),
+                       [&](const auto& g) { return g.first <= minute && minute < g.second; });
+  }
+};
+
 // The true headways: consecutive true departures of a route, direction and service date,
 // each at semantics §7's departure moment as the feed shows it (`moment`), a departure in no
 // service period of the written plan (`unplanned`: PlanPeriods, widened) left out, each
 // pair left out as service_break when its departures lie in different service periods,
-// or as coverage_gap when a feed outage of 5 minutes or more overlaps the time between.
+// or as coverage_gap when a coverage gap of the feed lies between them.
 template <typename At>
 std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
                                        const std::map<LineKey, std::vector<PlanPeriod>>& periods,
-                                       const std::vector<std::pair<double, double>>& outages,
-                                       const At& at, const std::string& service_date,
+                                       const FeedCoverage& coverage, const At& at,
+                                       const std::string& service_date,
                                        const std::function<double(const TrueDeparture&)>& moment) {
   const auto period_of = [&](const LineKey& line, double t) { return PeriodOf(periods, line, t); };
   std::map<std::pair<std::string, int>, std::vector<double>> times;
@@ -278,10 +310,7 @@ std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
       h.headway_s = static_cast<double>(at(list[i]) - at(list[i - 1])) / 1e6;
       if (period_of(line, list[i - 1]) != period_of(line, list[i])) {
         h.exclusion = "service_break";
-      } else if (std::any_of(outages.begin(), outages.end(), [&](const auto& o) {
-                   return o.second - o.first >= kCoverageGapS && o.first < list[i] &&
-                          o.second > list[i - 1];
-                 })) {
+      } else if (coverage.GapBetween(at(list[i - 1]), at(list[i]))) {
         h.exclusion = "coverage_gap";
       }
       out.push_back(std::move(h));
@@ -291,22 +320,20 @@ std::vector<TruthHeadway> TrueHeadways(const Fleet& fleet, const DayPlan& plan,
 }
 
 // The alerts the day causes (TruthAlert), from its true headways, the written plan, its
-// service periods and the feed outages (UTC µs). The planned headway at a moment is that
+// service periods and the feed's coverage. The planned headway at a moment is that
 // of the frequency windows holding it (several at once combine as rates: 1 / sum of 1 /
 // headway), else the written plan's gap between the departures around it (before the
 // first: the first gap; after the last: the last); bunching and gap read it at the later
 // departure, gap_in_progress at the earlier one, as semantics §7's stream does. A
 // gap_in_progress needs its moment inside the service period of the departure before it
-// (after that the plan has a break, not a gap); a feed_blind needs the feed to deliver
-// again after it (`feed_end_us`: its last record), as the stream sees an outage end.
+// (after that the plan has a break, not a gap); a feed_blind is each coverage gap of the
+// feed (one the feed delivers again after, as the stream sees a gap end).
 std::vector<TruthAlert> TrueAlerts(
     const std::vector<TruthHeadway>& headways,
     const std::map<std::pair<std::string, int>, std::vector<std::int32_t>>& written,
     const std::map<std::pair<std::string, int>,
                    std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>>>& windows,
-    const std::map<LineKey, std::vector<PlanPeriod>>& periods,
-    const std::vector<std::pair<std::int64_t, std::int64_t>>& outages_us,
-    const std::vector<std::int64_t>& covered_minutes, std::int64_t feed_end_us,
+    const std::map<LineKey, std::vector<PlanPeriod>>& periods, const FeedCoverage& coverage,
     const std::function<std::int64_t(double)>& at) {
   // The period of `line` holding the moment `us`, if one does.
   const auto period_holding = [&](const LineKey& line, std::int64_t us) -> std::int32_t {
@@ -396,25 +423,13 @@ std::vector<TruthAlert> TrueAlerts(
   // coverage gaps for at most half their minutes. The true departures stand for the found
   // ones: where the day did not run them (before --hours starts its service), the stream
   // cannot tell a line not running from a feed not showing it.
-  constexpr std::int64_t kMinuteUs = 60'000'000;
-  const auto gap_minutes = static_cast<std::int64_t>(kCoverageGapS) / 60;
-  std::vector<std::pair<std::int64_t, std::int64_t>> gaps;  // [first, end) uncovered minutes
-  for (std::size_t i = 1; i < covered_minutes.size(); ++i) {
-    if (covered_minutes[i] - covered_minutes[i - 1] - 1 >= gap_minutes) {
-      gaps.emplace_back(covered_minutes[i - 1] + 1, covered_minutes[i]);
-    }
-  }
-  const auto in_gap = [&](std::int64_t us) {
-    const std::int64_t minute = us / kMinuteUs;  // event times here are after 1970
-    return std::any_of(gaps.begin(), gaps.end(),
-                       [&](const auto& g) { return g.first <= minute && minute < g.second; });
-  };
+  constexpr std::int64_t kMinuteUs = FeedCoverage::kMinuteUs;
   const auto plan_watches = [&](const std::pair<std::string, int>& line, std::int64_t t) {
     const std::int64_t since = t - std::int64_t{7200} * 1'000'000;
     const std::int64_t first = since / kMinuteUs;
     const std::int64_t last = t / kMinuteUs;
     std::int64_t blind = 0;
-    for (const auto& [from, to] : gaps) {
+    for (const auto& [from, to] : coverage.gaps) {
       blind += std::max<std::int64_t>(0, std::min(to - 1, last) - std::max(from, first) + 1);
     }
     if (2 * blind > last - first + 1) {
@@ -423,7 +438,7 @@ std::vector<TruthAlert> TrueAlerts(
     const auto count = [&](const std::vector<std::int64_t>& list) {
       return std::count_if(std::lower_bound(list.begin(), list.end(), since),
                            std::upper_bound(list.begin(), list.end(), t),
-                           [&](std::int64_t us) { return !in_gap(us); });
+                           [&](std::int64_t us) { return !coverage.InGap(us); });
     };
     const auto it = planned.find(line);
     const auto ran = departed.find(line);
@@ -434,10 +449,7 @@ std::vector<TruthAlert> TrueAlerts(
     return n >= 3 && 2 * count(ran->second) >= n;
   };
   const auto blind_between = [&](std::int64_t a, std::int64_t b) {
-    return std::any_of(outages_us.begin(), outages_us.end(), [&](const auto& o) {
-      return o.second - o.first >= static_cast<std::int64_t>(kCoverageGapS * 1e6) && o.first < b &&
-             o.second > a;
-    });
+    return coverage.GapBetween(a, b);
   };
   std::vector<TruthAlert> out;
   for (const auto& h : headways) {
@@ -477,15 +489,13 @@ std::vector<TruthAlert> TrueAlerts(
     const auto plan = planned.find(line);
     if (p > 0 && plan != planned.end() && point < plan->second.back() && plan_watches(line, d) &&
         period_holding(line, point) >= 0 &&
-        period_holding(line, point) == period_holding(line, d) && !covered_minutes.empty() &&
-        point / kMinuteUs <= covered_minutes.back() && !blind_between(d, point)) {
+        period_holding(line, point) == period_holding(line, d) && !coverage.minutes.empty() &&
+        point / kMinuteUs <= coverage.minutes.back() && !blind_between(d, point)) {
       out.push_back({"gap_in_progress", line.first, line.second, d, 0, p});
     }
   }
-  for (const auto& [start, end] : outages_us) {
-    if (end - start >= static_cast<std::int64_t>(kCoverageGapS * 1e6) && end < feed_end_us) {
-      out.push_back({"feed_blind", "", -1, start, end, 0});
-    }
+  for (const auto& [first, end] : coverage.gaps) {
+    out.push_back({"feed_blind", "", -1, first * kMinuteUs, end * kMinuteUs, 0});
   }
   std::sort(out.begin(), out.end(), [](const TruthAlert& a, const TruthAlert& b) {
     return std::tie(a.kind, a.route_id, a.direction_id, a.start_us) <
@@ -713,7 +723,6 @@ void AddFaults(Truth& truth, const PollPlan& polled, const Day& day, const PollC
 // `summary`).
 void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day,
                    const ExpectedOutcomes& expected, SimulateSummary& summary) {
-  const std::vector<std::int64_t>& covered_minutes = expected.covered_minutes();
   const DayPlan& plan = *polled.plan;
   const Fleet& fleet = *polled.fleet;
   const std::int64_t day_start_us = polled.day_start_us;
@@ -806,37 +815,40 @@ void AddTrueEvents(Truth& truth, const PollPlan& polled, const Day& day,
     summary.stale_routes.push_back(r.route_id);
   }
   const auto periods = PlanPeriods(written);
-  truth.headways =
-      TrueHeadways(fleet, plan, periods, outages, at, base::FormatDate(plan.service_date),
-                   [&](const TrueDeparture& d) {
-                     // Semantics §7 times a departure at a position: the last one the feed
-                     // showed (a record the rules accept) at or before the true crossing
-                     // of 1,000 m. When the feed showed nothing of the bus for longer than
-                     // the detector's exit gap across the crossing, it hid when the bus
-                     // left: the crossing itself stands (an outage there excludes it).
-                     const auto& shown = expected.accepted_us(d.vehicle);
-                     const std::int64_t exit_us = at(d.t_exit);
-                     const auto after = std::upper_bound(shown.begin(), shown.end(), exit_us);
-                     if (after == shown.begin() || after == shown.end() ||
-                         *after - *std::prev(after) > kMaxExitGapUs) {
-                       return d.t_exit;
-                     }
-                     return d.t_exit - static_cast<double>(exit_us - *std::prev(after)) / 1e6;
-                   });
-  {
-    std::vector<std::pair<std::int64_t, std::int64_t>> outages_us;
-    for (const auto& o : truth.outages) {
-      outages_us.emplace_back(o.start_us, o.end_us);
-    }
-    // The feed's last record: the last fix of the last bus off the road.
-    double feed_end = 0;
-    for (const SimVehicle& vehicle : fleet.vehicles) {
-      feed_end = std::max(feed_end, vehicle.t_off);
-    }
-    truth.alerts =
-        TrueAlerts(truth.headways, written, day.windows, periods, outages_us, covered_minutes,
-                   at(feed_end), [&at](double s) { return static_cast<std::int64_t>(at(s)); });
-  }
+  const FeedCoverage coverage(expected.covered_minutes());
+  truth.headways = TrueHeadways(
+      fleet, plan, periods, coverage, at, base::FormatDate(plan.service_date),
+      [&](const TrueDeparture& d) {
+        // Semantics §7 times a departure at a position: the last one of the
+        // bus the feed delivered (a record the rules accept) within 1,000 m of
+        // the pattern's first point at or before the true crossing of 1,000 m
+        // along it. When the feed showed nothing of the bus for longer than
+        // the detector's exit gap from there across the crossing, it hid when
+        // the bus left: the crossing itself stands (a coverage gap there excludes it).
+        const auto& shown = expected.shown(d.vehicle);
+        const PlannedTrip& trip = plan.trips[static_cast<std::size_t>(d.slot)];
+        const LatLon start =
+            plan.shapes[static_cast<std::size_t>(trip.shape)].path.points().front();
+        const std::int64_t exit_us = at(d.t_exit);
+        const auto after = std::upper_bound(
+            shown.begin(), shown.end(), exit_us,
+            [](std::int64_t us, const ExpectedOutcomes::Shown& r) { return us < r.event_us; });
+        auto inside = after;
+        while (inside != shown.begin() && std::prev(inside)->event_us >= exit_us - kMaxExitGapUs &&
+               geo::HaversineM(start.lat, start.lon, std::prev(inside)->lat,
+                               std::prev(inside)->lon) > kTerminalRadiusM) {
+          --inside;
+        }
+        if (inside == shown.begin() || after == shown.end() ||
+            geo::HaversineM(start.lat, start.lon, std::prev(inside)->lat, std::prev(inside)->lon) >
+                kTerminalRadiusM ||
+            after->event_us - std::prev(inside)->event_us > kMaxExitGapUs) {
+          return d.t_exit;
+        }
+        return d.t_exit - static_cast<double>(exit_us - std::prev(inside)->event_us) / 1e6;
+      });
+  truth.alerts = TrueAlerts(truth.headways, written, day.windows, periods, coverage,
+                            [&at](double s) { return static_cast<std::int64_t>(at(s)); });
 }
 
 // Every record a fault touched, with what the rules must make of it: Parquet, for a
