@@ -42,7 +42,9 @@ class FollowedStream {
   /// The event time of the first committed record later than `after`, if any.
   virtual base::Result<std::optional<base::Timestamp>> NextEventTime(base::Timestamp after) = 0;
   /// Every committed record with an event time in (after, through], in event-time order
-  /// (ties in a fixed order of the record's key).
+  /// (ties in a fixed order of the record's key). The records may be streamed as they
+  /// arrive: after an error `each` may have seen some of them, so a caller drops what it
+  /// built from this read (the follower restarts from its committed state).
   virtual base::Status Read(base::Timestamp after, base::Timestamp through,
                             const std::function<void(const Record&)>& each) = 0;
 };

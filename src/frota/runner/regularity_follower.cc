@@ -181,11 +181,15 @@ class Follower {
     Leader& l = *leader_;
     std::int64_t read = 0;
     regularity::Stream& stream = *l.stream;
+    // Where an epoch's time goes, for the debug line only: steady_clock, as base/clock.h
+    // allows.
+    const auto started = std::chrono::steady_clock::now();
     FROTA_RETURN_IF_ERROR(input_.Read(l.through, end, [&](const model::Position& p) {
       stream.Add(p.feed_id, p.vehicle_id, p.event_time, p.lat, p.lon, p.route_id, p.trip_id,
                  p.trip_start_date);
       ++read;
     }));
+    const auto was_read = std::chrono::steady_clock::now();
     model::EpochRows out;
     const bool finishing = end == base::Timestamp::max();
     if (finishing) {
@@ -197,6 +201,7 @@ class Follower {
     l.through = end;
     l.positions += read;
     l.finished = finishing;
+    const auto advanced = std::chrono::steady_clock::now();
     engine::PartitionedEpoch epoch;
     epoch.epoch = base::EpochId(++epoch_);  // per process run, across leads
     epoch.watermark = end;
@@ -207,10 +212,13 @@ class Follower {
     if (finishing) {
       epoch.finished.push_back(kPartition);
     }
+    const auto sealed = std::chrono::steady_clock::now();
+    const std::size_t state_bytes = epoch.states.back().bytes.size();
     if (config_.publish_alerts && !out.alerts.empty()) {
       FROTA_RETURN_IF_ERROR(config_.publish_alerts(out.alerts));
     }
     FROTA_ASSIGN_OR_RETURN(const auto outcome, sink_.CommitPartitions(out, epoch));
+    const auto committed = std::chrono::steady_clock::now();
     if (outcome == engine::CommitOutcome::kFenced) {
       spdlog::warn("regularity follower: fenced at through={}; another process leads {}",
                    TimeText(previous), name_);
@@ -225,8 +233,14 @@ class Follower {
     report_.departures += static_cast<std::int64_t>(out.departures.size());
     report_.headways += static_cast<std::int64_t>(out.headways.size());
     report_.alerts += static_cast<std::int64_t>(out.alerts.size());
-    spdlog::debug("regularity follower epoch={} through={} positions={} rows={}", epoch_,
-                  TimeText(end), read, out.RowCount());
+    const auto ms = [](auto from, auto to) {
+      return std::chrono::duration<double, std::milli>(to - from).count();
+    };
+    spdlog::debug(
+        "regularity follower epoch={} through={} positions={} rows={} state_bytes={} "
+        "read_ms={:.0f} advance_ms={:.0f} seal_ms={:.0f} commit_ms={:.0f}",
+        epoch_, TimeText(end), read, out.RowCount(), state_bytes, ms(started, was_read),
+        ms(was_read, advanced), ms(advanced, sealed), ms(sealed, committed));
     if (finishing) {
       report_.finished = true;
       spdlog::info("regularity follower: finished {} positions={}", name_, l.positions);

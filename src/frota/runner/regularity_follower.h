@@ -31,8 +31,12 @@ struct RegularityFollowerConfig {
   /// after the members, or they ran ahead): a stretch of event time that starts at
   /// `slice` and adapts, within [1 minute, 7 days], so that an epoch reads about
   /// `epoch_positions` positions (a dense feed: less than 15 minutes; a sparse one: more).
+  /// Fewer, larger epochs cost less: each writes the stream's whole state (megabytes on a
+  /// city's day), and the members' commits interleave event times, so the BRIN range
+  /// read of a short stretch also scans many rows of its neighbours (docs/performance.md,
+  /// "The regularity follower").
   std::chrono::microseconds slice{std::chrono::minutes(15)};
-  std::int64_t epoch_positions = 100'000;
+  std::int64_t epoch_positions = 300'000;
   /// Return once the follower's end of input is committed (by this process or another):
   /// `frota run --kafka --until-end`.
   bool until_end = false;

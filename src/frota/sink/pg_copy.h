@@ -94,6 +94,8 @@ class PgCopyReader {
     pos_ += extension;
     return base::Status::Ok();
   }
+  /// Bytes read so far (after ReadHeader(): where the first row starts).
+  [[nodiscard]] std::size_t position() const { return pos_; }
   base::Result<std::optional<int>> NextRow() {
     if (pos_ + 2 > bytes_.size()) {
       return base::Internal("binary COPY stream ends without its trailer");
@@ -137,6 +139,98 @@ class PgCopyReader {
   }
   std::string_view bytes_;
   std::size_t pos_ = 0;
+};
+
+/// A binary COPY stream that arrives in pieces (PgConnection::CopyOut: pieces need not end
+/// at row boundaries), cut into rows: Feed() hands each complete row to `on_row` as a
+/// PgCopyReader over that row alone (NextRow(), then one Field() per column) and keeps an
+/// incomplete rest for the next piece; the trailer ends the stream (ended()). An error
+/// from `on_row` is returned at once.
+class PgCopyRows {
+ public:
+  template <typename OnRow>
+  base::Status Feed(std::string_view piece, OnRow&& on_row) {
+    // Rows are read in place from the piece; only a rest that spans pieces is copied.
+    std::string_view data = piece;
+    if (!rest_.empty()) {
+      rest_.append(piece);
+      data = rest_;
+    }
+    std::size_t pos = 0;
+    if (!header_done_) {
+      PgCopyReader header(data);
+      if (data.size() >= 19) {
+        FROTA_RETURN_IF_ERROR(header.ReadHeader());
+      }
+      if (data.size() < 19 || header.position() > data.size()) {
+        Keep(data, 0);
+        return base::Status::Ok();
+      }
+      pos = header.position();
+      header_done_ = true;
+    }
+    while (!ended_) {
+      const auto end = RowEnd(data, pos);
+      if (!end) {
+        break;
+      }
+      if (ended_) {
+        pos = *end;
+        break;
+      }
+      PgCopyReader row(data.substr(pos, *end - pos));
+      FROTA_RETURN_IF_ERROR(on_row(row));
+      ++rows_;
+      pos = *end;
+    }
+    Keep(data, pos);
+    return base::Status::Ok();
+  }
+  [[nodiscard]] bool ended() const { return ended_; }
+  [[nodiscard]] std::int64_t rows() const { return rows_; }
+
+ private:
+  // Where the row starting at `pos` ends, if all of it is in `data` (at the trailer: its
+  // end, with ended_ set).
+  std::optional<std::size_t> RowEnd(std::string_view data, std::size_t pos) {
+    if (data.size() - pos < 2) {
+      return std::nullopt;
+    }
+    const auto fields = static_cast<std::int16_t>(PgCopyReader::BigEndian(data.substr(pos, 2)));
+    std::size_t at = pos + 2;
+    if (fields < 0) {
+      ended_ = true;
+      return at;
+    }
+    for (int f = 0; f < fields; ++f) {
+      if (data.size() - at < 4) {
+        return std::nullopt;
+      }
+      const auto length = static_cast<std::int32_t>(
+          static_cast<std::uint32_t>(PgCopyReader::BigEndian(data.substr(at, 4))));
+      at += 4;
+      if (length > 0) {
+        if (data.size() - at < static_cast<std::size_t>(length)) {
+          return std::nullopt;
+        }
+        at += static_cast<std::size_t>(length);
+      }
+    }
+    return at;
+  }
+  // Keeps data[pos..] for the next piece (`data` may be rest_ itself).
+  void Keep(std::string_view data, std::size_t pos) {
+    if (data.data() == rest_.data()) {
+      rest_.erase(0, pos);
+    } else {
+      rest_.assign(data.substr(pos));
+    }
+  }
+
+  std::string rest_;
+  bool header_done_ = false;
+  bool ended_ = false;
+  std::int64_t rows_ = 0;
 };
 
 }  // namespace frota::sink

@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <bit>
 #include <vector>
 
+#include "frota/sink/pg_copy.h"
 #include "frota/sink/postgres_sink.h"
 
 namespace frota::sink {
@@ -39,13 +40,21 @@ base::Timestamp FromMicros(std::int64_t us) {
   return base::Timestamp(std::chrono::microseconds(us));
 }
 
-base::Result<double> Number(std::string_view text) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) {
-    return base::Internal("positions: unexpected number text \"{}\"", text);
+// Binary COPY fields of the follower's columns.
+base::Result<std::string_view> TextField(PgCopyReader& row, std::string_view column) {
+  FROTA_ASSIGN_OR_RETURN(const auto field, row.Field());
+  if (!field) {
+    return base::Internal("positions: {} is NULL", column);
   }
-  return value;
+  return *field;
+}
+
+base::Result<std::uint64_t> EightBytes(PgCopyReader& row, std::string_view column) {
+  FROTA_ASSIGN_OR_RETURN(const auto field, row.Field());
+  if (!field || field->size() != 8) {
+    return base::Internal("positions: {} is not 8 bytes", column);
+  }
+  return PgCopyReader::BigEndian(*field);
 }
 
 }  // namespace
@@ -65,6 +74,14 @@ base::Status PostgresFollowedStream::Connect() {
   if (!schema.ok()) {
     db_.reset();
     return schema;
+  }
+  // Read() sorts an epoch's positions (some 10 MB): in memory, not in temporary files
+  // (the default work_mem is 4 MB); and its queries are too short to gain from JIT
+  // compilation, which cost a fifth of the server's time for them.
+  const auto session = db_->Execute("SET work_mem = '64MB'; SET jit = off");
+  if (!session.ok()) {
+    db_.reset();
+    return session;
   }
   return base::Status::Ok();
 }
@@ -139,26 +156,50 @@ base::Result<std::optional<base::Timestamp>> PostgresFollowedStream::NextEventTi
 base::Status PostgresFollowedStream::Read(base::Timestamp after, base::Timestamp through,
                                           const std::function<void(const model::Position&)>& each) {
   FROTA_RETURN_IF_ERROR(Connect());
-  std::vector<PgParam> params;
-  const std::string where = TimeRange(after, through, params);
-  FROTA_ASSIGN_OR_RETURN(
-      const auto found,
-      db_->Query(fmt::format("SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, "
-                             "{}, lat, lon FROM positions WHERE {} "
-                             "ORDER BY event_time, feed_id, vehicle_id",
-                             Micros("event_time"), where),
-                 params));
+  // Binary COPY, streamed: no text to format on the server nor to parse here, and no
+  // result set held whole (an epoch reads about 100,000 rows). COPY takes no parameters,
+  // so the bounds are literals (ISO 8601 texts: digits, '-', ':', '.', 'T' and 'Z').
+  std::string where = "TRUE";
+  if (after != base::Timestamp::min()) {
+    where += fmt::format(" AND event_time > '{}'::timestamp", base::FormatIso8601(after));
+  }
+  if (through != base::Timestamp::max()) {
+    where += fmt::format(" AND event_time <= '{}'::timestamp", base::FormatIso8601(through));
+  }
+  const std::string copy = fmt::format(
+      "COPY (SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, event_time, lat, lon "
+      "FROM positions WHERE {} ORDER BY event_time, feed_id, vehicle_id) TO STDOUT (FORMAT binary)",
+      where);
   model::Position p;
-  for (int i = 0; i < found.rows(); ++i) {
-    p.feed_id = found.Value(i, 0);
-    p.vehicle_id = found.Value(i, 1);
-    p.route_id = found.Value(i, 2);
-    p.trip_id = found.Value(i, 3);
-    p.trip_start_date = found.Value(i, 4);
-    p.event_time = FromMicros(found.Int(i, 5));
-    FROTA_ASSIGN_OR_RETURN(p.lat, Number(found.Value(i, 6)));
-    FROTA_ASSIGN_OR_RETURN(p.lon, Number(found.Value(i, 7)));
+  const auto on_row = [&](PgCopyReader& row) -> base::Status {
+    FROTA_ASSIGN_OR_RETURN(const auto fields, row.NextRow());
+    if (!fields || *fields != 8) {
+      return base::Internal("positions: a row of {} columns, 8 expected", fields ? *fields : -1);
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto feed, TextField(row, "feed_id"));
+    FROTA_ASSIGN_OR_RETURN(const auto vehicle, TextField(row, "vehicle_id"));
+    FROTA_ASSIGN_OR_RETURN(const auto route, TextField(row, "route_id"));
+    FROTA_ASSIGN_OR_RETURN(const auto trip, TextField(row, "trip_id"));
+    FROTA_ASSIGN_OR_RETURN(const auto start_date, TextField(row, "trip_start_date"));
+    FROTA_ASSIGN_OR_RETURN(const auto time, EightBytes(row, "event_time"));
+    FROTA_ASSIGN_OR_RETURN(const auto lat, EightBytes(row, "lat"));
+    FROTA_ASSIGN_OR_RETURN(const auto lon, EightBytes(row, "lon"));
+    p.feed_id.assign(feed);
+    p.vehicle_id.assign(vehicle);
+    p.route_id.assign(route);
+    p.trip_id.assign(trip);
+    p.trip_start_date.assign(start_date);
+    p.event_time = FromMicros(static_cast<std::int64_t>(time) + kPgEpochMicros);
+    p.lat = std::bit_cast<double>(lat);
+    p.lon = std::bit_cast<double>(lon);
     each(p);
+    return base::Status::Ok();
+  };
+  PgCopyRows rows;
+  FROTA_RETURN_IF_ERROR(
+      db_->CopyOut(copy, [&](std::string_view piece) { return rows.Feed(piece, on_row); }));
+  if (!rows.ended()) {
+    return base::Internal("positions: the COPY stream ended without its trailer");
   }
   return base::Status::Ok();
 }

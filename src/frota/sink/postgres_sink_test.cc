@@ -419,7 +419,8 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
                     "rejected_feed_reason ON rejected (feed_id, reason); DROP TABLE "
                     "collector_polls; DROP TABLE rules; DROP TABLE departures, headways, alerts; "
                     "DROP TABLE aircraft_positions; ALTER TABLE engine_state DROP COLUMN "
-                    "watermark; DELETE FROM frota_schema "
+                    "watermark; ALTER TABLE engine_state ALTER COLUMN state SET STORAGE "
+                    "EXTENDED; DELETE FROM frota_schema "
                     "WHERE version >= 2")
           .ok());
   {
@@ -428,13 +429,17 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
   }
   auto found = (*admin)->Query(
       "SELECT (SELECT max(version) FROM frota_schema), (SELECT string_agg(indexdef, '; ') "
-      "FROM pg_indexes WHERE tablename = 'rejected'), (SELECT count(*) FROM rejected)");
+      "FROM pg_indexes WHERE tablename = 'rejected'), (SELECT count(*) FROM rejected), "
+      "(SELECT attstorage FROM pg_attribute WHERE attrelid = 'engine_state'::regclass "
+      "AND attname = 'state')");
   ASSERT_TRUE(found.ok()) << found.error().message();
   EXPECT_EQ(found->Int(0, 0), kPostgresSchemaVersion);
   EXPECT_EQ(found->Value(0, 1),
             "CREATE INDEX rejected_feed_reason_rare ON public.rejected USING btree (feed_id, "
             "reason) WHERE (reason <> 'duplicate'::text)");
   EXPECT_EQ(found->Int(0, 2), 3);
+  // Version 8: states stored without compression ('e', external; the default is 'x').
+  EXPECT_EQ(found->Value(0, 3), "e");
   // It held results: version 4 records the rules frota had compiled in then.
   auto rules = (*admin)->Query(
       "SELECT count(*), max(value) FILTER (WHERE key = 'stale_after_s') FROM rules");

@@ -125,64 +125,13 @@ class StreamingCopy {
       : appender_(appender), table_(table) {}
 
   base::Status Feed(std::string_view piece) {
-    buffer_.append(piece);
-    std::size_t pos = 0;
-    if (!header_done_) {
-      if (buffer_.size() < 19) {
-        return base::Status::Ok();
-      }
-      PgCopyReader header(buffer_);
-      FROTA_RETURN_IF_ERROR(header.ReadHeader());
-      pos = 19;  // signature, flags, and an empty header extension (what servers send)
-      header_done_ = true;
-    }
-    while (!ended_) {
-      const auto row_end = CompleteRow(pos);
-      if (!row_end) {
-        break;
-      }
-      FROTA_RETURN_IF_ERROR(AppendRow(pos, *row_end));
-      pos = *row_end;
-    }
-    buffer_.erase(0, pos);
-    return base::Status::Ok();
+    return rows_.Feed(piece, [this](PgCopyReader& row) { return AppendRow(row); });
   }
-  [[nodiscard]] bool ended() const { return ended_; }
-  [[nodiscard]] std::int64_t rows() const { return rows_; }
+  [[nodiscard]] bool ended() const { return rows_.ended(); }
+  [[nodiscard]] std::int64_t rows() const { return rows_.rows(); }
 
  private:
-  static std::uint32_t Be32(std::string_view s, std::size_t at) {
-    return static_cast<std::uint32_t>(PgCopyReader::BigEndian(s.substr(at, 4)));
-  }
-  // Where the row starting at `pos` ends, if all of it is buffered.
-  std::optional<std::size_t> CompleteRow(std::size_t pos) {
-    if (buffer_.size() - pos < 2) {
-      return std::nullopt;
-    }
-    const auto fields = static_cast<std::int16_t>(
-        PgCopyReader::BigEndian(std::string_view(buffer_).substr(pos, 2)));
-    std::size_t at = pos + 2;
-    if (fields < 0) {
-      ended_ = true;
-      return std::nullopt;
-    }
-    for (int f = 0; f < fields; ++f) {
-      if (buffer_.size() - at < 4) {
-        return std::nullopt;
-      }
-      const auto length = static_cast<std::int32_t>(Be32(buffer_, at));
-      at += 4;
-      if (length > 0) {
-        if (buffer_.size() - at < static_cast<std::size_t>(length)) {
-          return std::nullopt;
-        }
-        at += static_cast<std::size_t>(length);
-      }
-    }
-    return at;
-  }
-  base::Status AppendRow(std::size_t pos, std::size_t end) {
-    PgCopyReader r(std::string_view(buffer_).substr(pos, end - pos));
+  base::Status AppendRow(PgCopyReader& r) {
     FROTA_ASSIGN_OR_RETURN(const auto fields, r.NextRow());
     if (!fields || static_cast<std::size_t>(*fields) != table_.columns.size()) {
       return base::Internal("copy of {}: rows have {} columns, this frota expects {}", table_.name,
@@ -196,16 +145,12 @@ class StreamingCopy {
         FROTA_RETURN_IF_ERROR(SetField(appender_, c, table_.columns[c], *field));
       }
     }
-    ++rows_;
     return appender_.EndRow();
   }
 
   ChunkAppender& appender_;
   const CopiedTable& table_;
-  std::string buffer_;
-  bool header_done_ = false;
-  bool ended_ = false;
-  std::int64_t rows_ = 0;
+  PgCopyRows rows_;
 };
 
 // A PostgreSQL column type as the DuckDB type it is copied into; nullopt for a type no
