@@ -27,12 +27,20 @@ mkdir -p "$work"
 messages=5000000; warmup=1000000; rows=2000000; vehicles=3600; members=${FROTA_BENCH_MEMBERS:-2}
 if [[ $quick == --quick ]]; then messages=1000000; warmup=200000; rows=500000; vehicles=600; fi
 
-new_db() {  # a fresh database on the test server; prints its DSN
+new_db() {  # a fresh database on the test server, dropped at exit; prints its DSN
   local name=frota_bench_$1_$$
   psql "$FROTA_TEST_PG_DSN" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null
   psql "$FROTA_TEST_PG_DSN" -qc "CREATE DATABASE $name" >/dev/null
   echo "${FROTA_TEST_PG_DSN%/*}/$name"
 }
+
+# The databases new_db made (a day's holds about 2.8 GB) go when the script ends, however.
+drop_databases() {
+  for name in frota_bench_sink_$$ frota_bench_day_$$; do
+    psql "$FROTA_TEST_PG_DSN" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true
+  done
+}
+trap drop_databases EXIT
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
