@@ -38,8 +38,8 @@ struct StreamOptions {
   double gap_headways = 2;
   /// gap and gap_in_progress need the line watched before the departure that opens them:
   /// in the `watch_window` up to it, at least `watch_share` of the planned departures
-  /// were found, both counted only where the feed was watching (no coverage gap). A feed
-  /// that shows a third of a line's buses shows no gaps, only holes.
+  /// were found, both counted outside the feed's coverage gaps, in a window at most half
+  /// in them. A feed that shows a third of a line's buses shows no gaps, only holes.
   std::chrono::seconds watch_window{std::chrono::hours(2)};
   double watch_share = 0.5;
   /// ... and at least this many were planned there (at the start of service the feed has

@@ -104,12 +104,6 @@ void ExpectedOutcomes::Release(VehicleState& state, std::int64_t up_to_us) {
     state.last_lon = p.lon;
     state.shown.push_back({p.event_us, static_cast<float>(p.lat), static_cast<float>(p.lon)});
     Decide(p.offset, std::nullopt);
-    constexpr std::int64_t kMinuteUs = 60'000'000;
-    const std::int64_t minute =
-        p.event_us >= 0 ? p.event_us / kMinuteUs : -((-p.event_us + kMinuteUs - 1) / kMinuteUs);
-    if (covered_minutes_.empty() || covered_minutes_.back() != minute) {
-      covered_minutes_.push_back(minute);
-    }
   }
   state.pending.erase(state.pending.begin(),
                       state.pending.begin() + static_cast<std::ptrdiff_t>(released));
@@ -143,6 +137,15 @@ void ExpectedOutcomes::Finish() {
     state.dirty = false;
   }
   dirty_.clear();
+  // The covered minutes, from every vehicle's accepted records.
+  constexpr std::int64_t kMinuteUs = 60'000'000;
+  covered_minutes_.clear();
+  for (const VehicleState& state : vehicles_) {
+    for (const Shown& r : state.shown) {
+      covered_minutes_.push_back(r.event_us >= 0 ? r.event_us / kMinuteUs
+                                                 : -((-r.event_us + kMinuteUs - 1) / kMinuteUs));
+    }
+  }
   std::sort(covered_minutes_.begin(), covered_minutes_.end());
   covered_minutes_.erase(std::unique(covered_minutes_.begin(), covered_minutes_.end()),
                          covered_minutes_.end());

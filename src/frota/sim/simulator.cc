@@ -448,9 +448,6 @@ std::vector<TruthAlert> TrueAlerts(
     const auto n = count(it->second);
     return n >= 3 && 2 * count(ran->second) >= n;
   };
-  const auto blind_between = [&](std::int64_t a, std::int64_t b) {
-    return coverage.GapBetween(a, b);
-  };
   std::vector<TruthAlert> out;
   for (const auto& h : headways) {
     if (h.exclusion == "service_break") {
@@ -469,8 +466,8 @@ std::vector<TruthAlert> TrueAlerts(
     }
     const double p1 = planned_at(line, earlier);
     const std::int64_t point = earlier + std::llround(2 * p1 * 1e6);
-    if (p1 > 0 && later > point && !blind_between(earlier, point) && plan_watches(line, earlier) &&
-        period_holding(line, point) >= 0 &&
+    if (p1 > 0 && later > point && !coverage.GapBetween(earlier, point) &&
+        plan_watches(line, earlier) && period_holding(line, point) >= 0 &&
         period_holding(line, point) == period_holding(line, earlier)) {
       out.push_back({"gap_in_progress", h.route_id, h.direction_id, earlier, later, p1});
     }
@@ -490,7 +487,7 @@ std::vector<TruthAlert> TrueAlerts(
     if (p > 0 && plan != planned.end() && point < plan->second.back() && plan_watches(line, d) &&
         period_holding(line, point) >= 0 &&
         period_holding(line, point) == period_holding(line, d) && !coverage.minutes.empty() &&
-        point / kMinuteUs <= coverage.minutes.back() && !blind_between(d, point)) {
+        point / kMinuteUs <= coverage.minutes.back() && !coverage.GapBetween(d, point)) {
       out.push_back({"gap_in_progress", line.first, line.second, d, 0, p});
     }
   }
