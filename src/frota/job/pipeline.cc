@@ -27,7 +27,7 @@ Pipeline::Pipeline(JobConfig config, Routing routing, std::int32_t partitions,
       pool_(threads > 1 ? threads - 1 : 0) {
   if (routing_ == Routing::kByKeyHash) {
     for (std::int32_t i = 0; i < std::max(partitions, 1); ++i) {
-      shards_.push_back(std::make_unique<Shard>(i, &config_, catalog_, strings_));
+      shards_.push_back(std::make_unique<Shard>(i, &config_, catalog_, strings_, &row_buffers_));
     }
     inboxes_.resize(shards_.size());
   }
@@ -202,7 +202,8 @@ void Pipeline::AddPartition(base::PartitionId partition) {
   if (FindShard(partition) < shards_.size()) {
     return;
   }
-  shards_.push_back(std::make_unique<Shard>(partition.value(), &config_, catalog_, strings_));
+  shards_.push_back(
+      std::make_unique<Shard>(partition.value(), &config_, catalog_, strings_, &row_buffers_));
   inboxes_.emplace_back();
   if (routing_ == Routing::kBySourcePartition) {
     partition_watermarks_.emplace_back(config_.max_lateness(), config_.idle_timeout);
@@ -277,7 +278,8 @@ base::Status Pipeline::RestorePartition(base::PartitionId partition, std::string
                               r.remaining());
   }
   // Restore into fresh objects first, so a corrupt state leaves the partition as it was.
-  auto shard = std::make_unique<Shard>(partition.value(), &config_, catalog_, strings_);
+  auto shard =
+      std::make_unique<Shard>(partition.value(), &config_, catalog_, strings_, &row_buffers_);
   if (const auto status = shard->Restore(shard_bytes); !status.ok()) {
     return status.error().WithContext(
         fmt::format("restoring the state of partition {}", partition.value()));

@@ -15,6 +15,7 @@
 #include "frota/job/config.h"
 #include "frota/job/shard.h"
 #include "frota/model/record_interner.h"
+#include "frota/model/row_buffers.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 
@@ -111,6 +112,9 @@ class Pipeline {
   [[nodiscard]] std::size_t pending_records() const;
   /// The strings of every record's ids (rows refer to it).
   [[nodiscard]] const std::shared_ptr<model::StringDictionary>& strings() const { return strings_; }
+  /// Where a runner gives back the positions and rejections of rows it has written, for
+  /// TakeRows to fill again (thread-safe: the runner's commit thread may give them).
+  [[nodiscard]] model::RowBuffers& row_buffers() { return row_buffers_; }
 
   /// Kafka routing: create (or drop) the state of a source partition on assignment.
   /// AddPartition of a partition already present does nothing; DropPartition forgets the
@@ -163,6 +167,7 @@ class Pipeline {
   std::shared_ptr<model::StringDictionary> strings_ = std::make_shared<model::StringDictionary>();
   model::RecordInterner interner_{strings_};
   engine::WatermarkTracker watermark_;  // kByKeyHash
+  model::RowBuffers row_buffers_;       // before shards_, which refill from it
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<Inbox> inboxes_;
   std::size_t offered_since_advance_ = 0;  // records queued in inboxes_ (AdvanceDue)

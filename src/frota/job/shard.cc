@@ -74,11 +74,12 @@ const std::string& PositionOrder::NameOf(model::SourceId id) const {
 }
 
 Shard::Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,
-             std::shared_ptr<model::StringDictionary> strings)
+             std::shared_ptr<model::StringDictionary> strings, model::RowBuffers* row_buffers)
     : partition_id_(partition_id),
       config_(config),
       catalog_(catalog),
       strings_(std::move(strings)),
+      row_buffers_(row_buffers),
       vehicles_(PositionOrder(catalog)) {}
 
 void Shard::Add(model::PositionRecord&& position) {
@@ -136,6 +137,10 @@ model::EpochRows Shard::TakeRows() {
   model::EpochRows out = std::move(rows_);
   out.strings = strings_;
   rows_ = model::EpochRows();
+  if (row_buffers_ != nullptr) {
+    rows_.positions = row_buffers_->TakePositions();
+    rows_.rejected = row_buffers_->TakeRejected();
+  }
   // The next batch is likely as big; but not the burst of an end of input or a long-held
   // watermark, which would stay reserved.
   rows_.positions.reserve(std::min<std::size_t>(out.positions.size(), 1 << 16));

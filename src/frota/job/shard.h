@@ -18,6 +18,7 @@
 #include "frota/job/distance.h"
 #include "frota/job/flat_map.h"
 #include "frota/model/position_record.h"
+#include "frota/model/row_buffers.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/model/string_dictionary.h"
@@ -208,9 +209,10 @@ class PositionOrder {
 /// different shards on different threads.
 class Shard {
  public:
-  /// `strings` issued the ids of every record added; it outlives the shard.
+  /// `strings` issued the ids of every record added; it outlives the shard. TakeRows
+  /// refills the rows it hands out from `row_buffers` (if given), which outlives the shard.
   Shard(std::int32_t partition_id, const JobConfig* config, model::SourceCatalog* catalog,
-        std::shared_ptr<model::StringDictionary> strings);
+        std::shared_ptr<model::StringDictionary> strings, model::RowBuffers* row_buffers = nullptr);
 
   /// A record that passed rules 1-4 and is not late: buffered until W passes it, or
   /// refused at once as the duplicate of one buffered (rule 5).
@@ -323,6 +325,7 @@ class Shard {
   const JobConfig* config_;
   model::SourceCatalog* catalog_;
   std::shared_ptr<model::StringDictionary> strings_;
+  model::RowBuffers* row_buffers_;
   engine::KeyedProcessor<PositionOrder> vehicles_;
   // Open hours by the instant they end (EndOfLocalHour); flushed when W reaches it.
   std::map<Timestamp, HourBucket> hours_;

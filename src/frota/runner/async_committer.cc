@@ -4,8 +4,11 @@
 
 namespace frota::runner {
 
-AsyncCommitter::AsyncCommitter(Sink& sink, AfterCommit after_commit)
-    : sink_(sink), streams_(sink.StreamsRows()), after_commit_(std::move(after_commit)) {
+AsyncCommitter::AsyncCommitter(Sink& sink, AfterCommit after_commit, model::RowBuffers* written)
+    : sink_(sink),
+      streams_(sink.StreamsRows()),
+      after_commit_(std::move(after_commit)),
+      written_(written) {
   thread_ = std::thread([this] {
     base::NameThisThread("frota-sink");
     Run();
@@ -90,7 +93,10 @@ void AsyncCommitter::Run() {
     changed_.notify_all();  // room in the queue
     lock.unlock();
     const auto status = error_ ? base::Status::Ok() : Perform(work);
-    work = Work{};  // the rows are freed here, off the submitting thread
+    if (written_ != nullptr) {
+      written_->Give(work.rows);
+    }
+    work = Work{};  // the other rows are freed here, off the submitting thread
     lock.lock();
     if (!status.ok() && !error_) {
       error_ = status.error();

@@ -11,6 +11,7 @@
 
 #include "frota/base/status.h"
 #include "frota/engine/transactional_sink.h"
+#include "frota/model/row_buffers.h"
 #include "frota/model/rows.h"
 
 namespace frota::runner {
@@ -52,7 +53,11 @@ class AsyncCommitter {
   /// `after_commit` (optional) runs on the commit thread after each successful commit,
   /// with that epoch's checkpoint (not the last one submitted: up to kMaxQueued wait).
   using AfterCommit = std::function<void(const engine::EpochCheckpoint&)>;
-  explicit AsyncCommitter(Sink& sink, AfterCommit after_commit = {});
+  /// `written` (optional) gets the positions and rejections of every write and commit
+  /// back once the sink is done with them (model::RowBuffers::Give), for the pipeline
+  /// that emitted them to fill again; it outlives the committer.
+  explicit AsyncCommitter(Sink& sink, AfterCommit after_commit = {},
+                          model::RowBuffers* written = nullptr);
   ~AsyncCommitter();
   AsyncCommitter(const AsyncCommitter&) = delete;
   AsyncCommitter& operator=(const AsyncCommitter&) = delete;
@@ -75,6 +80,7 @@ class AsyncCommitter {
   Sink& sink_;
   const bool streams_;
   AfterCommit after_commit_;
+  model::RowBuffers* written_;
   model::EpochRows gathered_;  // commit thread only: Writes for a sink that does not stream
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -215,7 +215,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       config.after_commit(committed.epoch.value());
     };
   }
-  AsyncCommitter committer(sink, std::move(after_commit));
+  AsyncCommitter committer(sink, std::move(after_commit), &pipeline.row_buffers());
   // What the pipeline emitted goes to the sink as it comes (the epoch's transaction takes
   // it; an epoch is never held whole), counted on the way.
   std::int64_t epoch_rows = 0;
