@@ -225,7 +225,11 @@ void Stream::Add(std::string_view feed_id, std::string_view vehicle_id, base::Ti
                  std::string_view trip_start_date) {
   const auto text = [this](std::string_view t) { return Intern(t); };
   const std::int64_t minute = MinuteOf(time);
-  FeedState& feed = feeds_[std::string(feed_id)];
+  if (last_feed_.second == nullptr || last_feed_.first != feed_id) {
+    const auto found = feeds_.try_emplace(std::string(feed_id)).first;
+    last_feed_ = {found->first, &found->second};
+  }
+  FeedState& feed = *last_feed_.second;
   if (feed.coverage.minutes().empty() || minute > feed.coverage.minutes().back()) {
     feed.pending_minutes.insert(minute);
   }
@@ -235,7 +239,7 @@ void Stream::Add(std::string_view feed_id, std::string_view vehicle_id, base::Ti
   if (route.empty() && trip.empty()) {
     return;
   }
-  auto [it, inserted] = detectable_.try_emplace(std::make_pair(route, trip), false);
+  auto [it, inserted] = detectable_.try_emplace(std::make_pair(route.data(), trip.data()), false);
   if (inserted) {
     it->second = detector_.CanDetect(route, trip);
   }
@@ -246,11 +250,18 @@ void Stream::Add(std::string_view feed_id, std::string_view vehicle_id, base::Ti
 }
 
 Stream::Vehicle& Stream::VehicleOf(std::string_view feed_id, std::string_view vehicle_id) {
+  if (const auto found = vehicle_index_.find({feed_id, vehicle_id});
+      found != vehicle_index_.end()) {
+    return *found->second;
+  }
   std::pair<std::string, std::string> key{feed_id, vehicle_id};
   auto it = vehicles_.find(key);
   if (it == vehicles_.end()) {
     it = vehicles_.emplace(key, Vehicle{VehicleTrack(detector_, key.first, key.second), {}}).first;
   }
+  vehicle_index_.emplace(
+      std::pair<std::string_view, std::string_view>(it->first.first, it->first.second),
+      &it->second);
   return it->second;
 }
 
@@ -639,7 +650,9 @@ std::string Stream::Snapshot() const {
 }
 
 base::Status Stream::Restore(std::string_view bytes) {
+  vehicle_index_.clear();
   vehicles_.clear();
+  last_feed_ = {{}, nullptr};
   feeds_.clear();
   lines_.clear();
   last_minute_seen_ = std::numeric_limits<std::int64_t>::min();

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "frota/base/status.h"
@@ -133,12 +135,44 @@ class Stream {
   StreamOptions options_;
   DepartureDetector detector_;
   std::unique_ptr<PlanCache> plans_;
+  // A pair of texts hashed as one (the lookups below run once per position).
+  struct TextPairHash {
+    std::size_t operator()(const std::pair<std::string_view, std::string_view>& p) const {
+      const std::size_t a = std::hash<std::string_view>()(p.first);
+      return a ^ (std::hash<std::string_view>()(p.second) + 0x9e3779b97f4a7c15ULL + (a << 6) +
+                  (a >> 2));
+    }
+  };
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const {
+      return std::hash<std::string_view>()(text);
+    }
+  };
+
+  // In key order (Advance and Snapshot walk them so); vehicle_index_ finds one by its texts
+  // (which it borrows from vehicles_' keys) without comparing keys down the tree.
   std::map<std::pair<std::string, std::string>, Vehicle> vehicles_;
+  std::unordered_map<std::pair<std::string_view, std::string_view>, Vehicle*, TextPairHash>
+      vehicle_index_;
   std::map<std::string, FeedState> feeds_;
+  // The feed of the last position added (most feeds send alone): its key in feeds_.
+  std::pair<std::string_view, FeedState*> last_feed_{{}, nullptr};
   std::map<LineKey, Line> lines_;
   std::int64_t last_minute_seen_ = std::numeric_limits<std::int64_t>::min();
-  std::map<std::pair<std::string_view, std::string_view>, bool> detectable_;
-  std::set<std::string, std::less<>> texts_;
+  // Whether the detector can place a (route, trip); by the addresses of their texts in
+  // texts_, which are the texts' identities there.
+  struct AddressPairHash {
+    std::size_t operator()(const std::pair<const char*, const char*>& p) const {
+      const auto a = reinterpret_cast<std::uintptr_t>(p.first);
+      const auto b = reinterpret_cast<std::uintptr_t>(p.second);
+      return std::hash<std::uintptr_t>()(a * 0x9e3779b97f4a7c15ULL ^ b);
+    }
+  };
+  std::unordered_map<std::pair<const char*, const char*>, bool, AddressPairHash> detectable_;
+  // Every text positions brought (routes, trips, service dates): stored once, never
+  // moved (a node set), so the string_views handed out stay valid.
+  std::unordered_set<std::string, TextHash, std::equal_to<>> texts_;
 };
 
 }  // namespace frota::regularity
