@@ -77,8 +77,12 @@ base::Status PostgresFollowedStream::Connect() {
   }
   // Read() sorts an epoch's positions (some 10 MB): in memory, not in temporary files
   // (the default work_mem is 4 MB); and its queries are too short to gain from JIT
-  // compilation, which cost a fifth of the server's time for them.
-  const auto session = db_->Execute("SET work_mem = '64MB'; SET jit = off");
+  // compilation, which cost a fifth of the server's time for them. Nor from parallel
+  // workers: the members' COPYs keep the server's cores busy, and the workers a read
+  // started cost 11.7 of the server's 53 CPU seconds in the Kafka -> PostgreSQL day, the
+  // one backend that reads alone 12 s against 7.7 s plus theirs (docs/performance.md).
+  const auto session =
+      db_->Execute("SET work_mem = '64MB'; SET jit = off; SET max_parallel_workers_per_gather = 0");
   if (!session.ok()) {
     db_.reset();
     return session;
