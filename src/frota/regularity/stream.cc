@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <set>
 
 #include "frota/base/bytes.h"
 #include "frota/regularity/state_bytes.h"

@@ -8,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -135,12 +134,14 @@ class Stream {
   StreamOptions options_;
   DepartureDetector detector_;
   std::unique_ptr<PlanCache> plans_;
-  // A pair of texts hashed as one (the lookups below run once per position).
+  // Two hashes mixed into one, for the pair keys below (looked up once per position).
+  static std::size_t MixHashes(std::size_t a, std::size_t b) {
+    return a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  }
   struct TextPairHash {
     std::size_t operator()(const std::pair<std::string_view, std::string_view>& p) const {
-      const std::size_t a = std::hash<std::string_view>()(p.first);
-      return a ^ (std::hash<std::string_view>()(p.second) + 0x9e3779b97f4a7c15ULL + (a << 6) +
-                  (a >> 2));
+      return MixHashes(std::hash<std::string_view>()(p.first),
+                       std::hash<std::string_view>()(p.second));
     }
   };
   struct TextHash {
@@ -164,9 +165,7 @@ class Stream {
   // texts_, which are the texts' identities there.
   struct AddressPairHash {
     std::size_t operator()(const std::pair<const char*, const char*>& p) const {
-      const auto a = reinterpret_cast<std::uintptr_t>(p.first);
-      const auto b = reinterpret_cast<std::uintptr_t>(p.second);
-      return std::hash<std::uintptr_t>()(a * 0x9e3779b97f4a7c15ULL ^ b);
+      return MixHashes(std::hash<const char*>()(p.first), std::hash<const char*>()(p.second));
     }
   };
   std::unordered_map<std::pair<const char*, const char*>, bool, AddressPairHash> detectable_;
