@@ -354,5 +354,94 @@ TEST_F(RegularityStreamTest, AFollowerOfTheCommittedPositionsCommitsTheSameRows)
   EXPECT_EQ(sorted(sink.alerts), sorted(expected.alerts));
 }
 
+// The group's input as a follower run to its end sees it: the frontier held at `held` for
+// the first `hold` reads, then the end; no positions. The lead is `lead`'s.
+class EndingFollowedStream final : public engine::FollowedStream<model::Position> {
+ public:
+  EndingFollowedStream(bool lead, base::Timestamp held, int hold)
+      : lead_(lead), held_(held), hold_(hold) {}
+  base::Result<bool> Lead(std::string_view /*name*/) override { return lead_; }
+  void Release() override {}
+  base::Result<base::Timestamp> Frontier(std::string_view /*stream*/,
+                                         std::int32_t /*partitions*/) override {
+    return ++frontiers_ > hold_ ? base::Timestamp::max() : held_;
+  }
+  base::Result<std::optional<base::Timestamp>> NextEventTime(base::Timestamp /*after*/) override {
+    return std::optional<base::Timestamp>();
+  }
+  base::Status Read(base::Timestamp /*after*/, base::Timestamp /*through*/,
+                    const std::function<void(const model::Position&)>& /*each*/) override {
+    return base::Status::Ok();
+  }
+
+ private:
+  bool lead_;
+  base::Timestamp held_;
+  int hold_;
+  int frontiers_ = 0;
+};
+
+// A follower sink whose follower's end shows as committed from the `finished_at`-th
+// question on (another member led and finished).
+class FinishingElsewhereSink final : public engine::PartitionedSink<model::EpochRows> {
+ public:
+  explicit FinishingElsewhereSink(int finished_at) : finished_at_(finished_at) {}
+  base::Result<std::vector<engine::PartitionCheckpoint>> Acquire(
+      std::string_view /*stream*/, const std::vector<base::PartitionId>& partitions) override {
+    engine::PartitionCheckpoint cp;
+    cp.partition = partitions.at(0);
+    return std::vector<engine::PartitionCheckpoint>{cp};
+  }
+  void Release(const std::vector<base::PartitionId>& /*partitions*/) override {}
+  base::Result<engine::CommitOutcome> CommitPartitions(
+      const model::EpochRows& /*rows*/, const engine::PartitionedEpoch& epoch) override {
+    finished_ = finished_ || !epoch.finished.empty();
+    return engine::CommitOutcome::kCommitted;
+  }
+  base::Result<std::int64_t> FinishedPartitions(std::string_view /*stream*/) override {
+    return finished_ || ++asked_ >= finished_at_ ? 1 : 0;
+  }
+
+ private:
+  int finished_at_;
+  int asked_ = 0;
+  bool finished_ = false;
+};
+
+// Run to the end, a follower waiting for input asks every `end_check` whether the end has
+// come, not only every `interval`: the leader runs its last epoch, and a member that does
+// not lead leaves, about a second after the end, not up to a minute.
+TEST_F(RegularityStreamTest, AFollowerRunToTheEndLeavesSoonAfterIt) {
+  auto context = runner::LoadReplayContext(Config(1, 10'000));
+  ASSERT_TRUE(context.ok()) << context.error().message();
+  const auto run = [&](engine::FollowedStream<model::Position>& input,
+                       engine::PartitionedSink<model::EpochRows>& sink) {
+    base::ManualClock clock(base::FromUnixSeconds(0));
+    runner::RegularityFollowerConfig config;
+    config.topic = "positions";
+    config.partitions = 2;
+    config.until_end = true;
+    config.interval = std::chrono::seconds(60);
+    config.end_check = std::chrono::seconds(1);
+    config.clock = &clock;
+    std::atomic<bool> stop{false};
+    const auto report = runner::RunRegularityFollower(config, **context, input, sink, stop);
+    EXPECT_TRUE(report.ok()) << report.error().message();
+    EXPECT_TRUE(report.ok() && report->finished);
+    return std::chrono::duration_cast<std::chrono::seconds>(clock.Now() - base::FromUnixSeconds(0));
+  };
+  // The leader catches up with a frontier that moves no more; the members' ends come at
+  // its sixth read, the fifth while it waits, one a second.
+  const base::Timestamp held = base::FromUnixSeconds(1'700'000'000);
+  EndingFollowedStream leading(/*lead=*/true, held, /*hold=*/5);
+  FinishingElsewhereSink sink(/*finished_at=*/1'000'000);
+  EXPECT_EQ(run(leading, sink), std::chrono::seconds(5));
+  // Another member leads; the follower's end shows at the fourth question, the third
+  // while this member waits.
+  EndingFollowedStream other(/*lead=*/false, held, /*hold=*/0);
+  FinishingElsewhereSink finished_elsewhere(/*finished_at=*/4);
+  EXPECT_EQ(run(other, finished_elsewhere), std::chrono::seconds(3));
+}
+
 }  // namespace
 }  // namespace frota::batch

@@ -72,7 +72,7 @@ class Follower {
           spdlog::warn("regularity follower waiting: {}", last_wait_);
         }
         Drop();
-        Pause(stop);
+        Pause(stop, /*ask_for_end=*/false);
         continue;
       }
       last_wait_.clear();
@@ -80,7 +80,7 @@ class Follower {
         break;
       }
       if (*step == Next::kWait) {
-        Pause(stop);
+        Pause(stop, /*ask_for_end=*/true);
       }
     }
     return report_;
@@ -89,13 +89,36 @@ class Follower {
  private:
   enum class Next { kMore, kWait, kDone };
 
-  void Pause(const std::atomic<bool>& stop) {
-    // In small steps, so a stop is seen quickly.
+  // Waits `interval` in small steps, so a stop is seen quickly; run to the end, asks every
+  // `end_check` whether the end has come (EndReached) and returns once it has.
+  void Pause(const std::atomic<bool>& stop, bool ask_for_end) {
     const auto step = std::chrono::milliseconds(100);
+    const bool asks = ask_for_end && config_.until_end && config_.end_check < config_.interval;
+    auto since_asked = std::chrono::milliseconds(0);
     for (auto waited = std::chrono::milliseconds(0); waited < config_.interval && !stop.load();
          waited += step) {
-      clock_.SleepFor(std::min(step, config_.interval - waited));
+      const auto sleep = std::min(step, config_.interval - waited);
+      clock_.SleepFor(sleep);
+      since_asked += sleep;
+      if (asks && since_asked >= config_.end_check) {
+        since_asked = std::chrono::milliseconds(0);
+        if (EndReached()) {
+          return;
+        }
+      }
     }
+  }
+
+  // Whether a wait for more input can stop: for the leader, every partition has committed
+  // its end of input past what it read (its last epoch can run); for a member that does
+  // not lead, the follower's end is committed. An error is a no: the next round meets it.
+  bool EndReached() {
+    if (leader_) {
+      const auto frontier = input_.Frontier(config_.topic, config_.partitions);
+      return frontier.ok() && *frontier == base::Timestamp::max() && leader_->through < *frontier;
+    }
+    const auto finished = sink_.FinishedPartitions(name_);
+    return finished.ok() && *finished >= 1;
   }
 
   // Forgets the lead (its state is the sink's again).

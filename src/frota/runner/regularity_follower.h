@@ -27,6 +27,11 @@ struct RegularityFollowerConfig {
   /// stream's whole state: about 30 minutes of every vehicle's positions), and how often a
   /// member that does not lead asks for the lead.
   std::chrono::milliseconds interval{5000};
+  /// With `until_end`, how often such a wait asks whether it can end early: a leader that
+  /// has caught up runs its last epoch once every partition has committed its end of
+  /// input, and a member that does not lead leaves once the follower's end is committed.
+  /// So a member run to the end leaves within about this much of it, not `interval`.
+  std::chrono::milliseconds end_check{1000};
   /// How much is read and committed in one epoch when the follower is behind (it started
   /// after the members, or they ran ahead): a stretch of event time that starts at
   /// `slice` and adapts, within [1 minute, 7 days], so that an epoch reads about
