@@ -16,7 +16,9 @@ namespace frota::sink {
 /// each partition's committed watermark (`engine_state.watermark`, schema version 7) and
 /// end-of-input marker (`source_progress.finished`), the records from `positions` (the
 /// fields a follower reads: feed, vehicle, route, trip, trip start date, event time,
-/// latitude and longitude). Leadership is a session-level advisory lock on this object's
+/// latitude and longitude); each read first summarizes the pages of `positions` that its
+/// BRIN index on event time has not summarized yet, so that it reads only the stretch it
+/// asks for, not the whole table. Leadership is a session-level advisory lock on this object's
 /// connection: it ends with the connection (a crash, a network failure), and a broken
 /// connection is reopened by the next Lead(), which then asks for the lock again.
 /// Release() ends the session, and so every lead this object holds.
@@ -39,6 +41,9 @@ class PostgresFollowedStream : public engine::FollowedStream<model::Position> {
 
  private:
   base::Status Connect();
+  // brin_summarize_new_values on the positions' event-time index; a lock it cannot take
+  // at once (VACUUM's) or a refusal is not an error, a lost connection is.
+  base::Status SummarizeNew();
 
   std::string dsn_;
   std::unique_ptr<PgConnection> db_;

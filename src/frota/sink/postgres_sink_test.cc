@@ -403,6 +403,65 @@ TEST_F(PostgresSinkTest, AFollowerSeesTheSmallestCommittedWatermarkAndThePositio
   EXPECT_TRUE(took_over);
 }
 
+// A follower's read finds its stretch of event time through the BRIN index, which
+// matches every query on pages it has not summarized: so each read first summarizes the
+// pages the members added. Should VACUUM hold the table, the read goes on without.
+TEST_F(PostgresSinkTest, AFollowersReadSummarizesTheNewPagesOfTheTimeIndex) {
+  model::SourceCatalog catalog;
+  auto sink = PostgresSink::Open(Options("member"), &catalog);
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  const base::PartitionId p0(0);
+  ASSERT_TRUE((*sink)->Acquire("positions", {p0}).ok());
+  const auto commit = [&](int salt) {
+    engine::PartitionedEpoch epoch;
+    epoch.epoch = base::EpochId(salt);
+    epoch.records = 50;
+    epoch.progress = {
+        {PostgresSink::PartitionSource("positions", p0), p0, base::Offset(salt * 50)}};
+    epoch.states = {{p0, "state", base::FromUnixMicros(1'656'570'000'000'000)}};
+    auto outcome = (*sink)->CommitPartitions(SampleRows(catalog, salt), epoch);
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message();
+  };
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok()) << admin.error().message();
+  const auto unsummarized = [&] {  // summarizes them, saying how many there were
+    auto left =
+        (*admin)->Query("SELECT brin_summarize_new_values('positions_event_time_brin'::regclass)");
+    EXPECT_TRUE(left.ok()) << left.error().message();
+    return left.ok() ? left->Int(0, 0) : -1;
+  };
+  PostgresFollowedStream follower(db_->dsn());
+  std::int64_t rows = 0;
+  const auto count = [&](const model::Position& /*p*/) { ++rows; };
+
+  // The index summarizes its first range of 128 pages from the start: the members'
+  // positions fill several (20,050 rows of some 200 bytes).
+  commit(1);
+  ASSERT_TRUE((*admin)
+                  ->Execute("INSERT INTO positions SELECT feed_id, 'w' || g, mode, route_id, "
+                            "trip_id, trip_start_date, trip_start_time, direction_id, lat, lon, "
+                            "reported_speed_kmh, bearing_deg, altitude_m, on_ground, "
+                            "event_time + g * interval '1 second', ingest_time, "
+                            "event_time_from_header, source, source_offset "
+                            "FROM positions, generate_series(1, 400) AS g")
+                  .ok());
+  ASSERT_TRUE(follower.Read(base::Timestamp::min(), base::Timestamp::max(), count).ok());
+  EXPECT_EQ(rows, 20'050);
+  EXPECT_EQ(unsummarized(), 0);  // the read summarized every range of them
+
+  // VACUUM's lock (SHARE UPDATE EXCLUSIVE, which summarizing takes too) is not waited for
+  // long: the read goes on without summarizing (waiting for the lock, it would never end).
+  commit(2);
+  ASSERT_TRUE((*admin)->Execute("BEGIN; LOCK TABLE positions IN SHARE UPDATE EXCLUSIVE MODE").ok());
+  rows = 0;
+  ASSERT_TRUE(follower.Read(base::Timestamp::min(), base::Timestamp::max(), count).ok());
+  EXPECT_EQ(rows, 20'100);
+  auto next = follower.NextEventTime(base::Timestamp::min());
+  ASSERT_TRUE(next.ok()) << next.error().message();
+  EXPECT_TRUE(next->has_value());
+  ASSERT_TRUE((*admin)->Execute("COMMIT").ok());
+}
+
 TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex) {
   model::SourceCatalog catalog;
   {
