@@ -213,6 +213,17 @@ class RegularityStreamTest : public ::testing::Test {
     return path;
   }
 
+  // A follower of topic `positions` run to its end, waiting on `clock`.
+  static runner::RegularityFollowerConfig FollowerConfig(base::Clock& clock,
+                                                         std::int32_t partitions) {
+    runner::RegularityFollowerConfig config;
+    config.topic = "positions";
+    config.partitions = partitions;
+    config.until_end = true;
+    config.clock = &clock;
+    return config;
+  }
+
   // A table's rows as text, sorted.
   static std::vector<std::string> Rows(const std::filesystem::path& db_path,
                                        const std::string& table) {
@@ -332,13 +343,9 @@ TEST_F(RegularityStreamTest, AFollowerOfTheCommittedPositionsCommitsTheSameRows)
   MemoryFollowedStream input(positions, std::chrono::minutes(7), /*lose_lead_at=*/9);
   MemoryFollowerSink sink({4, 11, 12});
   base::ManualClock clock(base::FromUnixSeconds(0));
-  runner::RegularityFollowerConfig config;
-  config.topic = "positions";
-  config.partitions = 6;
-  config.until_end = true;
+  runner::RegularityFollowerConfig config = FollowerConfig(clock, 6);
   config.slice = std::chrono::minutes(3);
   config.epoch_positions = 500;  // many epochs
-  config.clock = &clock;
   std::atomic<bool> stop{false};
   const auto report = runner::RunRegularityFollower(config, **context, input, sink, stop);
   ASSERT_TRUE(report.ok()) << report.error().message();
@@ -417,13 +424,9 @@ TEST_F(RegularityStreamTest, AFollowerRunToTheEndLeavesSoonAfterIt) {
   const auto run = [&](engine::FollowedStream<model::Position>& input,
                        engine::PartitionedSink<model::EpochRows>& sink) {
     base::ManualClock clock(base::FromUnixSeconds(0));
-    runner::RegularityFollowerConfig config;
-    config.topic = "positions";
-    config.partitions = 2;
-    config.until_end = true;
+    runner::RegularityFollowerConfig config = FollowerConfig(clock, 2);
     config.interval = std::chrono::seconds(60);
     config.end_check = std::chrono::seconds(1);
-    config.clock = &clock;
     std::atomic<bool> stop{false};
     const auto report = runner::RunRegularityFollower(config, **context, input, sink, stop);
     EXPECT_TRUE(report.ok()) << report.error().message();
