@@ -44,7 +44,9 @@ int RunExport(const ExportFlags& flags) {
 void AddExportCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<ExportFlags>();
   auto* sub = app.add_subcommand(
-      "export", "Write every result table as DIR/TABLE.csv (or .parquet), sorted, for diff -r");
+      "export",
+      "Write every result table but departures, headways and alerts as DIR/TABLE.csv (or "
+      ".parquet), sorted, for diff -r");
   auto* db = sub->add_option("--db", flags->db, "DuckDB database file");
   auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN");
   db->excludes(pg);
