@@ -349,7 +349,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     stream.Finish(rows);
     // The last row of each alert (a closing row repeats it), in the order raised.
     std::map<std::string, std::size_t> index;
-    for (auto& a : rows.alerts) {
+    for (auto& a : rows.of<model::AlertRow>()) {
       const auto [it, inserted] = index.try_emplace(a.alert_id, batch_alerts.size());
       if (inserted) {
         batch_alerts.push_back(std::move(a));

@@ -448,7 +448,7 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
   }
   for (const std::string_view name :
        {"positions", "rejected", "speed_cells", "speed_lines", "fleet_hours", "stops", "trips",
-        "quality", "quality_latency", "duplicate_slots"}) {
+        "quality", "quality_latency", "duplicate_counts", "duplicate_slots"}) {
     auto it = by_name.find(std::string(name));
     if (it == by_name.end()) {
       return base::Internal("compare.sql gave no summary for table {}", name);

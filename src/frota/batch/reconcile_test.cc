@@ -283,18 +283,21 @@ TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
         FROM positions_data WHERE rowid = (SELECT max(rowid) FROM positions_data);
       DELETE FROM positions_data WHERE rowid = (SELECT min(rowid) FROM positions_data);
 
-      -- Refusals live in two tables (duplicates apart, schema_v3.sql): one of each kind
-      -- planted in both.
+      -- Refusals are rows of rejected_data, duplicates counts (schema_v9.sql): one of each
+      -- kind planted in both.
       UPDATE rejected_data SET detail = detail || ' (edited)'
         WHERE rowid = (SELECT max(rowid) FROM rejected_data);
       INSERT INTO rejected_data SELECT * REPLACE (source_offset + 1000000 AS source_offset)
         FROM rejected_data WHERE rowid = (SELECT max(rowid) FROM rejected_data);
       DELETE FROM rejected_data WHERE rowid = (SELECT min(rowid) FROM rejected_data);
-      UPDATE duplicates_data SET ingest_time = ingest_time + INTERVAL 1 SECOND
-        WHERE rowid = (SELECT max(rowid) FROM duplicates_data);
-      INSERT INTO duplicates_data SELECT * REPLACE (source_offset + 1000000 AS source_offset)
-        FROM duplicates_data WHERE rowid = (SELECT max(rowid) FROM duplicates_data);
-      DELETE FROM duplicates_data WHERE rowid = (SELECT min(rowid) FROM duplicates_data);
+      UPDATE duplicate_counts SET records = records + 1
+        WHERE rowid = (SELECT max(rowid) FROM duplicate_counts);
+      INSERT INTO duplicate_counts SELECT * REPLACE (vehicle_id || '-planted' AS vehicle_id)
+        FROM duplicate_counts WHERE rowid = (SELECT max(rowid) FROM duplicate_counts);
+      DELETE FROM duplicate_counts USING
+        (SELECT feed_id AS f, vehicle_id AS v, local_date AS d, hour AS h
+         FROM duplicate_counts WHERE rowid = (SELECT min(rowid) FROM duplicate_counts)) k
+        WHERE feed_id = k.f AND vehicle_id = k.v AND local_date = k.d AND hour = k.h;
 
       UPDATE speed_cells SET duration_us = duration_us + 1
         WHERE rowid = (SELECT max(rowid) FROM speed_cells);
@@ -338,9 +341,9 @@ TEST(ReconcilePlanted, EveryMissingExtraAndChangedRowIsCaught) {
     std::int64_t different;
   };
   const Expected expected[] = {
-      {"positions", 1, 1, 1},   {"rejected", 2, 2, 2},    {"speed_cells", 1, 1, 1},
+      {"positions", 1, 1, 1},   {"rejected", 1, 1, 1},    {"speed_cells", 1, 1, 1},
       {"speed_lines", 0, 0, 1}, {"fleet_hours", 0, 0, 1}, {"stops", 1, 1, 1},
-      {"trips", 1, 1, 1},       {"quality", 0, 0, 1},
+      {"trips", 1, 1, 1},       {"quality", 0, 0, 1},     {"duplicate_counts", 1, 1, 1},
   };
   for (const auto& e : expected) {
     const auto& t = Table(*report, e.table);

@@ -132,9 +132,9 @@ class MemoryFollowerSink final : public engine::PartitionedSink<model::EpochRows
     }
     state_ = epoch.states.at(0).bytes;
     finished_ = !epoch.finished.empty();
-    Keep(rows.departures, departures);
-    Keep(rows.headways, headways);
-    Keep(rows.alerts, alerts);
+    Keep(rows.of<model::DepartureRow>(), departures);
+    Keep(rows.of<model::HeadwayRow>(), headways);
+    Keep(rows.of<model::AlertRow>(), alerts);
     return engine::CommitOutcome::kCommitted;
   }
   base::Result<std::int64_t> FinishedPartitions(std::string_view /*stream*/) override {

@@ -55,9 +55,25 @@ struct CollectFlags {
   std::string time_zone;
   std::int32_t partitions = 0;
   double epoch_s = 0;
-  std::string serve;        // frota run --serve HOST:PORT
-  KafkaRunFlags kafka_run;  // frota run --kafka --group: consume a topic (run_kafka.h)
+  std::string serve;                  // frota run --serve HOST:PORT
+  KafkaRunFlags kafka_run;            // frota run --kafka --group: consume a topic (run_kafka.h)
+  runner::RetentionPolicy retention;  // frota run: --retain-days, --retain-results-days
 };
+
+// The retention of `frota run`: its flags, else the configuration's [retention].
+runner::RetentionPolicy RetentionOf(const CollectFlags& flags,
+                                    const collect::CollectorConfig* config) {
+  runner::RetentionPolicy policy = flags.retention;
+  if (config != nullptr) {
+    if (!policy.raw_days) {
+      policy.raw_days = config->retain_days;
+    }
+    if (!policy.results_days) {
+      policy.results_days = config->retain_results_days;
+    }
+  }
+  return policy;
+}
 
 // SIGINT and SIGTERM raise the stop signal from a thread of their own (sigwait), so no
 // code runs in a signal handler and every poller finishes the request it is making.
@@ -281,9 +297,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
           "--serve is for frota run with feeds; serve a consumer group's PostgreSQL with "
           "frota serve --postgres"));
     }
-    return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
-                             flags.time_zone, flags.epoch_s, flags.rules},
-                            flags.kafka_run);
+    return RunKafkaConsumer(
+        {flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area, flags.time_zone,
+         flags.epoch_s, flags.rules, RetentionOf(flags, nullptr)},
+        flags.kafka_run);
   }
   if (!flags.kafka_run.faults.empty()) {
     return ReportError(base::InvalidInput(
@@ -441,6 +458,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   live.report_file = (*collector)->report_dir() / "run.json";
   live.run_id = (*collector)->run_id();
   live.db = sink_name;
+  live.retention = RetentionOf(flags, &*config);
   std::optional<base::Error> engine_error;
   std::thread engine([&] {
     const auto report = runner::RunLive(live, **context, catalog, *sink);
@@ -530,6 +548,7 @@ void AddRunCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--epoch-seconds", flags->epoch_s, "Commit at least every S seconds");
   sub->add_option("--serve", flags->serve,
                   "Also serve the live page and API (frota serve) on HOST:PORT, in this process");
+  AddRetentionOptions(*sub, flags->retention);
   AddKafkaRunFlags(sub, flags->kafka_run);
   sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, true); }; });
 }

@@ -27,6 +27,21 @@ void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules) {
       ->allow_extra_args(false);
 }
 
+void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention) {
+  sub.add_option_function<std::int32_t>(
+         "--retain-days", [&retention](std::int32_t days) { retention.raw_days = days; },
+         "Keep raw input (positions, rejected, duplicate_counts, collector_polls, "
+         "aircraft_positions) for the N local days up to the newest data's, removing older "
+         "days at epoch boundaries (default: keep everything)")
+      ->check(CLI::Range(1, 100'000));
+  sub.add_option_function<std::int32_t>(
+         "--retain-results-days",
+         [&retention](std::int32_t days) { retention.results_days = days; },
+         "Keep result tables (speed, stops, trips, quality, departures, headways, alerts, ...) "
+         "for the M local days up to the newest data's (default: keep everything)")
+      ->check(CLI::Range(1, 100'000));
+}
+
 base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& db,
                                                              const std::string& postgres) {
   std::unique_ptr<ResultsFile> file(new ResultsFile());

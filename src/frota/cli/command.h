@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frota/base/status.h"
+#include "frota/runner/retention.h"
 
 namespace frota::cli {
 
@@ -31,6 +32,8 @@ int ReportError(const base::Error& error);
 /// `--rule KEY=VALUE` (repeatable) into `rules`: the thresholds of semantics.md
 /// sections 2-3 by the keys of job/rules.h, applied after the configuration's [rules].
 void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules);
+/// `--retain-days N` and `--retain-results-days M` (docs/tables.md "Retention").
+void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention);
 
 /// The DuckDB file a reader that needs a path (reconcile, evaluate) works on: `db` as
 /// given, or for a PostgreSQL DSN `postgres` a copy of its results

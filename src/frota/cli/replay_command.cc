@@ -5,6 +5,7 @@
 #include <random>
 
 #include "frota/base/file.h"
+#include "frota/base/run_id.h"
 #include "frota/cli/alerts_topic.h"
 #include "frota/cli/commands.h"
 #include "frota/runner/kafka_runner.h"
@@ -37,11 +38,6 @@ struct ReplayFlags {
   std::string alerts_topic;
   std::string alerts_brokers;
 };
-
-std::string NewRunId() {
-  std::random_device random;
-  return fmt::format("{:08x}{:08x}", random(), random());
-}
 
 int WriteReport(const std::string& path, const std::string& json) {
   if (!path.empty()) {
@@ -119,7 +115,7 @@ int RunReplayCommand(ReplayFlags& flags) {
   if (!flags.postgres.empty()) {
     sink::PostgresSinkOptions options;
     options.dsn = flags.postgres;
-    options.run_id = NewRunId();
+    options.run_id = base::NewRunId(base::SystemClock::Get().Now());
     options.rules = job::RuleValues((*context)->job);
     options.unavailable_wait =
         std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
@@ -130,7 +126,8 @@ int RunReplayCommand(ReplayFlags& flags) {
     sink = std::move(*opened);
   } else {
     flags.duckdb.rules = job::RuleValues((*context)->job);
-    auto opened = sink::DuckDbSink::Open(flags.db, &catalog, NewRunId(), flags.duckdb);
+    auto opened = sink::DuckDbSink::Open(
+        flags.db, &catalog, base::NewRunId(base::SystemClock::Get().Now()), flags.duckdb);
     if (!opened.ok()) {
       return ReportError(opened.error());
     }
@@ -234,6 +231,7 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
                   "IANA zone of local hours (default: the GTFS agency's, else America/Sao_Paulo)");
   sub->add_option("--report", flags->report, "Write the JSON run report here");
   AddRuleOption(*sub, flags->config.rules);
+  AddRetentionOptions(*sub, flags->config.retention);
   sub->callback([flags, &run, sub] {
     if (!flags->to_kafka.empty() && flags->topic.empty()) {
       throw CLI::RequiredError("--topic (with --to-kafka)");

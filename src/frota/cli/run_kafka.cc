@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "frota/base/file.h"
+#include "frota/base/run_id.h"
 #include "frota/cli/alerts_topic.h"
 #include "frota/cli/command.h"
 #include "frota/runner/kafka_runner.h"
@@ -20,11 +21,6 @@
 namespace frota::cli {
 
 namespace {
-
-std::string NewRunId() {
-  std::random_device random;
-  return fmt::format("{:08x}{:08x}", random(), random());
-}
 
 // SIGINT/SIGTERM ask for a clean stop (commit, leave the group) from a thread of their
 // own; a second signal is not special: SIGKILL is what the crash tests use.
@@ -230,12 +226,13 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   config.threads = flags.threads > 0 ? flags.threads : base::CoreCount();
   config.until_end = flags.until_end;
   config.progress = true;
+  config.retention = source.retention;
 
   std::atomic<bool> stop{false};
   StopOnSignal signals(stop);  // before any thread exists
   model::SourceCatalog catalog;
   options.dsn = source.postgres;
-  options.run_id = NewRunId();
+  options.run_id = base::NewRunId(base::SystemClock::Get().Now());
   options.rules = job::RuleValues((*context)->job);
   options.unavailable_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
   sink::PostgresSinkOptions options_for_follower = options;

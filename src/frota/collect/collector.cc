@@ -9,6 +9,7 @@
 
 #include "frota/base/empty_outputs.h"
 #include "frota/base/file.h"
+#include "frota/base/run_id.h"
 #include "frota/geo/area.h"
 #include "frota/job/rules.h"
 
@@ -63,17 +64,6 @@ std::string FeedHealth(const FeedStats& s, const FeedConfig& feed, base::Timesta
 
 }  // namespace
 
-std::string NewRunId(base::Timestamp now) {
-  const auto seconds = std::chrono::floor<std::chrono::seconds>(now);
-  const auto day = std::chrono::floor<std::chrono::days>(seconds);
-  const std::chrono::hh_mm_ss hms(seconds - day);
-  const std::chrono::year_month_day ymd(day);
-  std::random_device random;
-  return fmt::format("{:04d}{:02d}{:02d}T{:02d}{:02d}{:02d}Z-{:08x}", static_cast<int>(ymd.year()),
-                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                     hms.hours().count(), hms.minutes().count(), hms.seconds().count(), random());
-}
-
 std::int64_t OpenFileDescriptors() {
   std::error_code ec;
   std::int64_t n = 0;
@@ -102,7 +92,7 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   c->clock_ = c->options_.clock != nullptr ? c->options_.clock : &base::SystemClock::Get();
   c->started_at_ = c->clock_->Now();
   c->started_steady_ = std::chrono::steady_clock::now();  // uptime, for the metrics only
-  c->run_id_ = c->options_.run_id.empty() ? NewRunId(c->started_at_) : c->options_.run_id;
+  c->run_id_ = c->options_.run_id.empty() ? base::NewRunId(c->started_at_) : c->options_.run_id;
   if (c->options_.seed == 0) {
     c->options_.seed = std::random_device{}();
   }

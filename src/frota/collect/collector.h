@@ -102,10 +102,6 @@ class Collector {
   Gauge* fds_gauge_ = nullptr;
 };
 
-/// A new run id: UTC start time and a random suffix, e.g. "20240606T141503Z-3f9a2c1e";
-/// sorts by start time.
-std::string NewRunId(base::Timestamp now);
-
 /// Open file descriptors of this process (entries of /proc/self/fd), 0 if unknown.
 std::int64_t OpenFileDescriptors();
 

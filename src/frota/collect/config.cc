@@ -245,6 +245,22 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
   if (const auto* rules = top.SubTable("rules")) {
     FROTA_RETURN_IF_ERROR(ReadRules(*rules, file, config.rules));
   }
+  if (const auto* retention = top.SubTable("retention")) {
+    TableReader r(*retention, "retention", file);
+    for (auto [key, days] : {std::pair{"days", &config.retain_days},
+                             std::pair{"results_days", &config.retain_results_days}}) {
+      std::int32_t value = 0;
+      const bool given = retention->contains(key);
+      FROTA_RETURN_IF_ERROR(r.Read(key, value));
+      if (given) {
+        if (value < 1) {
+          return base::InvalidInput("{}: retention.{} = {}: keep at least 1 day", file, key, value);
+        }
+        *days = value;
+      }
+    }
+    FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+  }
   if (const auto* d = top.SubTable("defaults")) {
     TableReader r(*d, "defaults", file);
     FROTA_RETURN_IF_ERROR(ReadPoliteness(r, defaults));

@@ -91,6 +91,9 @@ struct CollectorConfig {
   std::int32_t partitions = 1;
   std::string kafka_brokers;
   std::string kafka_topic;
+  // [retention]: `days` and `results_days` (docs/tables.md "Retention"); none: keep all.
+  std::optional<std::int32_t> retain_days;
+  std::optional<std::int32_t> retain_results_days;
 };
 
 /// Parses a TOML configuration (config/collector.example.toml documents every key).

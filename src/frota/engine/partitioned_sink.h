@@ -30,6 +30,7 @@ struct PartitionedEpoch {
   std::vector<SourceProgress> progress;     // every partition the epoch consumed from
   std::vector<PartitionState> states;       // their state after the epoch
   std::vector<base::PartitionId> finished;  // those whose end-of-input marker it consumed
+  Retention retention;                      // old rows removed after the epoch commits
 };
 
 enum class CommitOutcome {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,25 @@ struct PartitionState {
   base::Timestamp watermark = base::Timestamp::min();
 };
 
+/// Retention (`--retain-days`, `--retain-results-days`): rows placed on a local date
+/// before `before` go, removed at an epoch boundary with that epoch's commit. A row placed
+/// by an instant goes when the instant is before `before_instant`, the first instant of
+/// `before` in the feed's time zone (the runner, which knows the zone, gives both).
+struct RetentionCut {
+  base::LocalDate before;
+  base::Timestamp before_instant;
+  bool operator==(const RetentionCut&) const = default;
+};
+
+/// What an epoch removes besides what it writes: raw input (silver and the bronze it came
+/// from) and results older than their cuts; nothing where a cut is absent.
+struct Retention {
+  std::optional<RetentionCut> raw;
+  std::optional<RetentionCut> results;
+  [[nodiscard]] bool empty() const { return !raw && !results; }
+  bool operator==(const Retention&) const = default;
+};
+
 /// What the engine hands a sink at each epoch boundary besides the rows.
 struct EpochCheckpoint {
   base::EpochId epoch;
@@ -35,6 +55,7 @@ struct EpochCheckpoint {
   std::vector<SourceProgress> progress;  // every source partition read so far
   std::vector<PartitionState> states;    // every state partition owned
   std::string runner_state;              // watermark and other runner state, sealed
+  Retention retention;                   // old rows the epoch removes
 };
 
 /// What a sink restores from on start.

@@ -6,6 +6,16 @@
 
 namespace frota::engine {
 
+std::string WatermarkText(Timestamp watermark) {
+  if (watermark == kWatermarkMin) {
+    return "none";
+  }
+  if (watermark == kWatermarkMax) {
+    return "end of input";
+  }
+  return base::FormatIso8601(watermark);
+}
+
 namespace {
 constexpr std::uint32_t kSnapshotVersion = 1;
 }  // namespace
@@ -36,6 +46,20 @@ void WatermarkTracker::Observe(PartitionId partition, Timestamp event_time, Time
   // Only a change in a maximum can move the minimum or the active set.
   if (event_advanced || ingest_advanced) {
     Recompute();
+  }
+}
+
+Timestamp WatermarkTracker::LatestEventTime() const {
+  Timestamp latest = kWatermarkMin;
+  for (const auto& progress : partitions_) {
+    latest = std::max(latest, progress.max_event_time);
+  }
+  return latest;
+}
+
+void WatermarkTracker::Reopen() {
+  if (finished()) {
+    current_ = LatestEventTime();
   }
 }
 

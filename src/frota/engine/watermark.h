@@ -21,6 +21,10 @@ using base::Timestamp;
 inline constexpr Timestamp kWatermarkMin = Timestamp::min();
 inline constexpr Timestamp kWatermarkMax = Timestamp::max();
 
+/// A watermark as logs and reports show it: "none" before any record, "end of input"
+/// after a flush, else ISO 8601 UTC.
+std::string WatermarkText(Timestamp watermark);
+
 /// Tracks the watermark W = min over active source partitions of (max event time seen
 /// in the partition) - max_lateness.
 ///
@@ -55,8 +59,15 @@ class WatermarkTracker {
 
   /// End of recorded input: W jumps to kWatermarkMax, releasing everything.
   void Finish() { current_ = kWatermarkMax; }
+  /// More input after Finish() (the next day's archive into the same database): W comes
+  /// back to the latest event time seen in any partition, so that a record later than
+  /// everything the flush released is processed as if the input had never ended, and one
+  /// at or before it is late. Does nothing unless finished.
+  void Reopen();
 
   [[nodiscard]] Timestamp Current() const { return current_; }
+  /// The latest event time seen in any partition (kWatermarkMin before any record).
+  [[nodiscard]] Timestamp LatestEventTime() const;
   [[nodiscard]] bool finished() const { return current_ == kWatermarkMax; }
 
   /// Versioned bytes of the tracker's state, and their restoration.

@@ -74,6 +74,10 @@ void Pipeline::Offer(base::PartitionId source_partition, model::PositionRecord&&
       routing_ == Routing::kBySourcePartition ? ShardIndexFor(source_partition, 0) : shards_.size();
   engine::WatermarkTracker& watermark =
       routing_ == Routing::kBySourcePartition ? partition_watermarks_[partition_index] : watermark_;
+  if (watermark.finished()) [[unlikely]] {
+    // Input after an end of input: the database goes on where the flush left it.
+    watermark.Reopen();
+  }
   std::optional<model::RejectReason> reason = CheckRecordRules(position, config_);
   std::string detail;
   if (reason) {
@@ -131,6 +135,14 @@ void Pipeline::Advance() {
     inbox.positions.clear();
     shard.Advance(watermark);
   });
+}
+
+base::Timestamp Pipeline::LatestEventTime() const {
+  base::Timestamp latest = watermark_.LatestEventTime();
+  for (const auto& watermark : partition_watermarks_) {
+    latest = std::max(latest, watermark.LatestEventTime());
+  }
+  return latest;
 }
 
 void Pipeline::Finish() {

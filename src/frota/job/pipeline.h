@@ -94,7 +94,11 @@ class Pipeline {
   /// engine::WatermarkTracker::AdvanceIngestTime); lets the watermark move while feeds
   /// are silent. Advance() then releases what it allows.
   void AdvanceIngestTime(base::Timestamp ingest_time) { watermark_.AdvanceIngestTime(ingest_time); }
-  /// End of recorded input: the watermark jumps to its maximum; everything is emitted.
+  /// End of recorded input: the watermark jumps to its maximum; everything is emitted. A
+  /// position offered afterwards (the next day's input, in this run or a later one that
+  /// restored this state) reopens the watermark at the latest event time seen
+  /// (engine::WatermarkTracker::Reopen): later positions are processed as if the input had
+  /// never ended, earlier ones are late.
   void Finish();
   /// Rows emitted since the last call (all partitions).
   model::EpochRows TakeRows();
@@ -102,6 +106,9 @@ class Pipeline {
   /// kByKeyHash: the watermark. kBySourcePartition: the smallest partition watermark
   /// (kWatermarkMin without partitions).
   [[nodiscard]] base::Timestamp watermark() const;
+  /// The latest event time of any record the watermark has seen (kWatermarkMin before
+  /// any): where "the newest data" stands, for retention.
+  [[nodiscard]] base::Timestamp LatestEventTime() const;
   /// Whether every record was released: after Finish(), or (kBySourcePartition) when
   /// every partition was finished.
   [[nodiscard]] bool finished() const;
@@ -128,7 +135,7 @@ class Pipeline {
 
   /// kBySourcePartition: end of input of one source partition (a Kafka end-of-input
   /// marker). Its watermark jumps to the maximum; the next Advance() emits everything
-  /// the partition holds. Records it receives afterwards are late.
+  /// the partition holds. A position it receives afterwards reopens it, as after Finish().
   void FinishPartition(base::PartitionId partition);
   /// kBySourcePartition: one partition's watermark (kWatermarkMin if absent).
   [[nodiscard]] base::Timestamp PartitionWatermark(base::PartitionId partition) const;

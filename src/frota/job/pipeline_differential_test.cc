@@ -95,6 +95,9 @@ TEST_P(PipelineDifferential, StreamEqualsTheNaiveReferenceForAnyPartitioningAndC
   for (const auto& [ref, reason] : expected.rejected) {
     ++reasons[reason];
   }
+  for (const auto& [key, refused] : expected.duplicate_counts) {  // counted, not rows
+    reasons[model::RejectReason::kDuplicate] += static_cast<int>(refused);
+  }
   EXPECT_GT(reasons[model::RejectReason::kDuplicate], 0);
   EXPECT_GT(reasons[model::RejectReason::kJump], 0);
   EXPECT_GT(reasons[model::RejectReason::kFuture] + reasons[model::RejectReason::kStale], 0);

@@ -58,8 +58,8 @@ RowCounts Count(const std::vector<model::EpochRows>& rows) {
   for (const auto& r : rows) {
     c.positions += r.positions.size();
     c.rejected += r.rejected.size();
-    c.stops += r.stops.size();
-    c.trips += r.trips.size();
+    c.stops += r.of<model::StopRow>().size();
+    c.trips += r.of<model::TripRow>().size();
   }
   return c;
 }

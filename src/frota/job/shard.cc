@@ -116,8 +116,13 @@ void Shard::Reject(model::RejectionRecord&& rejection) {
 
 void Shard::RejectPosition(const model::PositionRecord& position, model::RejectReason reason,
                            std::string detail) {
-  auto& counts = QualityFor(position.feed_id, position.event_time);
-  ++counts.rejected[static_cast<std::size_t>(reason)];
+  HourBucket& bucket = BucketFor(LocalHourOf(position.event_time));
+  ++bucket.QualityOf(position.feed_id).rejected[static_cast<std::size_t>(reason)];
+  if (reason == RejectReason::kDuplicate) {
+    // Counted, not stored (semantics §2 rule 5): bronze keeps the record itself.
+    ++bucket.duplicates[VehicleKey(position.feed_id, position.vehicle_id)];
+    return;
+  }
   model::RejectionRecord& rejection = rows_.rejected.emplace_back();
   rejection.reason = reason;
   rejection.feed_id = position.feed_id;
@@ -304,7 +309,7 @@ void Shard::CloseRun(std::uint64_t key, VehicleState& state) {
       stop.near_terminal =
           config_->near_terminal(stop.route_id, state.anchor_lat, state.anchor_lon);
     }
-    rows_.stops.push_back(std::move(stop));
+    rows_.of<model::StopRow>().push_back(std::move(stop));
   }
   state.run_open = false;
   state.run_route = 0;
@@ -403,7 +408,7 @@ void Shard::EmitTrip(std::uint64_t key, const OpenTrip& trip) {
   row.last_lon = trip.last_lon;
   row.positions = trip.positions;
   row.distance_mm = trip.distance_mm;
-  rows_.trips.push_back(std::move(row));
+  rows_.of<model::TripRow>().push_back(std::move(row));
 }
 
 std::optional<Timestamp> Shard::NextTimer(const VehicleState& state) const {
@@ -457,18 +462,18 @@ void Shard::FlushHours(Timestamp watermark) {
 void Shard::EmitBucket(HourBucket&& bucket) {
   const base::LocalHour hour = bucket.hour;
   for (const auto& [key, sums] : bucket.cells) {
-    rows_.speed_cells.push_back(model::SpeedCellRow{partition_id_, key.mode, hour.date, hour.hour,
-                                                    key.x, key.y, sums.segments, sums.distance_mm,
-                                                    sums.duration_us});
+    rows_.of<model::SpeedCellRow>().push_back(
+        model::SpeedCellRow{partition_id_, key.mode, hour.date, hour.hour, key.x, key.y,
+                            sums.segments, sums.distance_mm, sums.duration_us});
   }
   for (const auto& [key, sums] : bucket.lines) {
-    rows_.speed_lines.push_back(model::SpeedLineRow{partition_id_, key.mode, Text(key.route_id),
-                                                    hour.date, hour.hour, sums.segments,
-                                                    sums.distance_mm, sums.duration_us});
+    rows_.of<model::SpeedLineRow>().push_back(
+        model::SpeedLineRow{partition_id_, key.mode, Text(key.route_id), hour.date, hour.hour,
+                            sums.segments, sums.distance_mm, sums.duration_us});
   }
   for (const auto& [mode, counts] : bucket.fleet) {
-    rows_.fleet_hours.push_back(model::FleetHourRow{partition_id_, mode, hour.date, hour.hour,
-                                                    counts.first, counts.second});
+    rows_.of<model::FleetHourRow>().push_back(model::FleetHourRow{
+        partition_id_, mode, hour.date, hour.hour, counts.first, counts.second});
   }
   for (const auto& [feed_id, counts] : bucket.quality) {
     model::QualityRow row;
@@ -484,7 +489,11 @@ void Shard::EmitBucket(HourBucket&& bucket) {
         row.latency.emplace_back(static_cast<std::int16_t>(b), counts.latency[b]);
       }
     }
-    rows_.quality.push_back(std::move(row));
+    rows_.of<model::QualityRow>().push_back(std::move(row));
+  }
+  for (const auto& [key, records] : bucket.duplicates) {
+    rows_.of<model::DuplicateCountRow>().push_back(model::DuplicateCountRow{
+        partition_id_, Text(FeedOf(key)), Text(VehicleOf(key)), hour.date, hour.hour, records});
   }
 }
 

@@ -284,6 +284,8 @@ class Shard {
     FlatMap<LineKey, Sums, LineKeyHash> lines;
     std::map<model::Mode, std::pair<std::int64_t, std::int64_t>> fleet;  // vehicles, positions
     std::map<StringId, QualityCounts> quality;                           // by feed_id
+    // Rule 5's refusals per vehicle (VehicleKey): duplicate_counts, not rows of rejected.
+    std::map<std::uint64_t, std::int64_t> duplicates;
     // The entries the last record used (map nodes never move): most records repeat them.
     std::pair<std::int64_t, std::int64_t>* last_fleet = nullptr;
     model::Mode last_fleet_mode = model::Mode::kOther;

@@ -18,14 +18,17 @@ using shard_internal::Micros;
 
 constexpr std::string_view kCheckpointKind = "job-shard";
 // Version 2 adds each buffered position's origin country and last contact (aircraft);
-// version 1 snapshots (before them) still restore, their positions without either.
+// version 3 each open hour's duplicates per vehicle (duplicate_counts). Older snapshots
+// still restore: positions without the aircraft fields, hours without duplicates (their
+// refusals were emitted as rows of `rejected` when they were made).
 constexpr std::uint32_t kOldestCheckpointVersion = 1;
-constexpr std::uint32_t kCheckpointVersion = 2;
+constexpr std::uint32_t kCheckpointVersion = 3;
+constexpr std::uint32_t kFirstVersionWithDuplicates = 3;
 
 }  // namespace
 
-// Snapshot format (version 2; version 1 lacks a position's last two fields), inside a sealed
-// checkpoint of kind "job-shard":
+// Snapshot format (version 3; version 1 lacks a position's last two fields, versions 1 and
+// 2 an hour's duplicates), inside a sealed checkpoint of kind "job-shard":
 //   source names table, partition_id, vehicles (key, state, pending positions), open hour
 //   buckets. Ids are process-local (source catalog, string dictionary), so the bytes hold
 //   source-table indices and strings; Restore interns them again.
@@ -352,6 +355,12 @@ std::string Shard::Snapshot() const {
         body.SignedVarint(n);
       }
     }
+    body.Varint(bucket.duplicates.size());
+    for (const auto& [key, records] : bucket.duplicates) {
+      body.String(strings_->View(FeedOf(key)));
+      body.String(strings_->View(VehicleOf(key)));
+      body.SignedVarint(records);
+    }
   }
   base::ByteWriter head;
   sources.Write(head);
@@ -446,6 +455,16 @@ base::Status Shard::Restore(std::string_view bytes) {
         FROTA_ASSIGN_OR_RETURN(n, r.SignedVarint());
       }
       bucket.quality[feed_id] = counts;
+    }
+    if (opened.version >= kFirstVersionWithDuplicates) {
+      FROTA_ASSIGN_OR_RETURN(const auto vehicles_with_duplicates, r.Varint());
+      for (std::uint64_t j = 0; j < vehicles_with_duplicates; ++j) {
+        FROTA_ASSIGN_OR_RETURN(const auto feed_id, ReadId(r, strings));
+        FROTA_ASSIGN_OR_RETURN(const auto vehicle_id,
+                               ReadId(r, strings, model::StringDictionary::Kind::kKey));
+        FROTA_ASSIGN_OR_RETURN(bucket.duplicates[VehicleKey(feed_id, vehicle_id)],
+                               r.SignedVarint());
+      }
     }
     hours.emplace(base::FromUnixMicros(end_us), std::move(bucket));
   }

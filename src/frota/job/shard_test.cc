@@ -58,10 +58,10 @@ TEST(StopsJob, GapOfExactlyFiveMinutesContinuesTheStop) {
   h.Record(f.P(600, 3));
   h.Record(f.P(700, 500));  // drives off
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().stops.size(), 1U);
-  EXPECT_EQ(h.output().stops[0].start_time, T(0));
-  EXPECT_EQ(h.output().stops[0].end_time, T(600));
-  EXPECT_EQ(h.output().stops[0].positions, 3);
+  ASSERT_EQ(h.output().of<model::StopRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].start_time, T(0));
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].end_time, T(600));
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].positions, 3);
 }
 
 TEST(StopsJob, AGapOfMoreThanFiveMinutesEndsTheRun) {
@@ -72,8 +72,8 @@ TEST(StopsJob, AGapOfMoreThanFiveMinutesEndsTheRun) {
   h.Record(f.P(501, 5));  // 301 s gap: a new candidate anchored here
   h.Record(f.P(801, 5));
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().stops.size(), 1U);
-  EXPECT_EQ(h.output().stops[0].start_time, T(501));
+  ASSERT_EQ(h.output().of<model::StopRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].start_time, T(501));
 }
 
 TEST(StopsJob, FiftyMetresFromTheAnchorIsInsideAndJustOverIsOutside) {
@@ -84,9 +84,9 @@ TEST(StopsJob, FiftyMetresFromTheAnchorIsInsideAndJustOverIsOutside) {
   h.Record(f.P(400, 49.99));
   h.Record(f.P(500, 50.02));  // ends the run
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().stops.size(), 1U);
-  EXPECT_EQ(h.output().stops[0].end_time, T(400));
-  EXPECT_DOUBLE_EQ(h.output().stops[0].anchor_lat, kLat);
+  ASSERT_EQ(h.output().of<model::StopRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].end_time, T(400));
+  EXPECT_DOUBLE_EQ(h.output().of<model::StopRow>()[0].anchor_lat, kLat);
 }
 
 TEST(StopsJob, ARunShorterThanFiveMinutesIsNoStop) {
@@ -96,7 +96,7 @@ TEST(StopsJob, ARunShorterThanFiveMinutesIsNoStop) {
   h.Record(f.P(299, 1));
   h.Record(f.P(350, 900));
   h.Watermark(T(10'000));
-  EXPECT_TRUE(h.output().stops.empty());
+  EXPECT_TRUE(h.output().of<model::StopRow>().empty());
 }
 
 TEST(StopsJob, IsEmittedWhenTheWatermarkPassesFiveMinutesAfterItsLastPosition) {
@@ -106,10 +106,10 @@ TEST(StopsJob, IsEmittedWhenTheWatermarkPassesFiveMinutesAfterItsLastPosition) {
   h.Record(f.P(200, 2));
   h.Record(f.P(400, 2));
   h.Watermark(T(699));
-  EXPECT_TRUE(h.output().stops.empty());
+  EXPECT_TRUE(h.output().of<model::StopRow>().empty());
   h.Watermark(T(700));
-  ASSERT_EQ(h.output().stops.size(), 1U);
-  EXPECT_EQ(h.output().stops[0].end_time, T(400));
+  ASSERT_EQ(h.output().of<model::StopRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].end_time, T(400));
 }
 
 TEST(StopsJob, TripReassignmentWhileParkedKeepsOneStop) {
@@ -120,8 +120,8 @@ TEST(StopsJob, TripReassignmentWhileParkedKeepsOneStop) {
   h.Record(f.P(240, 1, "A"));
   h.Record(f.P(480, 3, "A"));
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().stops.size(), 1U);
-  EXPECT_EQ(h.output().stops[0].positions, 4);
+  ASSERT_EQ(h.output().of<model::StopRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].positions, 4);
 }
 
 TEST(StopsJob, ARestoredSnapshotContinuesTheOpenRun) {
@@ -133,8 +133,8 @@ TEST(StopsJob, ARestoredSnapshotContinuesTheOpenRun) {
   ASSERT_TRUE(h.SnapshotAndRestore().ok());
   h.Record(f.P(400, 5));
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().stops.size(), 1U);
-  EXPECT_EQ(h.output().stops[0].positions, 3);
+  ASSERT_EQ(h.output().of<model::StopRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::StopRow>()[0].positions, 3);
 }
 
 TEST(TripsJob, PositionsOfOtherTripsInBetweenDoNotSplitATrip) {
@@ -144,8 +144,10 @@ TEST(TripsJob, PositionsOfOtherTripsInBetweenDoNotSplitATrip) {
   h.Record(f.P(60, 500, "B"));
   h.Record(f.P(120, 1000, "A"));
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().trips.size(), 2U);
-  const auto& a = h.output().trips[0].trip_id == "A" ? h.output().trips[0] : h.output().trips[1];
+  ASSERT_EQ(h.output().of<model::TripRow>().size(), 2U);
+  const auto& a = h.output().of<model::TripRow>()[0].trip_id == "A"
+                      ? h.output().of<model::TripRow>()[0]
+                      : h.output().of<model::TripRow>()[1];
   EXPECT_EQ(a.positions, 2);
   EXPECT_EQ(a.last_time, T(120));
   EXPECT_NEAR(a.distance_mm / 1000.0, 1000.0, 0.01);  // straight from the first to the third
@@ -158,7 +160,7 @@ TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
   h.Record(f.P(900, 0, "A"));
   h.Record(f.P(1801, 0, "A"));
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().trips.size(), 2U);
+  ASSERT_EQ(h.output().of<model::TripRow>().size(), 2U);
 }
 
 // A vehicle whose feed reassigns trips while it moves, and drops the trip for a while:
@@ -182,7 +184,7 @@ TEST(TripsJob, ReassignedTripsGiveTheSameRowsWithASnapshotAfterEveryRecord) {
       }
     }
     h.Watermark(T(100'000));
-    return h.output().trips;
+    return h.output().of<model::TripRow>();
   };
   const auto plain = run(false);
   const auto restored = run(true);
@@ -229,7 +231,7 @@ TEST(TripsJob, TripsDueTogetherAreEmittedInTheOrderTheyOpened) {
     }
     h.Watermark(T(100'000));
     std::vector<std::string> emitted;
-    for (const auto& row : h.output().trips) {
+    for (const auto& row : h.output().of<model::TripRow>()) {
       emitted.push_back(row.trip_id);
     }
     return emitted;
@@ -250,8 +252,10 @@ TEST(Validation, ADuplicateKeepsTheFirstInSourceOrderWhateverTheArrival) {
   h.Watermark(T(10'000));
   ASSERT_EQ(h.output().positions.size(), 1U);
   EXPECT_EQ(h.output().positions[0].source.offset, 0);
-  ASSERT_EQ(h.output().rejected.size(), 1U);
-  EXPECT_EQ(h.output().rejected[0].reason, model::RejectReason::kDuplicate);
+  // The refused one is counted (semantics §2 rule 5), not a row of rejected.
+  EXPECT_TRUE(h.output().rejected.empty());
+  ASSERT_EQ(h.output().of<model::DuplicateCountRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::DuplicateCountRow>()[0].records, 1);
 }
 
 TEST(Validation, ARejectedJumpDoesNotBecomeTheReference) {
@@ -276,7 +280,7 @@ TEST(SpeedJob, SegmentsOverFiveMinutesApartAreNotSegments) {
   h.Watermark(T(10'000));
   std::int64_t segments = 0;
   std::int64_t mm = 0;
-  for (const auto& c : h.output().speed_cells) {
+  for (const auto& c : h.output().of<model::SpeedCellRow>()) {
     segments += c.segments;
     mm += c.distance_mm;
   }
@@ -290,8 +294,8 @@ TEST(QualityJob, CountsAcceptedVehiclesAndLatencyPerHour) {
   h.Record(f.P(0));
   h.Record(f.P(30));
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().quality.size(), 1U);
-  const auto& q = h.output().quality[0];
+  ASSERT_EQ(h.output().of<model::QualityRow>().size(), 1U);
+  const auto& q = h.output().of<model::QualityRow>()[0];
   EXPECT_EQ(q.accepted, 2);
   EXPECT_EQ(q.vehicles, 1);
   ASSERT_EQ(q.latency.size(), 1U);

@@ -153,9 +153,10 @@ void MoveAppend(std::vector<T>& into, std::vector<T>&& from) {
 }
 }  // namespace
 
-std::vector<QualityLatencyRow> QualityLatencyRows(const std::vector<QualityRow>& quality) {
+template <>
+std::vector<QualityLatencyRow> DeriveRows(const EpochRows& rows) {
   std::vector<QualityLatencyRow> out;
-  for (const QualityRow& r : quality) {
+  for (const QualityRow& r : rows.of<QualityRow>()) {
     for (const auto& [bucket, count] : r.latency) {
       out.push_back({r.partition_id, r.feed_id, r.local_date, r.hour,
                      static_cast<std::int16_t>(bucket + kLatencyMinSeconds), count});
@@ -164,10 +165,14 @@ std::vector<QualityLatencyRow> QualityLatencyRows(const std::vector<QualityRow>&
   return out;
 }
 
-std::vector<AircraftPositionRow> AircraftPositionRows(const std::vector<PositionRecord>& positions,
-                                                      const StringDictionary& strings) {
+template <>
+std::vector<AircraftPositionRow> DeriveRows(const EpochRows& rows) {
   std::vector<AircraftPositionRow> out;
-  for (const PositionRecord& p : positions) {
+  if (rows.positions.empty() || !rows.strings) {
+    return out;
+  }
+  const StringDictionary& strings = *rows.strings;
+  for (const PositionRecord& p : rows.positions) {
     if (!HasAircraftFields(p)) {
       continue;
     }
@@ -193,22 +198,19 @@ void EpochRows::Append(EpochRows&& other) {
   assert((other.positions.empty() && other.rejected.empty()) || other.strings == strings);
   MoveAppend(positions, std::move(other.positions));
   MoveAppend(rejected, std::move(other.rejected));
-  MoveAppend(speed_cells, std::move(other.speed_cells));
-  MoveAppend(speed_lines, std::move(other.speed_lines));
-  MoveAppend(fleet_hours, std::move(other.fleet_hours));
-  MoveAppend(stops, std::move(other.stops));
-  MoveAppend(trips, std::move(other.trips));
-  MoveAppend(quality, std::move(other.quality));
-  MoveAppend(polls, std::move(other.polls));
-  MoveAppend(departures, std::move(other.departures));
-  MoveAppend(headways, std::move(other.headways));
-  MoveAppend(alerts, std::move(other.alerts));
+  std::apply(
+      [&](auto&... tables) {
+        (MoveAppend(tables,
+                    std::move(std::get<std::remove_reference_t<decltype(tables)>>(other.tables_))),
+         ...);
+      },
+      tables_);
 }
 
 std::size_t EpochRows::RowCount() const {
-  return positions.size() + rejected.size() + speed_cells.size() + speed_lines.size() +
-         fleet_hours.size() + stops.size() + trips.size() + quality.size() + polls.size() +
-         departures.size() + headways.size() + alerts.size();
+  std::size_t count = positions.size() + rejected.size();
+  std::apply([&](const auto&... tables) { ((count += tables.size()), ...); }, tables_);
+  return count;
 }
 
 }  // namespace frota::model

@@ -3,14 +3,12 @@
 namespace frota::model {
 
 const std::vector<const TableSpec*>& CatalogTables() {
-  static const std::vector<const TableSpec*> kTables = {
-      &Table<SpeedCellRow>::kSpec,      &Table<SpeedLineRow>::kSpec,
-      &Table<FleetHourRow>::kSpec,      &Table<StopRow>::kSpec,
-      &Table<TripRow>::kSpec,           &Table<QualityRow>::kSpec,
-      &Table<QualityLatencyRow>::kSpec, &Table<PollRow>::kSpec,
-      &Table<DepartureRow>::kSpec,      &Table<HeadwayRow>::kSpec,
-      &Table<AlertRow>::kSpec,          &Table<AircraftPositionRow>::kSpec,
-  };
+  static const std::vector<const TableSpec*> kTables = [] {
+    std::vector<const TableSpec*> tables;
+    ForEachRowType(CatalogRowTypes{},
+                   [&]<typename Row>() { tables.push_back(&Table<Row>::kSpec); });
+    return tables;
+  }();
   return kTables;
 }
 

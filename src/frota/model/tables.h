@@ -5,11 +5,14 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -125,6 +128,10 @@ enum class OnConflict : std::uint8_t {
   kKeepFirst,  // the stored row stands
 };
 
+/// What a table holds, for retention: raw input (the silver layer: `positions`,
+/// `rejected` and the tables beside them) or results (gold).
+enum class Layer : std::uint8_t { kSilver, kGold };
+
 /// A table of the catalog. `view` is what readers (export, reconcile, the dashboard) read:
 /// the table itself, or a view over it (sink/sql/views_v1.sql) with its derived columns
 /// and partitions summed away. Export sorts by the key.
@@ -138,6 +145,16 @@ struct TableSpec {
   OnConflict on_conflict = OnConflict::kReplace;
   bool duckdb_key = false;             // DuckDB keeps the PRIMARY KEY too
   std::string_view mm_allowance = {};  // reconcile: the batch side's allowance (SQL), in mm
+  /// Empty: the jobs emit the table's rows into the epoch (model::EpochRows). Else the
+  /// epoch table (or silver, `positions`) its rows are derived from when they are
+  /// written (model::DeriveRows in rows.h): the epoch carries them once.
+  std::string_view derived_from = {};
+  /// The column that places a row on a local date (a reader's window, retention): a DATE
+  /// column is the local date itself; a TIMESTAMP column's instant falls on a local date
+  /// in the feed's time zone (docs/tables.md, "Dates").
+  std::string_view date_column = {};
+  /// Raw input kept `--retain-days` (silver), or a result kept `--retain-results-days`.
+  Layer layer = Layer::kGold;
 };
 
 /// `Table<Row>` is the catalog entry of the table whose rows are `Row`: `kSpec`, and
@@ -146,9 +163,12 @@ struct TableSpec {
 /// `Date(base::LocalDate)`, `Timestamp(base::Timestamp)` and `Null()`. The sinks' appender
 /// and COPY writer are such `out`s (tables_test.cc checks each Write against its columns).
 ///
-/// Adding a table: its row struct and its `Table<Row>` here, its name in `CatalogTables()`
-/// (tables.cc); then a migration creating it (sink/README.md says how), and its rows in
-/// `EpochRows` (rows.h) for the sinks to write.
+/// A table whose rows replace the stored row of the same key, in an epoch and across
+/// epochs (alerts: the row that closes an alert repeats it whole), also has
+/// `UpsertKey(row)`, the text of its one key column: the sinks keep each epoch's last row
+/// of a key and replace the stored one.
+///
+/// Adding a table: README.md of this module lists the steps.
 template <typename Row>
 struct Table;
 
@@ -190,7 +210,8 @@ struct Table<SpeedCellRow> {
                                    .view = "speed_cell_totals",
                                    .semantics = "§4 speed, §5",
                                    .columns = kColumns,
-                                   .mm_allowance = "segments"};
+                                   .mm_allowance = "segments",
+                                   .date_column = "local_date"};
 
   template <typename Out>
   static void Write(const SpeedCellRow& r, Out& out) {
@@ -237,7 +258,8 @@ struct Table<SpeedLineRow> {
                                    .view = "speed_line_totals",
                                    .semantics = "§4 speed, §5",
                                    .columns = kColumns,
-                                   .mm_allowance = "segments"};
+                                   .mm_allowance = "segments",
+                                   .date_column = "local_date"};
 
   template <typename Out>
   static void Write(const SpeedLineRow& r, Out& out) {
@@ -272,7 +294,11 @@ struct Table<FleetHourRow> {
       Sum("vehicles", ColumnType::kBigint),
       Sum("positions", ColumnType::kBigint),
   };
-  static constexpr TableSpec kSpec{"fleet_hours", "fleet_hour_totals", "§4 speed, §5", kColumns};
+  static constexpr TableSpec kSpec{.name = "fleet_hours",
+                                   .view = "fleet_hour_totals",
+                                   .semantics = "§4 speed, §5",
+                                   .columns = kColumns,
+                                   .date_column = "local_date"};
 
   template <typename Out>
   static void Write(const FleetHourRow& r, Out& out) {
@@ -314,7 +340,11 @@ struct Table<StopRow> {
       Value("positions", ColumnType::kBigint),
       Value("near_terminal", ColumnType::kBoolean).Nullable(),
   };
-  static constexpr TableSpec kSpec{"stops", "stop_rows", "§4 stops", kColumns};
+  static constexpr TableSpec kSpec{.name = "stops",
+                                   .view = "stop_rows",
+                                   .semantics = "§4 stops",
+                                   .columns = kColumns,
+                                   .date_column = "start_time"};
 
   template <typename Out>
   static void Write(const StopRow& r, Out& out) {
@@ -376,7 +406,8 @@ struct Table<TripRow> {
                                    .view = "trip_rows",
                                    .semantics = "§4 trips",
                                    .columns = kColumns,
-                                   .mm_allowance = "positions - 1"};
+                                   .mm_allowance = "positions - 1",
+                                   .date_column = "first_time"};
 
   template <typename Out>
   static void Write(const TripRow& r, Out& out) {
@@ -454,7 +485,11 @@ struct Table<QualityRow> {
       Derived("latency_p50_s", ColumnType::kSmallint),
       Derived("latency_p90_s", ColumnType::kSmallint),
   };
-  static constexpr TableSpec kSpec{"quality", "quality_hours", "§4 quality, §5", kColumns};
+  static constexpr TableSpec kSpec{.name = "quality",
+                                   .view = "quality_hours",
+                                   .semantics = "§4 quality, §5",
+                                   .columns = kColumns,
+                                   .date_column = "local_date"};
 
   template <typename Out>
   static void Write(const QualityRow& r, Out& out) {
@@ -496,7 +531,9 @@ struct Table<QualityLatencyRow> {
                                    .view = "quality_latency",
                                    .semantics = "§4 quality, §5",
                                    .columns = kColumns,
-                                   .exported = Export::kNo};
+                                   .exported = Export::kNo,
+                                   .derived_from = "quality",
+                                   .date_column = "local_date"};
 
   template <typename Out>
   static void Write(const QualityLatencyRow& r, Out& out) {
@@ -558,7 +595,8 @@ struct Table<DepartureRow> {
                                    .columns = kColumns,
                                    .exported = Export::kNo,
                                    .reconcile = Reconcile::kRows,
-                                   .on_conflict = OnConflict::kKeepFirst};
+                                   .on_conflict = OnConflict::kKeepFirst,
+                                   .date_column = "service_date"};
 
   template <typename Out>
   static void Write(const DepartureRow& r, Out& out) {
@@ -624,7 +662,8 @@ struct Table<HeadwayRow> {
                                    .columns = kColumns,
                                    .exported = Export::kNo,
                                    .reconcile = Reconcile::kRows,
-                                   .on_conflict = OnConflict::kKeepFirst};
+                                   .on_conflict = OnConflict::kKeepFirst,
+                                   .date_column = "service_date"};
 
   template <typename Out>
   static void Write(const HeadwayRow& r, Out& out) {
@@ -685,7 +724,10 @@ struct Table<AlertRow> {
                                    .columns = kColumns,
                                    .exported = Export::kNo,
                                    .reconcile = Reconcile::kRows,
-                                   .duckdb_key = true};
+                                   .duckdb_key = true,
+                                   .date_column = "start_time"};
+
+  static std::string_view UpsertKey(const AlertRow& r) { return r.alert_id; }
 
   template <typename Out>
   static void Write(const AlertRow& r, Out& out) {
@@ -745,7 +787,9 @@ struct Table<PollRow> {
                                    .semantics = "§4 quality (per poll)",
                                    .columns = kColumns,
                                    .reconcile = Reconcile::kNo,
-                                   .on_conflict = OnConflict::kKeepFirst};
+                                   .on_conflict = OnConflict::kKeepFirst,
+                                   .date_column = "polled_at",
+                                   .layer = Layer::kSilver};
 
   template <typename Out>
   static void Write(const PollRow& r, Out& out) {
@@ -789,7 +833,10 @@ struct Table<AircraftPositionRow> {
                                    .view = "aircraft_positions",
                                    .semantics = "§8 aircraft",
                                    .columns = kColumns,
-                                   .exported = Export::kWithRows};
+                                   .exported = Export::kWithRows,
+                                   .derived_from = "positions",
+                                   .date_column = "event_time",
+                                   .layer = Layer::kSilver};
 
   template <typename Out>
   static void Write(const AircraftPositionRow& r, Out& out) {
@@ -800,6 +847,91 @@ struct Table<AircraftPositionRow> {
     r.last_contact ? out.Int64(*r.last_contact) : out.Null();
   }
 };
+
+/// duplicate_counts (semantics §2 rule 5): refused duplicates of one partition, counted
+/// per feed, vehicle and local hour of their event time instead of stored one by one
+/// (most of what a feed that resends its last minute sends). Emitted with the hour's
+/// other aggregates, when the watermark passes the hour's end.
+struct DuplicateCountRow {
+  std::int32_t partition_id = 0;
+  std::string feed_id;
+  std::string vehicle_id;
+  base::LocalDate local_date;
+  std::int8_t hour = 0;
+  std::int64_t records = 0;
+};
+
+template <>
+struct Table<DuplicateCountRow> {
+  static constexpr Column kColumns[] = {
+      Partition("partition_id", ColumnType::kInteger),
+      Key("feed_id", ColumnType::kText),
+      Key("vehicle_id", ColumnType::kText),
+      Key("local_date", ColumnType::kDate),
+      Key("hour", ColumnType::kTinyint),
+      Sum("records", ColumnType::kBigint),
+  };
+  static constexpr TableSpec kSpec{.name = "duplicate_counts",
+                                   .view = "duplicate_count_totals",
+                                   .semantics = "§2 rule 5, §5",
+                                   .columns = kColumns,
+                                   .date_column = "local_date",
+                                   .layer = Layer::kSilver};
+
+  template <typename Out>
+  static void Write(const DuplicateCountRow& r, Out& out) {
+    out.Int32(r.partition_id);
+    out.Text(r.feed_id);
+    out.Text(r.vehicle_id);
+    out.Date(r.local_date);
+    out.Int8(r.hour);
+    out.Int64(r.records);
+  }
+};
+
+/// A list of row types.
+template <typename... Rows>
+struct RowTypes {};
+
+/// Every table of the catalog by its row type, in the catalog's order (export's, the
+/// sinks' writes): CatalogTables(), EpochRows, both sinks, export and reconcile loop over
+/// it.
+using CatalogRowTypes = RowTypes<SpeedCellRow, SpeedLineRow, FleetHourRow, StopRow, TripRow,
+                                 QualityRow, QualityLatencyRow, PollRow, DepartureRow, HeadwayRow,
+                                 AlertRow, AircraftPositionRow, DuplicateCountRow>;
+
+/// Calls `f.template operator()<Row>()` for every row type of `List`, in order.
+template <typename... Rows, typename F>
+constexpr void ForEachRowType(RowTypes<Rows...> /*list*/, F&& f) {
+  (f.template operator()<Rows>(), ...);
+}
+
+/// Whether the sinks derive the table's rows instead of the epoch carrying them.
+template <typename Row>
+inline constexpr bool kDerivedTable = !Table<Row>::kSpec.derived_from.empty();
+
+/// Whether a table's rows replace the stored row of their key (`UpsertKey`).
+template <typename Row>
+concept UpsertedTable = requires(const Row& row) {
+  { Table<Row>::UpsertKey(row) } -> std::convertible_to<std::string_view>;
+};
+
+/// `std::tuple<Holder<Row>...>` over the row types of `List` that `Keep<Row>::value`
+/// selects, in order: per-table storage that follows the catalog.
+template <template <typename> class Keep, template <typename> class Holder, typename List>
+struct SelectTables;
+template <template <typename> class Keep, template <typename> class Holder, typename... Rows>
+struct SelectTables<Keep, Holder, RowTypes<Rows...>> {
+  using type = decltype(std::tuple_cat(
+      std::declval<
+          std::conditional_t<Keep<Rows>::value, std::tuple<Holder<Rows>>, std::tuple<>>>()...));
+};
+
+/// Selectors for SelectTables: the tables an epoch carries, and the upserted ones.
+template <typename Row>
+struct IsEmittedTable : std::bool_constant<!kDerivedTable<Row>> {};
+template <typename Row>
+struct IsUpsertedTable : std::bool_constant<UpsertedTable<Row>> {};
 
 /// Every table of the catalog, in export order.
 const std::vector<const TableSpec*>& CatalogTables();

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "frota/model/rows.h"
+
 namespace frota::model {
 namespace {
 
@@ -104,6 +106,7 @@ TEST(TableCatalog, RegularityWritesGiveEachStoredColumnItsType) {
 TEST(TableCatalog, QualityWritesGiveEachStoredColumnItsType) {
   ExpectWriteMatchesColumns(QualityRow{});
   ExpectWriteMatchesColumns(QualityLatencyRow{});
+  ExpectWriteMatchesColumns(DuplicateCountRow{});
 }
 
 // quality's stored counts after `vehicles` are RejectReason's, in its order.
@@ -145,6 +148,100 @@ TEST(TableCatalog, SumsAreNotMixedWithValues) {
       values = values || column.role == Role::kValue;
     }
     EXPECT_FALSE(sums && values) << table->name;
+  }
+}
+
+// The epoch's rows follow the catalog: every table the jobs emit is stored in EpochRows,
+// every derived one is made from them, and ForEachTableRows hands each table's rows to a
+// sink once, in the catalog's order. A table added to the catalog is therefore written
+// by every sink without touching them.
+TEST(EpochRows, HoldRowsPerCatalogTableAndVisitEachTableOnceInCatalogOrder) {
+  EpochRows rows;
+  rows.of<StopRow>().emplace_back();
+  rows.of<StopRow>().emplace_back();
+  rows.of<DuplicateCountRow>().push_back({0, "rio-brt", "B1", base::LocalDate{}, 6, 3});
+  QualityRow quality;
+  quality.latency = {{30, 5}, {31, 2}};
+  rows.of<QualityRow>().push_back(quality);
+  EXPECT_EQ(rows.RowCount(), 4U);
+
+  std::vector<std::string_view> visited;
+  std::size_t latency_rows = 0;
+  const auto status = ForEachTableRows(rows, [&]<typename Row>(const std::vector<Row>& table) {
+    visited.push_back(Table<Row>::kSpec.name);
+    if constexpr (std::is_same_v<Row, QualityLatencyRow>) {
+      latency_rows = table.size();  // derived: one row per histogram bucket
+    }
+    return base::Status::Ok();
+  });
+  ASSERT_TRUE(status.ok());
+  std::vector<std::string_view> catalog;
+  for (const TableSpec* table : CatalogTables()) {
+    catalog.push_back(table->name);
+  }
+  EXPECT_EQ(visited, catalog);
+  EXPECT_EQ(latency_rows, 2U);
+
+  EpochRows more;
+  more.of<StopRow>().emplace_back();
+  more.of<AlertRow>().emplace_back();
+  rows.Append(std::move(more));
+  EXPECT_EQ(rows.of<StopRow>().size(), 3U);
+  EXPECT_EQ(rows.of<AlertRow>().size(), 1U);
+  EXPECT_EQ(rows.RowCount(), 6U);
+  std::size_t counted = 0;
+  ForEachTableCount(rows, [&](const TableSpec& table, std::size_t n) {
+    EXPECT_TRUE(table.derived_from.empty()) << table.name;
+    counted += n;
+  });
+  EXPECT_EQ(counted, 6U);
+}
+
+TEST(EpochRows, VisitingStopsAtTheFirstError) {
+  EpochRows rows;
+  std::size_t visits = 0;
+  const auto status = ForEachTableRows(rows, [&]<typename Row>(const std::vector<Row>&) {
+    ++visits;
+    return base::Internal("sink gone");
+  });
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(visits, 1U);
+}
+
+// A derived table names the table it is made from; an upserted one has one key column
+// (the sinks delete and match by it).
+TEST(TableCatalog, DerivedTablesNameTheirSourceAndUpsertedOnesHaveOneKey) {
+  for (const TableSpec* table : CatalogTables()) {
+    if (!table->derived_from.empty()) {
+      EXPECT_TRUE(table->derived_from == "positions" ||
+                  FindCatalogTable(table->derived_from) != nullptr)
+          << table->name;
+    }
+  }
+  std::size_t keys = 0;
+  for (const Column& column : Table<AlertRow>::kSpec.columns) {
+    keys += column.role == Role::kKey ? 1 : 0;
+  }
+  EXPECT_TRUE(UpsertedTable<AlertRow>);
+  EXPECT_FALSE(UpsertedTable<StopRow>);
+  EXPECT_EQ(keys, 1U);
+}
+
+// Every table says which column places its rows on a local date (readers' windows and
+// retention): a stored DATE or TIMESTAMP column.
+TEST(TableCatalog, EveryTableHasADateColumn) {
+  for (const TableSpec* table : CatalogTables()) {
+    const Column* found = nullptr;
+    for (const Column& column : table->columns) {
+      if (column.name == table->date_column) {
+        found = &column;
+      }
+    }
+    ASSERT_NE(found, nullptr) << table->name << ": no column " << table->date_column;
+    EXPECT_TRUE(found->stored()) << table->name;
+    EXPECT_FALSE(found->nullable) << table->name;
+    EXPECT_TRUE(found->type == ColumnType::kDate || found->type == ColumnType::kTimestamp)
+        << table->name;
   }
 }
 

@@ -315,7 +315,7 @@ void Stream::AddMinutes(std::int64_t minute_horizon, model::EpochRows& out) {
         }
         row.end_time = MinuteStart(m);
         row.closed_at = row.end_time;
-        out.alerts.push_back(std::move(row));
+        out.of<model::AlertRow>().push_back(std::move(row));
       }
       feed.coverage.Add(m, g);
     }
@@ -332,7 +332,7 @@ void Stream::AddMinutes(std::int64_t minute_horizon, model::EpochRows& out) {
       row.service_date = zone_.ToLocalHour(start).date;
       row.start_time = start;
       row.raised_at = start + std::chrono::minutes(g);
-      out.alerts.push_back(row);
+      out.of<model::AlertRow>().push_back(row);
       feed.blind = std::move(row);
     }
   }
@@ -365,7 +365,7 @@ void Stream::CloseLost(Line& line, base::Timestamp limit, model::EpochRows& out)
     line.open.reset();
     row.end_time = *lost;
     row.closed_at = *lost;
-    out.alerts.push_back(std::move(row));
+    out.of<model::AlertRow>().push_back(std::move(row));
   }
 }
 
@@ -432,7 +432,7 @@ void Stream::CheckGapInProgress(Line& line, base::Timestamp final_before, model:
   row.raised_at = point;
   row.planned_headway_s = line.point_planned_s;
   row.vehicles = d.vehicle_id;
-  out.alerts.push_back(row);
+  out.of<model::AlertRow>().push_back(row);
   line.open = std::move(row);
 }
 
@@ -451,7 +451,7 @@ void Stream::CloseAt(Line& line, const Departure& d, bool measured, model::Epoch
     row.actual_headway_s = std::chrono::duration<double>(d.departure_time - row.start_time).count();
     row.vehicles = Vehicles(line.last->vehicle_id, d.vehicle_id);
   }
-  out.alerts.push_back(std::move(row));
+  out.of<model::AlertRow>().push_back(std::move(row));
 }
 
 void Stream::OnHiddenDeparture(const Departure& d, const Placed& p, model::EpochRows& out) {
@@ -475,7 +475,7 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
     }
     return;
   }
-  out.departures.push_back(DepartureRowOf(p, zone_));
+  out.of<model::DepartureRow>().push_back(DepartureRowOf(p, zone_));
   if (!p.period) {
     return;
   }
@@ -491,7 +491,7 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
   const MeasuredHeadway m =
       MeasureHeadway(line.last ? &line.placed : nullptr, p, cov, line.hidden_since_last);
   line.hidden_since_last = false;
-  out.headways.push_back(HeadwayRowOf(p, m, zone_));
+  out.of<model::HeadwayRow>().push_back(HeadwayRowOf(p, m, zone_));
   if (m.exclusion.empty() && m.headway_s && m.planned_headway_s && *m.planned_headway_s > 0) {
     const double h = *m.headway_s;
     const double planned = *m.planned_headway_s;
@@ -519,7 +519,7 @@ void Stream::OnDeparture(const Departure& d, model::EpochRows& out) {
       row.planned_headway_s = planned;
       row.actual_headway_s = h;
       row.vehicles = Vehicles(before.vehicle_id, d.vehicle_id);
-      out.alerts.push_back(std::move(row));
+      out.of<model::AlertRow>().push_back(std::move(row));
     }
   }
   line.last = d;

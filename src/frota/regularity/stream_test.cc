@@ -84,18 +84,18 @@ class StreamTest : public ::testing::Test {
   // Every row, as text, sorted; alerts as the table keeps them (the last row per id).
   static std::vector<std::string> Text(const model::EpochRows& rows) {
     std::vector<std::string> out;
-    for (const auto& d : rows.departures) {
+    for (const auto& d : rows.of<model::DepartureRow>()) {
       out.push_back(fmt::format("departure {} {} {} {} {}", d.vehicle_id, d.route_id,
                                 d.direction_id, base::FormatIso8601(d.departure_time),
                                 d.unplanned));
     }
-    for (const auto& h : rows.headways) {
+    for (const auto& h : rows.of<model::HeadwayRow>()) {
       out.push_back(fmt::format("headway {} {} {} {} {} {}", h.route_id, h.direction_id,
                                 base::FormatIso8601(h.departure_time), h.vehicle_id,
                                 h.headway_s.value_or(-1), h.exclusion));
     }
     std::map<std::string, std::string> alerts;
-    for (const auto& a : rows.alerts) {
+    for (const auto& a : rows.of<model::AlertRow>()) {
       alerts[a.alert_id] = fmt::format(
           "alert {} end={} raised={} closed={} planned={} actual={} vehicles={}", a.alert_id,
           a.end_time ? base::FormatIso8601(*a.end_time) : "-", base::FormatIso8601(a.raised_at),
@@ -207,7 +207,7 @@ TEST_F(StreamTest, DeparturesWaitForTheHorizon) {
   }
   stream->Advance(Local(6, 30), rows);
   // 06:30 - 40 minutes is before every departure: none is final yet.
-  EXPECT_TRUE(rows.departures.empty());
+  EXPECT_TRUE(rows.of<model::DepartureRow>().empty());
   EXPECT_EQ(stream->Horizon(), minutes(40));
 }
 

@@ -15,9 +15,11 @@
 #include <thread>
 
 #include "frota/base/file.h"
+#include "frota/base/run_id.h"
 #include "frota/engine/epoch.h"
+#include "frota/engine/watermark.h"
 #include "frota/job/pipeline.h"
-#include "frota/runner/row_counts.h"
+#include "frota/runner/epoch_driver.h"
 #include "frota/source/replay_source.h"
 #include "frota/transport/payload.h"
 
@@ -25,23 +27,8 @@ namespace frota::runner {
 
 namespace {
 
-std::string WatermarkText(base::Timestamp w) {
-  if (w == base::Timestamp::min()) {
-    return "none";
-  }
-  if (w == base::Timestamp::max()) {
-    return "end of input";
-  }
-  return base::FormatIso8601(w);
-}
-
 double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
-}
-
-std::string NewRunId() {
-  std::random_device random;
-  return fmt::format("{:08x}{:08x}", random(), random());
 }
 
 // Commits epochs on a background thread, one at a time and in order, so that the sink's
@@ -115,7 +102,7 @@ std::string PartitionList(const std::vector<base::PartitionId>& partitions) {
 
 // One member of the consumer group: the polling thread's whole state. The rebalance
 // callbacks (OnAssigned, OnRevoked) run inside Consumer::Poll on the same thread.
-class KafkaRun : public transport::RebalanceListener {
+class KafkaRun : public transport::RebalanceListener, public EpochOutput {
  public:
   KafkaRun(const KafkaRunConfig& config, const ReplayContext& context,
            model::SourceCatalog& catalog, engine::PartitionedSink<model::EpochRows>& sink)
@@ -125,7 +112,9 @@ class KafkaRun : public transport::RebalanceListener {
         pipeline_(context.job, job::Routing::kBySourcePartition, 0, &catalog, config.threads),
         clock_(config.clock != nullptr ? *config.clock : base::SystemClock::Get()),
         policy_(config.epoch_records, config.epoch_interval, clock_),
-        committer_(sink) {
+        committer_(sink),
+        driver_(pipeline_, /*regularity=*/nullptr, policy_, *this) {
+    driver_.SetRetention(config.retention, context.job.time_zone);
     report_.topic = config.consumer.topic;
     report_.group = config.consumer.group;
     report_.rules = job::RuleValues(context.job);
@@ -162,12 +151,9 @@ class KafkaRun : public transport::RebalanceListener {
         batch.clear();
       }
       for (const auto& message : batch) {
-        Handle(message);
+        FROTA_RETURN_IF_ERROR(Handle(message));
       }
-      if (pipeline_.AdvanceDue(poll_records)) {
-        pipeline_.Advance();
-        pending_.Append(pipeline_.TakeRows());
-      }
+      FROTA_RETURN_IF_ERROR(driver_.ReleaseIfDue(poll_records));
       if (policy_.Due()) {
         FROTA_RETURN_IF_ERROR(CutEpoch(/*wait=*/false));
       }
@@ -204,7 +190,10 @@ class KafkaRun : public transport::RebalanceListener {
     if (config_.progress && ::isatty(STDERR_FILENO) == 1) {
       fmt::print(stderr, "\r\x1b[K");
     }
-    report_.watermark = WatermarkText(last_watermark_);
+    report_.accepted = driver_.tally().accepted;
+    report_.rejected = driver_.tally().rejected;
+    report_.rows = driver_.tally().rows;
+    report_.watermark = engine::WatermarkText(last_watermark_);
     report_.duration_s = Seconds(std::chrono::steady_clock::now() - started);
     report_.peak_rss_bytes = base::PeakRssBytes();
     return report_;
@@ -280,40 +269,44 @@ class KafkaRun : public transport::RebalanceListener {
     dirty_.erase(p.value());
     spdlog::info("partition acquired partition={} offset={} finished={} watermark={}", p.value(),
                  cp.next_offset ? std::to_string(cp.next_offset->value()) : "beginning",
-                 cp.finished, WatermarkText(pipeline_.PartitionWatermark(p)));
+                 cp.finished, engine::WatermarkText(pipeline_.PartitionWatermark(p)));
     return base::Status::Ok();
   }
 
-  void Handle(const transport::Message& message) {
+  base::Status Handle(const transport::Message& message) {
     const std::int32_t p = message.partition.value();
     const auto it = next_offset_.find(p);
     if (it == next_offset_.end()) {
-      return;  // polled before its revocation: its next owner reads it
+      return base::Status::Ok();  // polled before its revocation: its next owner reads it
     }
     if (message.offset < it->second) {
       ++report_.stale_messages;  // fetched before a seek back
-      return;
+      return base::Status::Ok();
     }
     it->second = message.offset + 1;
     dirty_.insert(p);
     ++report_.messages;
-    policy_.Count(1);
     ++epoch_messages_;
     auto decoded = transport::DecodePayload(message.payload, catalog_);
     if (!decoded.ok()) {
-      pipeline_.Offer(message.partition, BadPayload(message, decoded.error().message()));
-      return;
+      driver_.Offer(message.partition, BadPayload(message, decoded.error().message()));
+      return base::Status::Ok();
     }
     if (auto* position = std::get_if<model::Position>(&*decoded)) {
-      pipeline_.Offer(message.partition, std::move(*position));
+      driver_.Offer(message.partition, std::move(*position));
     } else if (auto* rejection = std::get_if<model::Rejection>(&*decoded)) {
-      pipeline_.Offer(message.partition, std::move(*rejection));
+      driver_.Offer(message.partition, std::move(*rejection));
     } else if (auto* poll = std::get_if<model::PollRow>(&*decoded)) {
-      pending_.polls.push_back(std::move(*poll));  // collector_polls, in this epoch
+      policy_.Count(1);
+      model::EpochRows polls;  // collector_polls, in this epoch
+      polls.of<model::PollRow>().push_back(std::move(*poll));
+      return driver_.Write(std::move(polls));
     } else {
+      policy_.Count(1);
       pipeline_.FinishPartition(message.partition);
       spdlog::info("end of input partition={} offset={}", p, message.offset);
     }
+    return base::Status::Ok();
   }
 
   // A message that does not decode: refused with its place in the topic, dated by the
@@ -340,19 +333,35 @@ class KafkaRun : public transport::RebalanceListener {
     return r;
   }
 
-  // Ends the open epoch and hands it to the committer (wait: and waits for it).
+  // Ends the open epoch through the driver, which hands it to EndEpoch (wait: and waits
+  // for its commit).
   base::Status CutEpoch(bool wait) {
-    pipeline_.Advance();
-    pending_.Append(pipeline_.TakeRows());
+    FROTA_RETURN_IF_ERROR(driver_.CutEpoch());
+    if (wait) {
+      FROTA_RETURN_IF_ERROR(Settle());
+    }
+    return base::Status::Ok();
+  }
+
+ public:
+  // EpochOutput: the open epoch's rows, held until its end; then the epoch of the
+  // partitions read from in it, committed on the committer's thread.
+  base::Status Write(model::EpochRows rows) override {
+    pending_.Append(std::move(rows));
+    return base::Status::Ok();
+  }
+  base::Result<bool> EndEpoch(const EpochEnd& end) override {
     FROTA_RETURN_IF_ERROR(Settle());
     if (needs_reset_) {
-      return base::Status::Ok();  // our state is not the committed one: nothing to commit
+      return false;  // our state is not the committed one: nothing to commit
     }
-    if (!dirty_.empty()) {
+    const bool commits = !dirty_.empty();
+    if (commits) {
       engine::PartitionedEpoch epoch;
-      epoch.epoch = base::EpochId(++epoch_);
-      epoch.watermark = pipeline_.watermark();
+      epoch.epoch = end.epoch;
+      epoch.watermark = end.watermark;
       epoch.records = epoch_messages_;
+      epoch.retention = end.retention;
       for (const std::int32_t p : dirty_) {
         const base::PartitionId id(p);
         epoch.progress.push_back({fmt::format("{}/{}", config_.consumer.topic, p), id,
@@ -365,8 +374,7 @@ class KafkaRun : public transport::RebalanceListener {
         inflight_offsets_.emplace_back(id, next_offset_.at(p));
       }
       last_watermark_ = epoch.watermark;
-      CountEpochRows(pending_, report_);
-      spdlog::debug("epoch submitted epoch={} messages={} rows={} partitions={}", epoch_,
+      spdlog::debug("epoch submitted epoch={} messages={} rows={} partitions={}", end.epoch.value(),
                     epoch_messages_, pending_.RowCount(), dirty_.size());
       committer_.Start(std::move(pending_), std::move(epoch));
       ++report_.epochs;
@@ -374,13 +382,10 @@ class KafkaRun : public transport::RebalanceListener {
     pending_ = model::EpochRows();
     dirty_.clear();
     epoch_messages_ = 0;
-    policy_.Reset();
-    if (wait) {
-      FROTA_RETURN_IF_ERROR(Settle());
-    }
-    return base::Status::Ok();
+    return commits;
   }
 
+ private:
   // After a fence: every owned partition back to its committed state and offset.
   base::Status Reset() {
     FROTA_RETURN_IF_ERROR(Settle());
@@ -389,7 +394,7 @@ class KafkaRun : public transport::RebalanceListener {
     pending_ = model::EpochRows();
     dirty_.clear();
     epoch_messages_ = 0;
-    policy_.Reset();
+    driver_.DiscardOpenEpoch();
     std::vector<base::PartitionId> owned;
     for (const auto& [p, offset] : next_offset_) {
       owned.emplace_back(p);
@@ -397,7 +402,6 @@ class KafkaRun : public transport::RebalanceListener {
     for (const auto p : owned) {
       pipeline_.DropPartition(p);
     }
-    (void)pipeline_.TakeRows();
     spdlog::warn("restoring partitions={} from the sink after a fenced commit",
                  PartitionList(owned));
     FROTA_ASSIGN_OR_RETURN(const auto checkpoints, sink_.Acquire(config_.consumer.topic, owned));
@@ -418,11 +422,11 @@ class KafkaRun : public transport::RebalanceListener {
   base::Clock& clock_;
   engine::EpochPolicy policy_;
   EpochCommitter committer_;
+  EpochDriver driver_;  // last but the run's state below: uses the members above
   std::unique_ptr<transport::Consumer> consumer_;
   std::map<std::int32_t, std::int64_t> next_offset_;  // owned partitions: next offset to read
   std::set<std::int32_t> dirty_;                      // read from in the open epoch
   model::EpochRows pending_;
-  std::int64_t epoch_ = 0;
   std::int64_t epoch_messages_ = 0;
   bool needs_reset_ = false;
   std::vector<std::pair<base::PartitionId, std::int64_t>> inflight_offsets_;
@@ -481,7 +485,8 @@ base::Result<PublishReport> PublishReplay(const PublishConfig& config, const Rep
     }
   }
   if (config.end_marker) {
-    FROTA_RETURN_IF_ERROR(producer->PublishEndOfInput(NewRunId()));
+    FROTA_RETURN_IF_ERROR(
+        producer->PublishEndOfInput(base::NewRunId(base::SystemClock::Get().Now())));
   } else {
     FROTA_RETURN_IF_ERROR(producer->Flush());
   }

@@ -15,6 +15,7 @@
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/runner/replay_runner.h"
+#include "frota/runner/retention.h"
 #include "frota/transport/consumer.h"
 #include "frota/transport/producer.h"
 
@@ -77,6 +78,9 @@ struct KafkaRunConfig {
   /// Told the topic's partition count once the member has joined (the regularity
   /// follower reads the group's frontier over them). May be empty.
   std::function<void(std::int32_t)> on_partition_count;
+  /// Retention (`--retain-days`, `--retain-results-days`): none by default. Each member
+  /// cuts by the newest data of the partitions it owns; the cuts are idempotent.
+  RetentionPolicy retention;
 };
 
 struct KafkaRunReport {

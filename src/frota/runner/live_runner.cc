@@ -8,10 +8,10 @@
 #include "frota/base/empty_outputs.h"
 #include "frota/base/file.h"
 #include "frota/engine/epoch.h"
+#include "frota/engine/watermark.h"
 #include "frota/job/pipeline.h"
-#include "frota/runner/async_committer.h"
+#include "frota/runner/epoch_driver.h"
 #include "frota/runner/regularity_jobs.h"
-#include "frota/runner/row_counts.h"
 #include "frota/source/poll_journal.h"
 
 namespace frota::runner {
@@ -38,10 +38,6 @@ class TimedSink final : public engine::TransactionalSink<model::EpochRows> {
   engine::TransactionalSink<model::EpochRows>& inner_;
   std::atomic<double> last_seconds_{0};
 };
-
-std::string WatermarkText(base::Timestamp w) {
-  return w == base::Timestamp::min() ? "none" : base::FormatIso8601(w);
-}
 
 }  // namespace
 
@@ -93,21 +89,6 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   FROTA_ASSIGN_OR_RETURN(auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
                          config.threads);
-  // The regularity jobs (departures, headways, alerts) when there is a plan.
-  const auto regularity = RegularityJobs::ForContext(context);
-  if (regularity) {
-    FROTA_ASSIGN_OR_RETURN(
-        recovered.runner_state,
-        regularity->Restore(recovered.runner_state, recovered.last_epoch.value() > 0));
-  }
-  FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
-  std::int64_t epoch = recovered.last_epoch.value();
-  report.resumed = epoch > 0;
-  report.first_epoch = epoch + 1;
-  if (report.resumed) {
-    spdlog::info("engine resuming after epoch {} watermark={}", epoch,
-                 WatermarkText(pipeline.watermark()));
-  }
   source::ReplayOptions options;
   options.mode = config.mode;
   options.time_zone = context.job.time_zone->name();
@@ -122,23 +103,31 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   }
   FROTA_ASSIGN_OR_RETURN(auto follower, source::ArchiveFollower::Open(config.archive, &catalog,
                                                                       options, archive_progress));
-  std::vector<source::JournalPoll> polls;
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval, clock);
-  AsyncCommitter committer(sink, [&](const engine::EpochCheckpoint& committed) {
-    if (config.after_commit) {
-      config.after_commit(
-          {committed.epoch.value(), sink.last_seconds(), committed.watermark, committed.records});
-    }
-  });
-  model::EpochRows pending;
-  // What the pipeline released: into the epoch, and its positions to the regularity jobs.
-  auto take = [&] {
-    model::EpochRows rows = pipeline.TakeRows();
-    if (regularity) {
-      regularity->AddPositions(rows);
-    }
-    pending.Append(std::move(rows));
-  };
+  TransactionalOutput output(
+      sink, pipeline,
+      [&] {
+        std::vector<engine::SourceProgress> progress = follower->Progress();
+        for (auto& p : journal.Progress()) {
+          progress.push_back(std::move(p));
+        }
+        return progress;
+      },
+      [&](const engine::EpochCheckpoint& committed) {
+        if (config.after_commit) {
+          config.after_commit({committed.epoch.value(), sink.last_seconds(), committed.watermark,
+                               committed.records});
+        }
+      });
+  EpochDriver driver(pipeline, RegularityJobs::ForContext(context), policy, output);
+  FROTA_RETURN_IF_ERROR(driver.Restore(recovered));
+  driver.SetRetention(config.retention, context.job.time_zone);
+  report.resumed = recovered.last_epoch.value() > 0;
+  report.first_epoch = recovered.last_epoch.value() + 1;
+  if (report.resumed) {
+    spdlog::info("engine resuming after epoch {} watermark={}", recovered.last_epoch.value(),
+                 engine::WatermarkText(pipeline.watermark()));
+  }
   base::Timestamp committed_watermark = pipeline.watermark();
   auto last_commit = clock.Steady();
 
@@ -146,10 +135,14 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     report.status = std::string(status);
     report.updated_at = base::FormatIso8601(clock.Now());
     report.duration_s = std::chrono::duration<double>(clock.Steady() - started).count();
-    report.watermark = WatermarkText(pipeline.watermark());
+    report.watermark = engine::WatermarkText(pipeline.watermark());
     report.skipped_records = follower->skipped_records();
     report.responses = follower->responses_read();
     report.peak_rss_bytes = base::PeakRssBytes();
+    report.epochs = driver.epochs_cut();
+    report.accepted = driver.tally().accepted;
+    report.rejected = driver.tally().rejected;
+    report.rows = driver.tally().rows;
     if (status != "running") {
       std::int64_t refused = 0;
       for (const auto& [reason, n] : report.rejected) {
@@ -170,38 +163,14 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     }
   };
   auto commit = [&]() -> base::Status {
-    pipeline.Advance();
-    take();
-    if (regularity) {
-      // What the watermark made final, once per epoch.
-      regularity->Advance(pipeline.watermark(), pending);
-    }
-    engine::EpochCheckpoint checkpoint;
-    checkpoint.epoch = base::EpochId(++epoch);
-    checkpoint.watermark = pipeline.watermark();
-    checkpoint.records = policy.records();
-    checkpoint.progress = follower->Progress();
-    for (auto& p : journal.Progress()) {
-      checkpoint.progress.push_back(std::move(p));
-    }
-    checkpoint.states = pipeline.SnapshotPartitions();
-    checkpoint.runner_state = pipeline.SnapshotRunner();
-    if (regularity) {
-      checkpoint.runner_state = regularity->Wrap(checkpoint.runner_state);
-    }
-    CountEpochRows(pending, report);
-    spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
-                  policy.records(), pending.RowCount(), WatermarkText(checkpoint.watermark));
-    committed_watermark = checkpoint.watermark;
-    FROTA_RETURN_IF_ERROR(committer.Submit(std::move(pending), std::move(checkpoint)));
-    pending = model::EpochRows();
-    ++report.epochs;
-    policy.Reset();
+    FROTA_RETURN_IF_ERROR(driver.CutEpoch());
+    committed_watermark = pipeline.watermark();
     last_commit = clock.Steady();
     write_report("running");
     return base::Status::Ok();
   };
 
+  std::vector<source::JournalPoll> polls;
   std::vector<source::SourceRecord> batch;
   while (true) {
     // Both are read before the scan: what they promise is then visible to it.
@@ -210,8 +179,12 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     FROTA_RETURN_IF_ERROR(follower->Scan());
     polls.clear();
     FROTA_RETURN_IF_ERROR(journal.Read(polls));
-    for (auto& poll : polls) {
-      pending.polls.push_back(std::move(poll.poll));
+    if (!polls.empty()) {
+      model::EpochRows poll_rows;
+      for (auto& poll : polls) {
+        poll_rows.of<model::PollRow>().push_back(std::move(poll.poll));
+      }
+      FROTA_RETURN_IF_ERROR(driver.Write(std::move(poll_rows)));
     }
     while (true) {
       FROTA_ASSIGN_OR_RETURN(const bool more, follower->Next(batch, config.batch_records));
@@ -220,15 +193,13 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       }
       for (auto& record : batch) {
         if (auto* position = std::get_if<model::Position>(&record.record)) {
-          pipeline.Offer(record.partition, std::move(*position));
+          driver.Offer(record.partition, std::move(*position));
         } else {
-          pipeline.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
+          driver.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
         }
       }
       report.records += static_cast<std::int64_t>(batch.size());
-      policy.Count(static_cast<std::int64_t>(batch.size()));
-      pipeline.Advance();
-      take();
+      FROTA_RETURN_IF_ERROR(driver.Release());
       if (policy.records() >= config.epoch_records) {
         FROTA_RETURN_IF_ERROR(commit());
       }
@@ -236,9 +207,8 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     if (floor) {
       pipeline.AdvanceIngestTime(*floor);
     }
-    pipeline.Advance();
-    take();
-    const bool something = policy.records() > 0 || pending.RowCount() > 0 ||
+    FROTA_RETURN_IF_ERROR(driver.Release());
+    const bool something = policy.records() > 0 || driver.open_epoch_rows() > 0 ||
                            pipeline.watermark() != committed_watermark;
     if (something && (last_round || clock.Steady() - last_commit >= config.epoch_interval)) {
       FROTA_RETURN_IF_ERROR(commit());
@@ -252,7 +222,7 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
       clock.SleepFor(config.scan_interval);
     }
   }
-  FROTA_RETURN_IF_ERROR(committer.Drain());
+  FROTA_RETURN_IF_ERROR(output.Drain());
   write_report("ok");
   spdlog::info("engine stopped epochs={} records={} watermark={}", report.epochs, report.records,
                report.watermark);

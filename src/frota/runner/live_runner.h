@@ -16,6 +16,7 @@
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/runner/replay_runner.h"
+#include "frota/runner/retention.h"
 #include "frota/source/archive_follower.h"
 
 namespace frota::runner {
@@ -54,6 +55,8 @@ struct LiveConfig {
   std::filesystem::path report_file;
   std::string run_id;
   std::string db;
+  /// Retention (`--retain-days`, `--retain-results-days`, `[retention]`): none by default.
+  RetentionPolicy retention;
 };
 
 /// The engine's stage report.

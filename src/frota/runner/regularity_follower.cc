@@ -237,8 +237,8 @@ class Follower {
     }
     const auto sealed = std::chrono::steady_clock::now();
     const std::size_t state_bytes = epoch.states.back().bytes.size();
-    if (config_.publish_alerts && !out.alerts.empty()) {
-      FROTA_RETURN_IF_ERROR(config_.publish_alerts(out.alerts));
+    if (config_.publish_alerts && !out.of<model::AlertRow>().empty()) {
+      FROTA_RETURN_IF_ERROR(config_.publish_alerts(out.of<model::AlertRow>()));
     }
     FROTA_ASSIGN_OR_RETURN(const auto outcome, sink_.CommitPartitions(out, epoch));
     const auto committed = std::chrono::steady_clock::now();
@@ -253,9 +253,9 @@ class Follower {
     Adapt(read);
     read_last_ = read > 0;
     report_.positions += read;
-    report_.departures += static_cast<std::int64_t>(out.departures.size());
-    report_.headways += static_cast<std::int64_t>(out.headways.size());
-    report_.alerts += static_cast<std::int64_t>(out.alerts.size());
+    report_.departures += static_cast<std::int64_t>(out.of<model::DepartureRow>().size());
+    report_.headways += static_cast<std::int64_t>(out.of<model::HeadwayRow>().size());
+    report_.alerts += static_cast<std::int64_t>(out.of<model::AlertRow>().size());
     const auto ms = [](auto from, auto to) {
       return std::chrono::duration<double, std::milli>(to - from).count();
     };

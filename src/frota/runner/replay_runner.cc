@@ -11,11 +11,11 @@
 #include "frota/base/bytes.h"
 #include "frota/base/file.h"
 #include "frota/engine/epoch.h"
+#include "frota/engine/watermark.h"
 #include "frota/gtfs/holidays.h"
 #include "frota/job/pipeline.h"
-#include "frota/runner/async_committer.h"
+#include "frota/runner/epoch_driver.h"
 #include "frota/runner/regularity_jobs.h"
-#include "frota/runner/row_counts.h"
 #include "frota/source/replay_source.h"
 
 namespace frota::runner {
@@ -23,16 +23,6 @@ namespace frota::runner {
 namespace {
 
 constexpr std::string_view kDefaultZone = "America/Sao_Paulo";
-
-std::string WatermarkText(base::Timestamp w) {
-  if (w == base::Timestamp::min()) {
-    return "none";
-  }
-  if (w == base::Timestamp::max()) {
-    return "end of input";
-  }
-  return base::FormatIso8601(w);
-}
 
 // One line, rewritten in place, on a terminal.
 class ProgressLine {
@@ -55,7 +45,7 @@ class ProgressLine {
       eta = fmt::format("{:.0f}s", seconds / done_fraction * (1 - done_fraction));
     }
     fmt::print(stderr, "\r\x1b[Kreplay {} records  {:.0f}/s  watermark {}  epochs {}  eta {}",
-               records, rate, WatermarkText(watermark), epochs, eta);
+               records, rate, engine::WatermarkText(watermark), epochs, eta);
   }
   void Finish() {
     if (enabled_) {
@@ -68,6 +58,35 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_{};
 };
+
+// The route ids of accepted positions that the GTFS does not resolve, sorted, with a
+// warning naming the first ten: their stops have near_terminal = null.
+std::vector<std::string> UnknownRoutes(const gtfs::RouteResolver& routes,
+                                       const std::unordered_set<model::StringDictionary::Id>& ids,
+                                       const model::StringDictionary& strings) {
+  std::set<std::string> seen;
+  for (const auto id : ids) {
+    if (id != model::StringDictionary::kEmpty) {
+      seen.emplace(strings.View(id));
+    }
+  }
+  std::vector<std::string> unknown;
+  for (const auto& route : seen) {
+    if (routes.Resolve(route).route == nullptr) {
+      unknown.push_back(route);
+    }
+  }
+  if (!unknown.empty()) {
+    const auto shown = std::min<std::size_t>(10, unknown.size());
+    spdlog::warn(
+        "the GTFS has no route for {} route ids seen in the feed ({}{}): their stops have "
+        "near_terminal = null",
+        unknown.size(),
+        fmt::join(unknown.begin(), unknown.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+        unknown.size() > 10 ? ", ..." : "");
+  }
+  return unknown;
+}
 
 }  // namespace
 
@@ -156,21 +175,9 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   FROTA_ASSIGN_OR_RETURN(auto recovered, sink.Recover());
   job::Pipeline pipeline(context.job, job::Routing::kByKeyHash, config.partitions, &catalog,
                          config.threads);
-  // The regularity jobs (departures, headways, alerts) when there is a plan.
-  const auto regularity = RegularityJobs::ForContext(context);
-  if (regularity) {
-    FROTA_ASSIGN_OR_RETURN(
-        recovered.runner_state,
-        regularity->Restore(recovered.runner_state, recovered.last_epoch.value() > 0));
-  }
-  FROTA_RETURN_IF_ERROR(pipeline.Restore(recovered));
-  report.resumed = recovered.last_epoch.value() > 0;
-  std::int64_t epoch = recovered.last_epoch.value();
-  report.first_epoch = epoch + 1;
-  if (report.resumed) {
-    spdlog::info("resuming after epoch {} watermark={}", epoch,
-                 WatermarkText(pipeline.watermark()));
-  }
+  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval,
+                             config.clock != nullptr ? *config.clock : base::SystemClock::Get(),
+                             config.epoch_records_per_state_unit);
 
   FROTA_ASSIGN_OR_RETURN(
       auto replay,
@@ -181,17 +188,6 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   // records), so that only ids cross to this thread.
   source::InterningPrefetchingSource source(std::move(replay), config.batch_records,
                                             pipeline.interner());
-
-  engine::EpochPolicy policy(config.epoch_records, config.epoch_interval,
-                             config.clock != nullptr ? *config.clock : base::SystemClock::Get(),
-                             config.epoch_records_per_state_unit);
-  // What the next checkpoint will snapshot: vehicles plus records held for the watermark.
-  const auto state_units = [&pipeline] {
-    return static_cast<std::int64_t>(pipeline.vehicle_count() + pipeline.pending_records());
-  };
-  policy.SetStateUnits(state_units());
-  std::unordered_set<model::StringDictionary::Id> route_ids;  // of accepted positions
-  ProgressLine progress(config.progress);
   // Offsets after the last record offered, per partition: an epoch may end mid-batch,
   // and what it commits must be exactly what the pipeline has seen.
   std::vector<engine::SourceProgress> offered = source.Progress();
@@ -215,55 +211,41 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       config.after_commit(committed.epoch.value());
     };
   }
-  AsyncCommitter committer(sink, std::move(after_commit), &pipeline.row_buffers());
-  // What the pipeline emitted goes to the sink as it comes (the epoch's transaction takes
-  // it; an epoch is never held whole), counted on the way.
-  std::int64_t epoch_rows = 0;
-  auto hand_over = [&]() -> base::Status {
-    model::EpochRows rows = pipeline.TakeRows();
-    if (regularity) {
-      regularity->AddPositions(rows);
-    }
-    if (context.routes) {
+  // What the pipeline emits goes to the sink as it comes (the epoch's transaction takes
+  // it; an epoch is never held whole).
+  TransactionalOutput output(
+      sink, pipeline, [&offered] { return offered; }, std::move(after_commit),
+      &pipeline.row_buffers());
+  EpochDriver driver(pipeline, RegularityJobs::ForContext(context), policy, output);
+  FROTA_RETURN_IF_ERROR(driver.Restore(recovered));
+  driver.SetRetention(config.retention, context.job.time_zone);
+  report.resumed = recovered.last_epoch.value() > 0;
+  report.first_epoch = recovered.last_epoch.value() + 1;
+  if (report.resumed) {
+    spdlog::info("resuming after epoch {} watermark={}", recovered.last_epoch.value(),
+                 engine::WatermarkText(pipeline.watermark()));
+  }
+  std::unordered_set<model::StringDictionary::Id> route_ids;  // of accepted positions
+  if (context.routes) {
+    driver.OnReleased([&route_ids](const model::EpochRows& rows) {
       for (const auto& p : rows.positions) {
         route_ids.insert(p.route_id);
       }
-    }
-    CountEpochRows(rows, report);
-    epoch_rows += static_cast<std::int64_t>(rows.RowCount());
-    return committer.Write(std::move(rows));
+    });
+  }
+  if (config.publish_alerts) {
+    driver.OnRegularityRows([&config](const model::EpochRows& rows) {
+      const auto& alerts = rows.of<model::AlertRow>();
+      return alerts.empty() ? base::Status::Ok() : config.publish_alerts(alerts);
+    });
+  }
+  // What the next checkpoint will snapshot: vehicles plus records held for the watermark.
+  const auto state_units = [&pipeline] {
+    return static_cast<std::int64_t>(pipeline.vehicle_count() + pipeline.pending_records());
   };
-  auto commit = [&]() -> base::Status {
-    pipeline.Advance();
-    FROTA_RETURN_IF_ERROR(hand_over());
-    if (regularity) {
-      // What the watermark made final: once per epoch (the detector reruns a vehicle's
-      // day; the rows are the same whenever it runs).
-      model::EpochRows rows;
-      regularity->Advance(pipeline.watermark(), rows);
-      if (config.publish_alerts && !rows.alerts.empty()) {
-        FROTA_RETURN_IF_ERROR(config.publish_alerts(rows.alerts));
-      }
-      CountEpochRows(rows, report);
-      epoch_rows += static_cast<std::int64_t>(rows.RowCount());
-      FROTA_RETURN_IF_ERROR(committer.Write(std::move(rows)));
-    }
-    engine::EpochCheckpoint checkpoint;
-    checkpoint.epoch = base::EpochId(++epoch);
-    checkpoint.watermark = pipeline.watermark();
-    checkpoint.records = policy.records();
-    checkpoint.progress = offered;
-    checkpoint.states = pipeline.SnapshotPartitions();
-    checkpoint.runner_state = pipeline.SnapshotRunner();
-    if (regularity) {
-      checkpoint.runner_state = regularity->Wrap(checkpoint.runner_state);
-    }
-    spdlog::debug("epoch submitted epoch={} records={} rows={} watermark={}", epoch,
-                  policy.records(), epoch_rows, WatermarkText(checkpoint.watermark));
-    FROTA_RETURN_IF_ERROR(committer.Submit(model::EpochRows(), std::move(checkpoint)));
-    epoch_rows = 0;
-    ++report.epochs;
-    policy.Reset();
+  policy.SetStateUnits(state_units());
+  const auto cut = [&]() -> base::Status {
+    FROTA_RETURN_IF_ERROR(driver.CutEpoch());
     policy.SetStateUnits(state_units());
     spdlog::debug("next epoch spans at least {} records (state: {} vehicles, {} records held)",
                   std::max(policy.max_records(), policy.min_records()), pipeline.vehicle_count(),
@@ -271,6 +253,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     return base::Status::Ok();
   };
 
+  ProgressLine progress(config.progress);
   std::vector<source::InternedRecord> batch;
   while (true) {
     FROTA_ASSIGN_OR_RETURN(const bool more, source.Next(batch));
@@ -281,67 +264,34 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
       offered[progress_index[static_cast<std::size_t>(record.partition.value())]].next_offset =
           base::Offset(record.offset + 1);
       if (auto* position = std::get_if<model::PositionRecord>(&record.record)) {
-        pipeline.Offer(record.partition, std::move(*position), record.key_hash);
+        driver.Offer(record.partition, std::move(*position), record.key_hash);
       } else {
-        pipeline.Offer(record.partition, std::move(std::get<model::RejectionRecord>(record.record)),
-                       record.key_hash);
+        driver.Offer(record.partition, std::move(std::get<model::RejectionRecord>(record.record)),
+                     record.key_hash);
       }
       ++report.records;
-      policy.Count(1);
       if (policy.RecordsDue()) {
-        FROTA_RETURN_IF_ERROR(commit());
+        FROTA_RETURN_IF_ERROR(cut());
       }
     }
-    if (pipeline.AdvanceDue(config.batch_records)) {
-      pipeline.Advance();
-      FROTA_RETURN_IF_ERROR(hand_over());
-    }
+    FROTA_RETURN_IF_ERROR(driver.ReleaseIfDue(config.batch_records));
     if (policy.Due()) {
-      FROTA_RETURN_IF_ERROR(commit());
+      FROTA_RETURN_IF_ERROR(cut());
     }
-    progress.Update(report.records, pipeline.watermark(), report.epochs, 0);
+    progress.Update(report.records, pipeline.watermark(), driver.epochs_cut(), 0);
   }
-  const bool already_finished = pipeline.finished();
-  if (already_finished && report.records > 0) {
-    spdlog::warn(
-        "the database holds a replay that already reached the end of its input; the {} new "
-        "records are older than its final watermark and count as late",
-        report.records);
-  }
-  pipeline.Finish();
-  if (!already_finished || report.records > 0) {
-    FROTA_RETURN_IF_ERROR(commit());  // the final epoch: what the end of input released
-  }
-  FROTA_RETURN_IF_ERROR(committer.Drain());
+  FROTA_RETURN_IF_ERROR(driver.Finish());
+  FROTA_RETURN_IF_ERROR(output.Drain());
   progress.Finish();
   report.skipped_records = source.source().skipped_records();
-
+  report.epochs = driver.epochs_cut();
+  report.accepted = driver.tally().accepted;
+  report.rejected = driver.tally().rejected;
+  report.rows = driver.tally().rows;
   if (context.routes) {
-    std::set<std::string> routes_seen;
-    for (const auto id : route_ids) {
-      if (id != model::StringDictionary::kEmpty) {
-        routes_seen.emplace(pipeline.strings()->View(id));
-      }
-    }
-    for (const auto& route : routes_seen) {
-      if (context.routes->Resolve(route).route == nullptr) {
-        report.unknown_routes.push_back(route);
-      }
-    }
-    if (!report.unknown_routes.empty()) {
-      spdlog::warn(
-          "the GTFS has no route for {} route ids seen in the feed ({}{}): their stops have "
-          "near_terminal = null",
-          report.unknown_routes.size(),
-          fmt::join(
-              report.unknown_routes.begin(),
-              report.unknown_routes.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(
-                                                  10, report.unknown_routes.size())),
-              ", "),
-          report.unknown_routes.size() > 10 ? ", ..." : "");
-    }
+    report.unknown_routes = UnknownRoutes(*context.routes, route_ids, *pipeline.strings());
   }
-  report.watermark = WatermarkText(pipeline.watermark());
+  report.watermark = engine::WatermarkText(pipeline.watermark());
   report.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   report.peak_rss_bytes = base::PeakRssBytes();

@@ -22,6 +22,7 @@
 #include "frota/job/rules.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
+#include "frota/runner/retention.h"
 #include "frota/source/input.h"
 #include "frota/source/replay_source.h"
 
@@ -61,6 +62,8 @@ struct ReplayConfig {
   /// repeats its alert whole) before the epoch is submitted to the sink (`--alerts-topic`).
   /// An epoch redone after a crash calls it again with the same rows.
   std::function<base::Status(const std::vector<model::AlertRow>&)> publish_alerts;
+  /// Retention (`--retain-days`, `--retain-results-days`): none by default.
+  RetentionPolicy retention;
 };
 
 /// Static context loaded once: GTFS, route resolution, terminals, area, zone.

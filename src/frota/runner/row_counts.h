@@ -11,7 +11,8 @@
 namespace frota::runner {
 
 /// Adds an epoch's rows to `report`, any report with `accepted`, `rejected` (by reason
-/// name) and `rows` (by table name).
+/// name, duplicates counted from duplicate_counts: the refusals, not the rows) and `rows`
+/// (by table name: the tables of the core jobs always, the others once they have rows).
 template <typename Report>
 void CountEpochRows(const model::EpochRows& rows, Report& report) {
   const auto n = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
@@ -20,6 +21,9 @@ void CountEpochRows(const model::EpochRows& rows, Report& report) {
   for (const auto& r : rows.rejected) {
     ++by_reason[static_cast<std::size_t>(r.reason)];
   }
+  for (const auto& d : rows.of<model::DuplicateCountRow>()) {
+    by_reason[static_cast<std::size_t>(model::RejectReason::kDuplicate)] += d.records;
+  }
   for (const auto reason : model::kAllRejectReasons) {
     if (const auto count = by_reason[static_cast<std::size_t>(reason)]; count > 0) {
       report.rejected[std::string(model::RejectReasonName(reason))] += count;
@@ -27,22 +31,11 @@ void CountEpochRows(const model::EpochRows& rows, Report& report) {
   }
   report.rows["positions"] += n(rows.positions);
   report.rows["rejected"] += n(rows.rejected);
-  report.rows["speed_cells"] += n(rows.speed_cells);
-  report.rows["speed_lines"] += n(rows.speed_lines);
-  report.rows["fleet_hours"] += n(rows.fleet_hours);
-  report.rows["stops"] += n(rows.stops);
-  report.rows["trips"] += n(rows.trips);
-  report.rows["quality"] += n(rows.quality);
-  if (!rows.polls.empty()) {
-    report.rows["collector_polls"] += n(rows.polls);
-  }
-  for (const auto& [table, count] :
-       {std::pair{"departures", n(rows.departures)}, std::pair{"headways", n(rows.headways)},
-        std::pair{"alerts", n(rows.alerts)}}) {
-    if (count > 0) {
-      report.rows[table] += count;
+  model::ForEachTableCount(rows, [&](const model::TableSpec& table, std::size_t count) {
+    if (count > 0 || table.reconcile == model::Reconcile::kByKey) {
+      report.rows[std::string(table.name)] += static_cast<std::int64_t>(count);
     }
-  }
+  });
 }
 
 }  // namespace frota::runner

@@ -509,14 +509,28 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
   // Faults: records by their offsets, trip faults by what the tables show.
   if (!truth.fault_records.empty()) {
     const fs::path parquet = ResolveTruthPath(options.truth, truth.fault_records);
+    // A refusal is a row of `rejected` at the record's offset, but a duplicate is counted
+    // per vehicle and hour (duplicate_counts): a record the truth expects to be refused as
+    // a duplicate is detected while its vehicle's counted duplicates last.
     FROTA_ASSIGN_OR_RETURN(
-        auto rows, db->Query(fmt::format("SELECT f.fault, count(*), count(r.reason), count(*) "
-                                         "FILTER (WHERE f.expected <> 'accepted'), "
-                                         "count(*) FILTER (WHERE r.reason = f.expected) "
-                                         "FROM read_parquet({}) f LEFT JOIN rejected r "
-                                         "ON r.feed_id = f.feed_id AND r.source_offset = "
-                                         "f.source_offset GROUP BY f.fault ORDER BY f.fault",
-                                         Quote(parquet.string()))));
+        auto rows,
+        db->Query(fmt::format(
+            "WITH f AS (SELECT * FROM read_parquet({})), "
+            "counted AS (SELECT feed_id, vehicle_id, sum(records) AS n FROM "
+            "duplicate_count_totals GROUP BY ALL), "
+            "dups AS (SELECT f.fault, f.feed_id, f.vehicle_id, count(*) AS expected, "
+            "least(count(*), coalesce(any_value(c.n), 0)) AS counted FROM f LEFT JOIN counted c "
+            "USING (feed_id, vehicle_id) WHERE f.expected = 'duplicate' GROUP BY ALL), "
+            "rows AS (SELECT f.fault, count(*) AS records, count(r.reason) AS detected, "
+            "count(*) FILTER (WHERE f.expected <> 'accepted') AS expected, "
+            "count(*) FILTER (WHERE r.reason = f.expected) AS as_expected "
+            "FROM f LEFT JOIN rejected r ON r.feed_id = f.feed_id AND r.source_offset = "
+            "f.source_offset AND r.reason <> 'duplicate' GROUP BY f.fault) "
+            "SELECT r.fault, r.records, r.detected + coalesce(sum(d.counted), 0)::BIGINT, "
+            "r.expected, r.as_expected + coalesce(sum(d.counted), 0)::BIGINT FROM rows r "
+            "LEFT JOIN dups d USING (fault) "
+            "GROUP BY r.fault, r.records, r.detected, r.expected, r.as_expected ORDER BY r.fault",
+            Quote(parquet.string()))));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
       out.faults[rows.String(r, 0)] = {rows.Int64(r, 1), rows.Int64(r, 2), rows.Int64(r, 3),
                                        rows.Int64(r, 4)};
@@ -590,10 +604,14 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     for (const auto& [reason, n] : truth.expected_rejected) {
       out.rejections[reason] = {n, 0};
     }
-    FROTA_ASSIGN_OR_RETURN(auto rows,
-                           db->Query(fmt::format("SELECT reason, count(*) FROM rejected WHERE "
-                                                 "feed_id = {} GROUP BY reason ORDER BY reason",
-                                                 feed)));
+    // Rows of rejected, and the duplicates counted instead of stored.
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows,
+        db->Query(fmt::format("SELECT reason, sum(n)::BIGINT FROM (SELECT reason, count(*) AS n "
+                              "FROM rejected WHERE feed_id = {0} GROUP BY reason UNION ALL "
+                              "SELECT 'duplicate', sum(records) FROM duplicate_count_totals "
+                              "WHERE feed_id = {0}) WHERE n > 0 GROUP BY reason ORDER BY reason",
+                              feed)));
     for (std::size_t r = 0; r < rows.rows(); ++r) {
       auto& entry = out.rejections[rows.String(r, 0)];
       entry.second = rows.Int64(r, 1);

@@ -129,6 +129,16 @@ std::string CompareViewSql(const model::TableSpec& table, std::string_view view_
       view_name, Struct(table, true), Struct(table, false), Millimetres(table), allowance, source);
 }
 
+std::string_view UpsertKeyColumn(const model::TableSpec& table) {
+  std::string_view key;
+  for (const model::Column& column : table.columns) {
+    if (column.role == model::Role::kKey) {
+      key = column.name;  // an upserted table has one (tables_test.cc checks it)
+    }
+  }
+  return key;
+}
+
 std::vector<ColumnType> AppenderTypes(const model::TableSpec& table) {
   std::vector<ColumnType> out;
   for (const model::Column& column : model::StoredColumns(table)) {

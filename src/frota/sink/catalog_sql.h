@@ -3,7 +3,9 @@
 // and the adapters through which a catalog row reaches a DuckDB appender or a COPY.
 #pragma once
 
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frota/base/status.h"
@@ -36,6 +38,24 @@ std::string ExportQuery(const model::TableSpec& table);
 /// stream side.
 std::string CompareViewSql(const model::TableSpec& table, std::string_view view_name,
                            std::string_view from, bool batch);
+
+/// The key column of a table upserted by its one key (model::UpsertedTable).
+std::string_view UpsertKeyColumn(const model::TableSpec& table);
+
+/// The last row of each key of an upserted table, ordered by key.
+template <typename Row>
+requires model::UpsertedTable<Row> std::vector<Row> LastRowOfEachKey(const std::vector<Row>& rows) {
+  std::map<std::string_view, const Row*> last;
+  for (const Row& row : rows) {
+    last[model::Table<Row>::UpsertKey(row)] = &row;
+  }
+  std::vector<Row> out;
+  out.reserve(last.size());
+  for (const auto& [key, row] : last) {
+    out.push_back(*row);
+  }
+  return out;
+}
 
 /// The ChunkAppender column types of the table's stored columns.
 std::vector<ColumnType> AppenderTypes(const model::TableSpec& table);

@@ -29,6 +29,7 @@ extern const std::string_view kSchemaV5Sql;
 extern const std::string_view kSchemaV6Sql;
 extern const std::string_view kSchemaV7Sql;
 extern const std::string_view kSchemaV8Sql;
+extern const std::string_view kSchemaV9Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -184,7 +185,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
       {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
       {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
       {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
-      {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}}};
+      {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}},
+      {9, {sql::kSchemaV9Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -584,7 +586,7 @@ base::Status DuckDbSink::AppendCatalogRows(const std::vector<Row>& rows) {
 
 base::Error DuckDbSink::AbortEpoch(const base::Error& error) {
   (void)CloseAppenders();  // what they hold goes with the transaction
-  epoch_alerts_.clear();
+  std::apply([](auto&... upserts) { (upserts.clear(), ...); }, epoch_upserts_);
   if (in_epoch_) {
     (void)connection_->Execute("ROLLBACK");
     in_epoch_ = false;
@@ -631,7 +633,13 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
     status = CloseAppenders();
   }
   if (status.ok()) {
-    status = WriteAlerts();
+    status = WriteUpserts();
+  }
+  std::int64_t removed = 0;
+  if (status.ok() && !checkpoint.retention.empty()) {
+    auto removal = RemoveBefore(checkpoint.retention);
+    status = removal.ok() ? base::Status::Ok() : base::Status(removal.error());
+    removed = removal.ok() ? *removal : 0;
   }
   if (status.ok()) {
     status = stored_.Flush(*connection_);
@@ -655,6 +663,13 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
   for (const auto& progress : checkpoint.progress) {
     progress_in_db_[progress.source] = {progress.partition.value(), progress.next_offset.value()};
   }
+  if (removed > 0) {
+    // The blocks of the deleted rows are free for new ones once checkpointed: without it
+    // the file would grow by what retention just removed until the next checkpoint.
+    if (const auto reclaimed = connection_->Execute("CHECKPOINT"); !reclaimed.ok()) {
+      spdlog::warn("duckdb checkpoint after retention failed: {}", reclaimed.error().message());
+    }
+  }
   if (checkpoint.watermark == engine::kWatermarkMax) {
     // The input ended with this epoch: no epoch follows that needs the memory, and what a
     // checkpoint would move into the file now, the end of the run moves (a replay with
@@ -662,6 +677,54 @@ base::Status DuckDbSink::Commit(const model::EpochRows& rows,
     return base::Status::Ok();
   }
   return BetweenEpochs(checkpoint.epoch.value());
+}
+
+base::Result<std::int64_t> DuckDbSink::RemoveBefore(const engine::Retention& retention) {
+  std::int64_t total = 0;
+  const auto remove = [&](std::string_view table, const std::string& condition,
+                          const engine::RetentionCut& cut, std::string_view why) -> base::Status {
+    FROTA_ASSIGN_OR_RETURN(
+        auto deleted, connection_->Query(fmt::format("DELETE FROM {} WHERE {}", table, condition)));
+    const std::int64_t rows = deleted.rows() > 0 ? deleted.Int64(0, 0) : 0;
+    if (rows > 0) {
+      spdlog::info("retention removed table={} rows={} before={} reason={}", table, rows,
+                   base::FormatDate(cut.before), why);
+    }
+    total += rows;
+    return base::Status::Ok();
+  };
+  const auto before = [](std::string_view column, model::ColumnType type,
+                         const engine::RetentionCut& cut) {
+    return type == model::ColumnType::kDate
+               ? fmt::format("{} < DATE '{}'", column, base::FormatDate(cut.before))
+               : fmt::format("{} < make_timestamp({})", column,
+                             base::ToUnixMicros(cut.before_instant));
+  };
+  if (retention.raw) {
+    const auto& cut = *retention.raw;
+    const auto instant = before("event_time", model::ColumnType::kTimestamp, cut);
+    FROTA_RETURN_IF_ERROR(remove("positions_data", instant, cut, "retain-days"));
+    FROTA_RETURN_IF_ERROR(remove("duplicates_data", instant, cut, "retain-days"));
+    // A refusal without an event time is placed by its ingest time.
+    FROTA_RETURN_IF_ERROR(
+        remove("rejected_data",
+               before("coalesce(event_time, ingest_time)", model::ColumnType::kTimestamp, cut), cut,
+               "retain-days"));
+  }
+  for (const model::TableSpec* table : model::CatalogTables()) {
+    const auto& cut = table->layer == model::Layer::kSilver ? retention.raw : retention.results;
+    if (!cut) {
+      continue;
+    }
+    for (const model::Column& column : table->columns) {
+      if (column.name == table->date_column) {
+        FROTA_RETURN_IF_ERROR(
+            remove(table->name, before(column.name, column.type, *cut), *cut,
+                   table->layer == model::Layer::kSilver ? "retain-days" : "retain-results-days"));
+      }
+    }
+  }
+  return total;
 }
 
 base::Status DuckDbSink::BetweenEpochs(std::int64_t epoch) {
@@ -801,8 +864,6 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
       a->SetInt64(11, p.source.offset);
       FROTA_RETURN_IF_ERROR(a->EndRow());
     }
-    // Aircraft: their origin country and last contact beside (schema_v8.sql), as text.
-    FROTA_RETURN_IF_ERROR(AppendCatalogRows(model::AircraftPositionRows(rows.positions, strings)));
   }
   if (rows.rejected.empty()) {
     return base::Status::Ok();
@@ -853,48 +914,53 @@ base::Status DuckDbSink::WriteSilver(const model::EpochRows& rows) {
 
 base::Status DuckDbSink::WriteRows(const model::EpochRows& rows) {
   FROTA_RETURN_IF_ERROR(WriteSilver(rows));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.speed_cells));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.speed_lines));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.fleet_hours));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.stops));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.trips));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.quality));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(model::QualityLatencyRows(rows.quality)));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.polls));
-  return WriteRegularity(rows);
+  return model::ForEachTableRows(
+      rows, [&]<typename Row>(const std::vector<Row>& table_rows) -> base::Status {
+        return WriteTableRows(table_rows);
+      });
 }
 
-base::Status DuckDbSink::WriteRegularity(const model::EpochRows& rows) {
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.departures));
-  FROTA_RETURN_IF_ERROR(AppendCatalogRows(rows.headways));
-  // Alerts are upserts (a closing row repeats its alert whole): the epoch's last row of
-  // each, written at commit (WriteAlerts).
-  for (const auto& r : rows.alerts) {
-    epoch_alerts_.insert_or_assign(r.alert_id, r);
-  }
-  return base::Status::Ok();
-}
-
-base::Status DuckDbSink::WriteAlerts() {
-  if (epoch_alerts_.empty()) {
+template <typename Row>
+base::Status DuckDbSink::WriteTableRows(const std::vector<Row>& rows) {
+  if constexpr (model::UpsertedTable<Row>) {
+    // A later row of a key replaces the earlier (a closing alert repeats it whole): the
+    // epoch's last row of each, written at commit (WriteUpserts).
+    auto& last = std::get<LastRowByKey<Row>>(epoch_upserts_);
+    for (const Row& row : rows) {
+      last.insert_or_assign(std::string(model::Table<Row>::UpsertKey(row)), row);
+    }
     return base::Status::Ok();
+  } else {
+    return AppendCatalogRows(rows);
   }
-  // One statement removes the rows these replace, one appender adds them: per-row upserts
-  // inside an epoch's large transaction cost DuckDB a block each.
-  std::string ids;
-  for (const auto& [id, row] : epoch_alerts_) {
-    ids += (ids.empty() ? "" : ", ") + SqlQuoted(id);
-  }
-  FROTA_RETURN_IF_ERROR(
-      connection_->Execute(fmt::format("DELETE FROM alerts WHERE alert_id IN ({})", ids)));
-  const auto& spec = model::Table<model::AlertRow>::kSpec;
-  FROTA_ASSIGN_OR_RETURN(auto a,
-                         ChunkAppender::Create(*connection_, spec.name, AppenderTypes(spec)));
-  for (const auto& [id, r] : epoch_alerts_) {
-    FROTA_RETURN_IF_ERROR(AppendRow(*a, r));
-  }
-  epoch_alerts_.clear();
-  return a->Close();
+}
+
+base::Status DuckDbSink::WriteUpserts() {
+  base::Status status = base::Status::Ok();
+  const auto write = [&]<typename Row>(LastRowByKey<Row>& last) -> base::Status {
+    if (last.empty()) {
+      return base::Status::Ok();
+    }
+    // One statement removes the rows these replace, one appender adds them: per-row
+    // upserts inside an epoch's large transaction cost DuckDB a block each.
+    const auto& spec = model::Table<Row>::kSpec;
+    std::string keys;
+    for (const auto& [key, row] : last) {
+      keys += (keys.empty() ? "" : ", ") + SqlQuoted(key);
+    }
+    FROTA_RETURN_IF_ERROR(connection_->Execute(
+        fmt::format("DELETE FROM {} WHERE {} IN ({})", spec.name, UpsertKeyColumn(spec), keys)));
+    FROTA_ASSIGN_OR_RETURN(auto a,
+                           ChunkAppender::Create(*connection_, spec.name, AppenderTypes(spec)));
+    for (const auto& [key, row] : last) {
+      FROTA_RETURN_IF_ERROR(AppendRow(*a, row));
+    }
+    last.clear();
+    return a->Close();
+  };
+  std::apply([&](auto&... upserts) { ((status = status.ok() ? write(upserts) : status), ...); },
+             epoch_upserts_);
+  return status;
 }
 
 base::Status DuckDbSink::WriteCheckpoint(const engine::EpochCheckpoint& checkpoint) {

@@ -23,7 +23,7 @@
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 8;
+inline constexpr int kDuckDbSchemaVersion = 9;
 
 /// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
 /// handed out in a transaction are forgotten again if it rolls back.
@@ -177,12 +177,16 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   base::Error AbortEpoch(const base::Error& error);
   base::Status WriteInEpoch(const model::EpochRows& rows);
   base::Status WriteRows(const model::EpochRows& rows);
-  /// departures, headways (appended); alerts kept for WriteAlerts.
-  base::Status WriteRegularity(const model::EpochRows& rows);
-  /// The epoch's alerts, the last row of each, replacing their earlier rows.
-  base::Status WriteAlerts();
+  /// A catalog table's rows: appended, or kept for WriteUpserts (model::UpsertedTable).
+  template <typename Row>
+  base::Status WriteTableRows(const std::vector<Row>& rows);
+  /// The epoch's last row of each key of every upserted table, replacing stored rows.
+  base::Status WriteUpserts();
   base::Status WriteSilver(const model::EpochRows& rows);
   base::Status WriteCheckpoint(const engine::EpochCheckpoint& checkpoint);
+  /// Retention, in the epoch's transaction: deletes the rows placed before the cuts;
+  /// the number of rows deleted.
+  base::Result<std::int64_t> RemoveBefore(const engine::Retention& retention);
   /// The stored id of a dictionary id of `rows.strings`, of a source (catalog id).
   std::int32_t StringId(const model::StringDictionary& strings, std::uint32_t id);
   std::int32_t SourceStringId(model::SourceId id);
@@ -207,7 +211,11 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   };
   EpochCounts epoch_counts_;
   std::vector<std::pair<std::string, std::unique_ptr<ChunkAppender>>> appenders_;
-  std::map<std::string, model::AlertRow> epoch_alerts_;  // by alert_id, this epoch's last
+  // Upserted tables (alerts): this epoch's last row of each key, written at commit.
+  template <typename Row>
+  using LastRowByKey = std::map<std::string, Row, std::less<>>;
+  model::SelectTables<model::IsUpsertedTable, LastRowByKey, model::CatalogRowTypes>::type
+      epoch_upserts_;
   std::optional<base::Error> failed_epoch_;
   // Stored id + 1 by dictionary id (0: not looked up yet), for `dictionary_`; and by
   // source id. Cleared when a commit rolls back, as the ids it added are forgotten.

@@ -56,9 +56,9 @@ class DuckDbSinkTest : public ::testing::Test {
     cell.segments = 2;
     cell.distance_mm = 1000;
     cell.duration_us = 60'000'000;
-    rows.speed_cells.push_back(cell);
+    rows.of<model::SpeedCellRow>().push_back(cell);
     cell.partition_id = 1;
-    rows.speed_cells.push_back(cell);
+    rows.of<model::SpeedCellRow>().push_back(cell);
     return rows;
   }
 
@@ -169,6 +169,7 @@ TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
                     ->connection()
                     .Execute("DROP TABLE rules; DROP TABLE departures; DROP TABLE headways; "
                              "DROP TABLE alerts; DROP TABLE aircraft_positions; "
+                             "DROP VIEW duplicate_count_totals; DROP TABLE duplicate_counts; "
                              "DELETE FROM frota_schema WHERE version >= 6")
                     .ok());
   }
@@ -612,7 +613,7 @@ TEST_F(DuckDbSinkTest, ViewsAreMadeAgainOnlyWhenOneIsMissingOrFromAnotherText) {
         "SELECT count(*), count(DISTINCT comment), min(comment) FROM duckdb_views() "
         "WHERE NOT internal AND schema_name = 'main'");
     ASSERT_TRUE(tags.ok());
-    EXPECT_EQ(tags->Int64(0, 0), 10);
+    EXPECT_EQ(tags->Int64(0, 0), 11);
     EXPECT_EQ(tags->Int64(0, 1), 1);
     EXPECT_TRUE(tags->String(0, 2).starts_with("frota views ")) << tags->String(0, 2);
   }
@@ -826,6 +827,48 @@ TEST_F(DuckDbSinkTest, MigratedSchemaMatchesTheCatalogsDdl) {
     EXPECT_GT(expected.size(), 1U) << table->name;
     EXPECT_EQ(columns(**migrated, table->name), expected) << table->name;
   }
+}
+
+// Retention deletes, in the epoch's transaction, the raw rows placed before the cut (and
+// the results only when their own cut is given), and keeps the rest; the same cut again
+// deletes nothing more.
+TEST_F(DuckDbSinkTest, RetentionDeletesTheRowsBeforeTheCutInTheEpochsTransaction) {
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
+  ASSERT_TRUE(sink.ok());
+  for (int day = 0; day < 3; ++day) {
+    model::EpochRows rows = SomeRows();
+    rows.positions[0].event_time += std::chrono::days(day);
+    rows.of<model::SpeedCellRow>()[0].local_date += std::chrono::days(day);
+    rows.of<model::SpeedCellRow>()[1].local_date += std::chrono::days(day);
+    rows.of<model::DuplicateCountRow>().push_back(
+        {0, "f", "v", *base::ParseDate("2022-06-30") + std::chrono::days(day), 3, 5});
+    ASSERT_TRUE((*sink)->Commit(rows, Checkpoint(day + 1, 8 + day)).ok());
+  }
+  const auto count = [&](std::string_view sql) {
+    auto found = (*sink)->connection().Query(std::string(sql));
+    EXPECT_TRUE(found.ok()) << found.error().message();
+    return found.ok() ? found->Int64(0, 0) : -1;
+  };
+  ASSERT_EQ(count("SELECT count(*) FROM positions"), 3);
+  // Keep 2022-07-01 (local, Rio) on: its first instant is 03:00 UTC.
+  engine::Retention retention;
+  retention.raw = engine::RetentionCut{*base::ParseDate("2022-07-01"),
+                                       *base::ParseIso8601("2022-07-01T03:00:00Z")};
+  for (int again = 0; again < 2; ++again) {
+    auto checkpoint = Checkpoint(4 + again, 20 + again);
+    checkpoint.retention = retention;
+    ASSERT_TRUE((*sink)->Commit(model::EpochRows(), checkpoint).ok());
+    EXPECT_EQ(count("SELECT count(*) FROM positions"), 2);
+    EXPECT_EQ(count("SELECT count(*) FROM duplicate_count_totals"), 2);
+    EXPECT_EQ(count("SELECT count(*) FROM speed_cell_totals"), 3);  // results stay
+  }
+  retention.results = retention.raw;
+  auto checkpoint = Checkpoint(6, 22);
+  checkpoint.retention = retention;
+  ASSERT_TRUE((*sink)->Commit(model::EpochRows(), checkpoint).ok());
+  EXPECT_EQ(count("SELECT count(*) FROM speed_cell_totals"), 2);
+  EXPECT_EQ(count("SELECT count(*) FROM speed_cell_totals WHERE local_date < DATE '2022-07-01'"),
+            0);
 }
 
 }  // namespace

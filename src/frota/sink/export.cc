@@ -22,27 +22,30 @@ ExportTable FromCatalog(const model::TableSpec& table) {
 }  // namespace
 
 const std::vector<ExportTable>& ExportTables() {
-  static const std::vector<ExportTable> kTables = {
-      {"positions",
-       "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, trip_start_time, "
-       "direction_id, lat, lon, reported_speed_kmh, bearing_deg, altitude_m, on_ground, "
-       "event_time, ingest_time, event_time_from_header, source, source_offset FROM positions "
-       "ORDER BY feed_id, vehicle_id, event_time, source, source_offset"},
-      {"rejected",
-       "SELECT feed_id, vehicle_id, reason, event_time, ingest_time, source, source_offset, "
-       "detail FROM rejected ORDER BY source, source_offset, reason"},
-      FromCatalog(model::Table<model::SpeedCellRow>::kSpec),
-      FromCatalog(model::Table<model::SpeedLineRow>::kSpec),
-      FromCatalog(model::Table<model::FleetHourRow>::kSpec),
-      FromCatalog(model::Table<model::StopRow>::kSpec),
-      FromCatalog(model::Table<model::TripRow>::kSpec),
-      FromCatalog(model::Table<model::QualityRow>::kSpec),
-      {"duplicate_slots",
-       "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
-       "ORDER BY feed_id, trip_start_date, trip_id"},
-      FromCatalog(model::Table<model::PollRow>::kSpec),
-      FromCatalog(model::Table<model::AircraftPositionRow>::kSpec),
-  };
+  static const std::vector<ExportTable> kTables = [] {
+    std::vector<ExportTable> tables = {
+        {"positions",
+         "SELECT feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, "
+         "trip_start_time, direction_id, lat, lon, reported_speed_kmh, bearing_deg, altitude_m, "
+         "on_ground, event_time, ingest_time, event_time_from_header, source, source_offset "
+         "FROM positions ORDER BY feed_id, vehicle_id, event_time, source, source_offset"},
+        {"rejected",
+         "SELECT feed_id, vehicle_id, reason, event_time, ingest_time, source, source_offset, "
+         "detail FROM rejected ORDER BY source, source_offset, reason"},
+    };
+    // Every exported table of the catalog, in its order.
+    for (const model::TableSpec* table : model::CatalogTables()) {
+      if (table->exported != model::Export::kNo) {
+        tables.push_back(FromCatalog(*table));
+      }
+    }
+    // A view over trips (semantics §4 quality).
+    tables.push_back(
+        {"duplicate_slots",
+         "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
+         "ORDER BY feed_id, trip_start_date, trip_id"});
+    return tables;
+  }();
   return kTables;
 }
 

@@ -155,9 +155,12 @@ base::Status PostgresFollowedStream::SummarizeNew() {
   // autovacuum comes by, so without this every read scans the whole table. Summarizing
   // reads just the pages added since the last time. It waits for no one: should VACUUM
   // hold the table (it summarizes too), the read goes on with what is summarized.
+  // positions is partitioned by day (postgres_schema_v9.sql): each day's partition has its
+  // own BRIN index, attached to the parent's; retention keeps them few.
   const auto summarized = db_->Execute(
       "BEGIN; SET LOCAL lock_timeout = '200ms'; "
-      "SELECT brin_summarize_new_values('positions_event_time_brin'::regclass); COMMIT");
+      "SELECT brin_summarize_new_values(i.inhrelid::regclass) FROM pg_inherits i "
+      "WHERE i.inhparent = 'positions_event_time_brin'::regclass; COMMIT");
   if (summarized.ok()) {
     return base::Status::Ok();
   }

@@ -26,6 +26,7 @@ extern const std::string_view kPostgresSchemaV5Sql;
 extern const std::string_view kPostgresSchemaV6Sql;
 extern const std::string_view kPostgresSchemaV7Sql;
 extern const std::string_view kPostgresSchemaV8Sql;
+extern const std::string_view kPostgresSchemaV9Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -217,7 +218,8 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
                                     {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
                                     {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql},
-                                    {7, sql::kPostgresSchemaV7Sql}, {8, sql::kPostgresSchemaV8Sql}};
+                                    {7, sql::kPostgresSchemaV7Sql}, {8, sql::kPostgresSchemaV8Sql},
+                                    {9, sql::kPostgresSchemaV9Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -457,7 +459,7 @@ base::Status PostgresSink::Commit(const model::EpochRows& rows,
         "replay started; only one replay may write to a database at a time",
         tx.epoch);
   }
-  return base::Status::Ok();
+  return RemoveBefore(checkpoint.retention);
 }
 
 base::Result<std::vector<engine::PartitionCheckpoint>> PostgresSink::Acquire(
@@ -530,7 +532,11 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitPartitions(
   for (const auto p : epoch.finished) {
     tx.finished.insert(p.value());
   }
-  return CommitWithRetry(rows, tx);
+  FROTA_ASSIGN_OR_RETURN(const auto outcome, CommitWithRetry(rows, tx));
+  if (outcome == engine::CommitOutcome::kCommitted) {
+    FROTA_RETURN_IF_ERROR(RemoveBefore(epoch.retention));
+  }
+  return outcome;
 }
 
 base::Result<std::int64_t> PostgresSink::FinishedPartitions(std::string_view stream) {
@@ -563,8 +569,186 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitWithRetry(const model::E
             return engine::CommitOutcome::kCommitted;
           }
         }
+        FROTA_RETURN_IF_ERROR(EnsureDayPartitions(rows));
         return CommitOnce(rows, tx);
       });
+}
+
+namespace {
+
+// The UTC day of an instant, as a date (the day partitions of timestamp-keyed tables).
+base::LocalDate UtcDay(base::Timestamp t) {
+  return base::LocalDate(std::chrono::floor<std::chrono::days>(t).time_since_epoch());
+}
+
+// The advisory lock under which partitions are made and dropped ("frota-partitions").
+constexpr std::int64_t kPartitionLock = 0x66726f7461706172;
+
+}  // namespace
+
+base::Status PostgresSink::EnsureDayPartitions(const model::EpochRows& rows) {
+  std::set<std::pair<std::string, std::int32_t>> needed;
+  const auto need = [&](std::string_view table, base::LocalDate day) {
+    const std::pair<std::string, std::int32_t> key{std::string(table), base::DaysSinceEpoch(day)};
+    if (!day_partitions_.contains(key)) {
+      needed.insert(key);
+    }
+  };
+  std::optional<base::LocalDate> last;
+  for (const auto& p : rows.positions) {
+    const auto day = UtcDay(p.event_time);
+    if (day != last) {  // an epoch's positions are mostly of one day
+      need("positions", day);
+      last = day;
+    }
+  }
+  for (const auto& r : rows.rejected) {
+    const auto at = r.event_time    ? *r.event_time
+                    : r.ingest_time ? *r.ingest_time
+                                    : base::Timestamp{};
+    need("rejected", UtcDay(at));
+  }
+  for (const auto& poll : rows.of<model::PollRow>()) {
+    need("collector_polls", UtcDay(poll.polled_at));
+  }
+  for (const auto& d : rows.of<model::DuplicateCountRow>()) {
+    need("duplicate_counts", d.local_date);
+  }
+  if (needed.empty()) {
+    return base::Status::Ok();
+  }
+  std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
+  statements.emplace_back(fmt::format("SELECT pg_advisory_xact_lock({})", kPartitionLock),
+                          std::vector<PgParam>{});
+  for (const auto& [table, days] : needed) {
+    statements.emplace_back(
+        "SELECT frota_day_partition($1::regclass, $2::date)",
+        std::vector<PgParam>{PgParam::Text(table),
+                             PgParam::Text(base::FormatDate(base::LocalDateFromDays(days)))});
+  }
+  FROTA_RETURN_IF_ERROR(db_->Execute("BEGIN"));
+  auto made = db_->Pipeline(statements);
+  if (made.ok()) {
+    made = db_->Execute("COMMIT");
+  }
+  if (!made.ok()) {
+    if (!db_->broken()) {
+      (void)db_->Execute("ROLLBACK");
+    }
+    return made;
+  }
+  day_partitions_.insert(needed.begin(), needed.end());
+  return base::Status::Ok();
+}
+
+base::Status PostgresSink::RemoveBefore(const engine::Retention& retention) {
+  if (retention.empty()) {
+    return base::Status::Ok();
+  }
+  const auto cut_of = [&](model::Layer layer) {
+    return layer == model::Layer::kSilver ? retention.raw : retention.results;
+  };
+  FROTA_ASSIGN_OR_RETURN(
+      const std::int64_t removed,
+      WithRetry<std::int64_t>("retention", [&](bool) -> base::Result<std::int64_t> {
+        std::int64_t rows = 0;
+        FROTA_RETURN_IF_ERROR(db_->Execute("BEGIN"));
+        auto run = [&]() -> base::Status {
+          // Members of a group may cut at once: one at a time, never waiting long for the
+          // tables' locks (the next epoch's cut tries again).
+          FROTA_RETURN_IF_ERROR(db_->Execute(fmt::format(
+              "SET LOCAL lock_timeout = '10s'; SELECT pg_advisory_xact_lock({})", kPartitionLock)));
+          // Day partitions wholly before the cut, dropped.
+          if (retention.raw) {
+            const auto& cut = *retention.raw;
+            FROTA_ASSIGN_OR_RETURN(
+                auto parts, db_->Query("SELECT p.relname::text, c.relname::text FROM pg_inherits i "
+                                       "JOIN pg_class c ON c.oid = i.inhrelid "
+                                       "JOIN pg_class p ON p.oid = i.inhparent "
+                                       "WHERE p.relname = ANY('{positions,rejected,collector_polls,"
+                                       "duplicate_counts}'::text[]) ORDER BY 2"));
+            for (int i = 0; i < parts.rows(); ++i) {
+              const std::string parent(parts.Value(i, 0));
+              const std::string name(parts.Value(i, 1));
+              const auto day =
+                  base::ParseDate(name.size() >= 8 ? name.substr(name.size() - 8, 4) + "-" +
+                                                         name.substr(name.size() - 4, 2) + "-" +
+                                                         name.substr(name.size() - 2)
+                                                   : std::string());
+              if (!day) {
+                continue;  // not one of frota's day partitions
+              }
+              const bool by_date = parent == "duplicate_counts";
+              const auto next_day = *day + std::chrono::days(1);
+              const bool wholly_before =
+                  by_date ? next_day <= cut.before
+                          : base::Timestamp(next_day.time_since_epoch()) <= cut.before_instant;
+              if (!wholly_before) {
+                continue;
+              }
+              FROTA_ASSIGN_OR_RETURN(auto counted,
+                                     db_->Query(fmt::format("SELECT count(*) FROM {}", name)));
+              FROTA_RETURN_IF_ERROR(db_->Execute(fmt::format("DROP TABLE {}", name)));
+              day_partitions_.erase({parent, base::DaysSinceEpoch(*day)});
+              rows += counted.Int(0, 0);
+              spdlog::info("retention dropped partition={} rows={} before={} reason=retain-days",
+                           name, counted.Int(0, 0), base::FormatDate(cut.before));
+            }
+          }
+          // What is left before the cuts: rows of the partition that straddles it, and the
+          // tables that are not partitioned.
+          const auto remove = [&](std::string_view table, std::string_view key, bool by_date,
+                                  const engine::RetentionCut& cut) -> base::Status {
+            FROTA_ASSIGN_OR_RETURN(
+                auto deleted,
+                db_->Query(fmt::format("WITH d AS (DELETE FROM {} WHERE {} < $1::{} RETURNING 1) "
+                                       "SELECT count(*) FROM d",
+                                       table, key, by_date ? "date" : "timestamp"),
+                           {by_date ? PgParam::Text(base::FormatDate(cut.before))
+                                    : TimestampParam(cut.before_instant)}));
+            if (deleted.Int(0, 0) > 0) {
+              spdlog::info("retention removed table={} rows={} before={}", table, deleted.Int(0, 0),
+                           base::FormatDate(cut.before));
+            }
+            rows += deleted.Int(0, 0);
+            return base::Status::Ok();
+          };
+          if (retention.raw) {
+            FROTA_RETURN_IF_ERROR(remove("positions", "event_time", false, *retention.raw));
+            FROTA_RETURN_IF_ERROR(
+                remove("rejected", "coalesce(event_time, ingest_time, timestamp '1970-01-01')",
+                       false, *retention.raw));
+          }
+          for (const model::TableSpec* table : model::CatalogTables()) {
+            const auto cut = cut_of(table->layer);
+            if (!cut) {
+              continue;
+            }
+            for (const model::Column& column : table->columns) {
+              if (column.name == table->date_column) {
+                FROTA_RETURN_IF_ERROR(remove(table->name, column.name,
+                                             column.type == model::ColumnType::kDate, *cut));
+              }
+            }
+          }
+          return base::Status::Ok();
+        };
+        auto status = run();
+        if (status.ok()) {
+          status = db_->Execute("COMMIT");
+        }
+        if (!status.ok()) {
+          if (!db_->broken()) {
+            (void)db_->Execute("ROLLBACK");
+          }
+          return status.error();
+        }
+        return rows;
+      }));
+  if (removed > 0) {
+    spdlog::info("retention done rows={}", removed);
+  }
+  return base::Status::Ok();
 }
 
 base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochRows& rows,
@@ -603,31 +787,17 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
     }
     // Step 2.
     bool merge_positions = false;
-    bool aircraft = false;
-    FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions, aircraft));
-    // Step 3.
+    std::vector<bool> copied;  // per catalog table: whether its temp table got rows
+    FROTA_RETURN_IF_ERROR(CopyRows(rows, merge_positions, copied));
+    // Step 3: the upsert of each table that got rows (Upserts(): positions, then the
+    // catalog's tables in its order).
     std::vector<std::pair<std::string, std::vector<PgParam>>> statements;
-    const bool has[] = {merge_positions,
-                        !rows.speed_cells.empty(),
-                        !rows.speed_lines.empty(),
-                        !rows.fleet_hours.empty(),
-                        !rows.stops.empty(),
-                        !rows.trips.empty(),
-                        !rows.quality.empty(),
-                        !rows.quality.empty(),
-                        !rows.polls.empty(),
-                        !rows.departures.empty(),
-                        !rows.headways.empty(),
-                        !rows.alerts.empty(),
-                        aircraft};
-    // One flag per Upserts() entry: positions, then the catalog's tables in its order.
-    if (std::size(has) != Upserts().size()) {
-      return base::Internal("postgres sink: {} upsert flags for {} tables", std::size(has),
-                            Upserts().size());
+    if (merge_positions) {
+      statements.emplace_back(UpsertSql(Upserts().front()), std::vector<PgParam>{});
     }
-    for (std::size_t i = 0; i < Upserts().size(); ++i) {
-      if (has[i]) {
-        statements.emplace_back(UpsertSql(Upserts()[i]), std::vector<PgParam>{});
+    for (std::size_t i = 0; i < copied.size(); ++i) {
+      if (copied[i]) {
+        statements.emplace_back(UpsertSql(Upserts().at(i + 1)), std::vector<PgParam>{});
       }
     }
     std::vector<std::string> partitions;
@@ -696,7 +866,7 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
 }
 
 base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_positions,
-                                    bool& aircraft) {
+                                    std::vector<bool>& copied) {
   // Source names, looked up once per id per commit (the catalog locks on every lookup).
   std::vector<std::string_view> names;
   const auto source_name = [&](model::SourceId id) -> std::string_view {
@@ -778,10 +948,6 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     } else {
       return direct;
     }
-    // Aircraft: their origin country and last contact, upserted on the positions' key.
-    const auto aircraft_rows = model::AircraftPositionRows(rows.positions, *rows.strings);
-    aircraft = !aircraft_rows.empty();
-    FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, aircraft_rows));
   }
   if (!rows.rejected.empty()) {
     if (!rows.strings) {
@@ -808,30 +974,18 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     }
     FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY rejected FROM STDIN (FORMAT binary)", w.Finish()));
   }
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.speed_cells));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.speed_lines));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.fleet_hours));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.stops));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.trips));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.quality));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, model::QualityLatencyRows(rows.quality)));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.polls));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.departures));
-  FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, rows.headways));
-  if (!rows.alerts.empty()) {
-    // The last row of each alert of the epoch (one INSERT may not touch a row twice).
-    std::map<std::string_view, const model::AlertRow*> last;
-    for (const auto& r : rows.alerts) {
-      last[r.alert_id] = &r;
-    }
-    std::vector<model::AlertRow> alerts;
-    alerts.reserve(last.size());
-    for (const auto& [id, r] : last) {
-      alerts.push_back(*r);
-    }
-    FROTA_RETURN_IF_ERROR(CopyCatalogRows(*db_, alerts));
-  }
-  return base::Status::Ok();
+  // Every catalog table (aircraft_positions upserted on the positions' key).
+  copied.clear();
+  return model::ForEachTableRows(
+      rows, [&]<typename Row>(const std::vector<Row>& table_rows) -> base::Status {
+        copied.push_back(!table_rows.empty());
+        if constexpr (model::UpsertedTable<Row>) {
+          // One INSERT may not touch a row twice: the epoch's last row of each key.
+          return CopyCatalogRows(*db_, LastRowOfEachKey(table_rows));
+        } else {
+          return CopyCatalogRows(*db_, table_rows);
+        }
+      });
 }
 
 }  // namespace frota::sink

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "frota/base/status.h"
@@ -18,7 +19,7 @@
 namespace frota::sink {
 
 /// The PostgreSQL schema version this binary writes; older databases are migrated.
-inline constexpr int kPostgresSchemaVersion = 8;
+inline constexpr int kPostgresSchemaVersion = 9;
 
 /// Creates the schema in an empty database, migrates an older one, recreates missing
 /// views, and refuses a database whose schema is newer than this binary or that holds
@@ -123,10 +124,22 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
                                                       const Transaction& tx);
   // Step 2; sets `merge_positions` when the positions went to their temp table (some
   // were already in `positions`) and need the upsert of step 3.
-  base::Status CopyRows(const model::EpochRows& rows, bool& merge_positions, bool& aircraft);
+  base::Status CopyRows(const model::EpochRows& rows, bool& merge_positions,
+                        std::vector<bool>& copied);
+
+  // The day partitions the epoch's rows need (positions, rejected, collector_polls,
+  // duplicate_counts: postgres_schema_v9.sql), made where missing in a transaction of
+  // their own under an advisory lock, before the epoch's.
+  base::Status EnsureDayPartitions(const model::EpochRows& rows);
+  // Retention after a committed epoch, in a transaction of its own: day partitions
+  // wholly before a cut dropped, the rest of the rows before it deleted (idempotent: a
+  // crash leaves it undone or done, and the next epoch's cut redoes what is left).
+  base::Status RemoveBefore(const engine::Retention& retention);
 
   PostgresSinkOptions options_;
   const model::SourceCatalog* catalog_;
+  // Day partitions known to exist: (parent table, day).
+  std::set<std::pair<std::string, std::int32_t>> day_partitions_;
   std::string description_;
   std::unique_ptr<PgConnection> db_;
   /// The committed generation of every source this sink has recovered, acquired or

@@ -92,10 +92,13 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt, bool aircra
   duplicate.detail.clear();
   rows.rejected.push_back(duplicate);
   const auto day = base::LocalDateFromDays(19173);
-  rows.speed_cells.push_back({0, model::Mode::kBrt, day, 6, -8665, -4581, 3, 1234, 5'000'000});
-  rows.speed_cells.push_back({1, model::Mode::kBrt, day, 6, -8665, -4581, 2, 1000, 1'000'000});
-  rows.speed_lines.push_back({0, model::Mode::kBrt, "13", day, 6, 3, 1234, 5'000'000});
-  rows.fleet_hours.push_back({0, model::Mode::kBrt, day, 6, 7, 50});
+  rows.of<model::SpeedCellRow>().push_back(
+      {0, model::Mode::kBrt, day, 6, -8665, -4581, 3, 1234, 5'000'000});
+  rows.of<model::SpeedCellRow>().push_back(
+      {1, model::Mode::kBrt, day, 6, -8665, -4581, 2, 1000, 1'000'000});
+  rows.of<model::SpeedLineRow>().push_back(
+      {0, model::Mode::kBrt, "13", day, 6, 3, 1234, 5'000'000});
+  rows.of<model::FleetHourRow>().push_back({0, model::Mode::kBrt, day, 6, 7, 50});
   model::StopRow stop;
   stop.feed_id = "rio-brt";
   stop.vehicle_id = fmt::format("v{}", salt);
@@ -107,7 +110,7 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt, bool aircra
   stop.anchor_lon = -43.2;
   stop.positions = 6;
   stop.near_terminal = salt % 2 == 0 ? std::optional<bool>() : std::optional<bool>(true);
-  rows.stops.push_back(stop);
+  rows.of<model::StopRow>().push_back(stop);
   model::TripRow trip;
   trip.feed_id = "rio-brt";
   trip.vehicle_id = fmt::format("v{}", salt);
@@ -121,7 +124,7 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt, bool aircra
   trip.last_lat = -0.0;
   trip.positions = 9;
   trip.distance_mm = 123456;
-  rows.trips.push_back(trip);
+  rows.of<model::TripRow>().push_back(trip);
   model::QualityRow q;
   q.partition_id = 0;
   q.feed_id = "rio-brt";
@@ -131,12 +134,12 @@ model::EpochRows SampleRows(model::SourceCatalog& catalog, int salt, bool aircra
   q.vehicles = 7;
   q.rejected[static_cast<std::size_t>(model::RejectReason::kLatitudeOutOfRange)] = 2;
   q.latency = {{42, 10}, {43, 40}};
-  rows.quality.push_back(q);
+  rows.of<model::QualityRow>().push_back(q);
   model::QualityRow late = q;  // the same hour again: a refusal after the hour was emitted
   late.accepted = 0;
   late.vehicles = 0;
   late.latency = {{43, 1}};
-  rows.quality.push_back(late);
+  rows.of<model::QualityRow>().push_back(late);
   return rows;
 }
 
@@ -151,6 +154,27 @@ engine::EpochCheckpoint Checkpoint(std::int64_t epoch, const std::string& source
   c.runner_state = fmt::format("runner {}", epoch);
   return c;
 }
+
+// SQL that takes a database of the current schema back to version 8: the raw tables
+// unpartitioned (as postgres_schema_v1.sql and v3 made them), no duplicate_counts.
+constexpr std::string_view kUnpartitioned =
+    "DROP VIEW duplicate_count_totals; DROP TABLE duplicate_counts; "
+    "DROP FUNCTION frota_fill_partitions; DROP FUNCTION frota_day_partition; "
+    "CREATE TABLE positions_v8 (LIKE positions INCLUDING DEFAULTS); "
+    "INSERT INTO positions_v8 SELECT * FROM positions; DROP TABLE positions; "
+    "ALTER TABLE positions_v8 RENAME TO positions; "
+    "ALTER TABLE positions ADD PRIMARY KEY (feed_id, vehicle_id, event_time); "
+    "CREATE INDEX positions_event_time_brin ON positions USING brin (event_time); "
+    "CREATE TABLE rejected_v8 (LIKE rejected INCLUDING DEFAULTS); "
+    "INSERT INTO rejected_v8 SELECT * FROM rejected; DROP TABLE rejected; "
+    "ALTER TABLE rejected_v8 RENAME TO rejected; "
+    "CREATE INDEX rejected_feed_reason_rare ON rejected (feed_id, reason) "
+    "WHERE reason <> 'duplicate'; "
+    "CREATE TABLE collector_polls_v8 (LIKE collector_polls INCLUDING DEFAULTS); "
+    "INSERT INTO collector_polls_v8 SELECT * FROM collector_polls; DROP TABLE collector_polls; "
+    "ALTER TABLE collector_polls_v8 RENAME TO collector_polls; "
+    "ALTER TABLE collector_polls ADD PRIMARY KEY (feed_id, polled_at); "
+    "DELETE FROM frota_schema WHERE version >= 9";
 
 class PostgresSinkTest : public ::testing::Test {
  protected:
@@ -425,8 +449,10 @@ TEST_F(PostgresSinkTest, AFollowersReadSummarizesTheNewPagesOfTheTimeIndex) {
   auto admin = PgConnection::Open(db_->dsn());
   ASSERT_TRUE(admin.ok()) << admin.error().message();
   const auto unsummarized = [&] {  // summarizes them, saying how many there were
-    auto left =
-        (*admin)->Query("SELECT brin_summarize_new_values('positions_event_time_brin'::regclass)");
+    // positions is partitioned by day: each partition's BRIN index, summed.
+    auto left = (*admin)->Query(
+        "SELECT coalesce(sum(brin_summarize_new_values(i.inhrelid::regclass)), 0)::bigint "
+        "FROM pg_inherits i WHERE i.inhparent = 'positions_event_time_brin'::regclass");
     EXPECT_TRUE(left.ok()) << left.error().message();
     return left.ok() ? left->Int(0, 0) : -1;
   };
@@ -472,6 +498,7 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
   auto admin = PgConnection::Open(db_->dsn());
   ASSERT_TRUE(admin.ok());
   // Back to what version 1 left.
+  ASSERT_TRUE((*admin)->Execute(std::string(kUnpartitioned)).ok());
   ASSERT_TRUE(
       (*admin)
           ->Execute("DROP INDEX rejected_feed_reason_rare; CREATE INDEX "
@@ -494,8 +521,8 @@ TEST_F(PostgresSinkTest, AVersionOneDatabaseIsMigratedToThePartialRejectedIndex)
   ASSERT_TRUE(found.ok()) << found.error().message();
   EXPECT_EQ(found->Int(0, 0), kPostgresSchemaVersion);
   EXPECT_EQ(found->Value(0, 1),
-            "CREATE INDEX rejected_feed_reason_rare ON public.rejected USING btree (feed_id, "
-            "reason) WHERE (reason <> 'duplicate'::text)");
+            "CREATE INDEX rejected_feed_reason_rare ON ONLY public.rejected USING btree "
+            "(feed_id, reason) WHERE (reason <> 'duplicate'::text)");  // partitioned: version 9
   EXPECT_EQ(found->Int(0, 2), 3);
   // Version 8: states stored without compression ('e', external; the default is 'x').
   EXPECT_EQ(found->Value(0, 3), "e");
@@ -611,6 +638,104 @@ TEST_F(PostgresSinkTest, MigratedSchemaMatchesTheCatalogsDdl) {
     const auto expected = columns("catalog_ddl", table->name);
     EXPECT_GT(expected.size(), 1U) << table->name;
     EXPECT_EQ(columns("public", table->name), expected) << table->name;
+  }
+}
+
+// A database of the schema before the raw tables were partitioned moves every row into
+// day partitions: none lost, none doubled, one partition per day of each table.
+TEST_F(PostgresSinkTest, AnUnpartitionedDatabaseMovesEveryRowIntoDayPartitions) {
+  model::SourceCatalog catalog;
+  {
+    auto pg = PostgresSink::Open(Options("run"), &catalog);
+    ASSERT_TRUE(pg.ok());
+    ASSERT_TRUE((*pg)->Commit(SampleRows(catalog, 1), Checkpoint(1, "a.csv", 10)).ok());
+  }
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE((*admin)->Execute(std::string(kUnpartitioned)).ok());
+  // Rows of three more days, as a version 8 frota stored them, a refused duplicate among.
+  ASSERT_TRUE((*admin)
+                  ->Execute("INSERT INTO positions SELECT feed_id, vehicle_id || d, mode, "
+                            "route_id, trip_id, trip_start_date, trip_start_time, direction_id, "
+                            "lat, lon, reported_speed_kmh, bearing_deg, altitude_m, on_ground, "
+                            "event_time + d * interval '1 day', ingest_time, "
+                            "event_time_from_header, source, source_offset "
+                            "FROM positions, generate_series(1, 3) d; "
+                            "INSERT INTO rejected SELECT feed_id, vehicle_id, reason, "
+                            "event_time + interval '2 days', ingest_time + interval '2 days', "
+                            "source, source_offset, detail FROM rejected")
+                  .ok());
+  const auto counts = [&] {
+    auto found = (*admin)->Query(
+        "SELECT (SELECT count(*) FROM positions), (SELECT count(*) FROM rejected), "
+        "(SELECT count(*) FROM rejected WHERE reason = 'duplicate'), "
+        "(SELECT count(*) FROM collector_polls), (SELECT sum(lat) FROM positions)");
+    EXPECT_TRUE(found.ok()) << found.error().message();
+    return found.ok() ? std::string(found->Value(0, 0)) + " " + std::string(found->Value(0, 1)) +
+                            " " + std::string(found->Value(0, 2)) + " " +
+                            std::string(found->Value(0, 3)) + " " + std::string(found->Value(0, 4))
+                      : std::string();
+  };
+  const std::string before = counts();
+  {
+    auto pg = PostgresSink::Open(Options("run-2"), &catalog);
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+  }
+  EXPECT_EQ(counts(), before);
+  auto layout = (*admin)->Query(
+      "SELECT (SELECT relkind::text FROM pg_class WHERE relname = 'positions'), "
+      "(SELECT count(*) FROM pg_inherits WHERE inhparent = 'positions'::regclass), "
+      "(SELECT count(*) FROM pg_inherits WHERE inhparent = 'rejected'::regclass), "
+      "(SELECT max(version) FROM frota_schema)");
+  ASSERT_TRUE(layout.ok()) << layout.error().message();
+  EXPECT_EQ(layout->Value(0, 0), "p");
+  EXPECT_EQ(layout->Int(0, 1), 4);  // the sample's day and three more
+  EXPECT_EQ(layout->Int(0, 2), 2);  // the sample's refusals' day, and two days later
+  EXPECT_EQ(layout->Int(0, 3), kPostgresSchemaVersion);
+}
+
+// Retention drops the day partitions wholly before the cut, deletes the rows before it
+// in the partition the cut falls in, and leaves everything after; run again, it removes
+// nothing more.
+TEST_F(PostgresSinkTest, RetentionDropsWholeDaysAndDeletesTheRestBeforeTheCut) {
+  model::SourceCatalog catalog;
+  auto pg = PostgresSink::Open(Options("run"), &catalog);
+  ASSERT_TRUE(pg.ok()) << pg.error().message();
+  // Positions on four UTC days (the sample's, 2022-06-30, and the three after).
+  for (int day = 0; day < 4; ++day) {
+    auto rows = SampleRows(catalog, day);
+    for (auto& p : rows.positions) {
+      p.event_time += std::chrono::days(day);
+    }
+    rows.of<model::DuplicateCountRow>().push_back(
+        {0, "rio-brt", "v1", base::LocalDateFromDays(19173 + day), 6, 2});
+    ASSERT_TRUE((*pg)->Commit(rows, Checkpoint(day + 1, "a.csv", 10 * (day + 1))).ok());
+  }
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  const auto count = [&](std::string_view sql) {
+    auto found = (*admin)->Query(std::string(sql));
+    EXPECT_TRUE(found.ok()) << found.error().message();
+    return found.ok() ? found->Int(0, 0) : -1;
+  };
+  ASSERT_EQ(count("SELECT count(*) FROM pg_inherits WHERE inhparent = 'positions'::regclass"), 4);
+  // Keep from 2022-07-02 03:00 UTC (local midnight in Rio) on.
+  engine::RetentionCut cut{base::LocalDateFromDays(19175),
+                           base::FromUnixSeconds(19175LL * 86400 + 3 * 3600)};
+  const std::int64_t kept_positions =
+      count("SELECT count(*) FROM positions WHERE event_time >= '2022-07-02 03:00'");
+  for (int again = 0; again < 2; ++again) {
+    auto checkpoint = Checkpoint(5 + again, "a.csv", 50 + again);
+    checkpoint.retention.raw = cut;
+    ASSERT_TRUE((*pg)->Commit(model::EpochRows(), checkpoint).ok());
+    EXPECT_EQ(count("SELECT count(*) FROM positions"), kept_positions);
+    EXPECT_EQ(count("SELECT count(*) FROM positions WHERE event_time < '2022-07-02 03:00'"), 0);
+    // 2022-06-30 and 07-01 dropped whole; 07-02 straddles the cut.
+    EXPECT_EQ(count("SELECT count(*) FROM pg_inherits WHERE inhparent = 'positions'::regclass"), 2);
+    EXPECT_EQ(count("SELECT count(*) FROM duplicate_counts WHERE local_date < '2022-07-02'"), 0);
+    EXPECT_EQ(count("SELECT sum(records) FROM duplicate_counts"), 4);
+    // Results are kept without --retain-results-days.
+    EXPECT_EQ(count("SELECT count(*) FROM stops"), 4);
   }
 }
 

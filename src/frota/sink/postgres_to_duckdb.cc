@@ -279,7 +279,10 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
                            ChunkAppender::Create(*duck, table.target, table.columns));
     StreamingCopy copy(*appender, table);
     const auto status =
-        pg->CopyOut(fmt::format("COPY {} TO STDOUT (FORMAT binary)", QuoteIdentifier(table.name)),
+        // A query, not the table: the raw tables are partitioned (postgres_schema_v9.sql),
+        // and COPY reads a partitioned table only through one.
+        pg->CopyOut(fmt::format("COPY (SELECT * FROM {}) TO STDOUT (FORMAT binary)",
+                                QuoteIdentifier(table.name)),
                     [&](std::string_view piece) { return copy.Feed(piece); });
     if (!status.ok()) {
       return status.error().WithContext(fmt::format("copying table {}", table.name));

@@ -36,7 +36,9 @@ SELECT {'source': source, 'source_offset': source_offset} AS k,
        {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'reason': reason,
         'event_time': event_time, 'ingest_time': ingest_time, 'detail': detail} AS v,
        NULL::BIGINT AS mm
-FROM stream.rejected;
+FROM stream.rejected
+WHERE reason <> 'duplicate';  -- counted in duplicate_counts (a database written before
+                              -- schema version 9 may still hold some as rows)
 
 CREATE OR REPLACE VIEW cmp_rejected_batch AS
 SELECT {'source': s.name, 'source_offset': r.source_offset} AS k,
@@ -44,10 +46,11 @@ SELECT {'source': s.name, 'source_offset': r.source_offset} AS k,
         'event_time': make_timestamp(event_us), 'ingest_time': make_timestamp(ingest_us),
         'detail': detail} AS v,
        NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
-FROM batch_rejected r JOIN sources s USING (source_id);
+FROM batch_rejected r JOIN sources s USING (source_id)
+WHERE reason <> 'duplicate';
 
 -- The catalog's tables (model/tables.h: speed_cells, speed_lines, fleet_hours, stops,
--- trips, quality, quality_latency; aircraft_positions below):
+-- trips, quality, quality_latency, duplicate_counts; aircraft_positions below):
 -- their cmp_<table>_stream and cmp_<table>_batch views are made from it
 -- (sink::CompareViewSql) before this file runs, the stream side from stream.<read view>,
 -- the batch side from batch_<table>. The speed tables' distance is compared within one
@@ -139,6 +142,7 @@ UNION ALL SELECT 'stops', * FROM table_differences('cmp_stops_stream', 'cmp_stop
 UNION ALL SELECT 'trips', * FROM table_differences('cmp_trips_stream', 'cmp_trips_batch')
 UNION ALL SELECT 'quality', * FROM table_differences('cmp_quality_stream', 'cmp_quality_batch')
 UNION ALL SELECT 'quality_latency', * FROM table_differences('cmp_quality_latency_stream', 'cmp_quality_latency_batch')
+UNION ALL SELECT 'duplicate_counts', * FROM table_differences('cmp_duplicate_counts_stream', 'cmp_duplicate_counts_batch')
 UNION ALL SELECT 'duplicate_slots', * FROM table_differences('cmp_duplicate_slots_stream', 'cmp_duplicate_slots_batch');
 
 CREATE OR REPLACE TABLE table_rows AS
@@ -151,6 +155,7 @@ UNION ALL SELECT 'stops', (SELECT count(*) FROM cmp_stops_stream), (SELECT count
 UNION ALL SELECT 'trips', (SELECT count(*) FROM cmp_trips_stream), (SELECT count(*) FROM cmp_trips_batch)
 UNION ALL SELECT 'quality', (SELECT count(*) FROM cmp_quality_stream), (SELECT count(*) FROM cmp_quality_batch)
 UNION ALL SELECT 'quality_latency', (SELECT count(*) FROM cmp_quality_latency_stream), (SELECT count(*) FROM cmp_quality_latency_batch)
+UNION ALL SELECT 'duplicate_counts', (SELECT count(*) FROM cmp_duplicate_counts_stream), (SELECT count(*) FROM cmp_duplicate_counts_batch)
 UNION ALL SELECT 'duplicate_slots', (SELECT count(*) FROM cmp_duplicate_slots_stream), (SELECT count(*) FROM cmp_duplicate_slots_batch);
 
 -- The tables whose stream side repeats a key the batch has. In the plain join every

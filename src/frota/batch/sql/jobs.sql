@@ -225,6 +225,14 @@ FROM (SELECT *,
       FROM batch_rejected) r
 JOIN local_hours h ON h.utc_second = floor_div(r.dated_us, 1000000);
 
+-- duplicate_counts: rule 5's refusals per feed, vehicle and local hour of event time.
+CREATE OR REPLACE TABLE batch_duplicate_counts AS
+SELECT r.feed_id, r.vehicle_id, h.local_date, h.hour, count(*)::BIGINT AS records
+FROM batch_rejected r
+JOIN local_hours h ON h.utc_second = floor_div(r.event_us, 1000000)
+WHERE r.reason = 'duplicate'
+GROUP BY ALL;
+
 CREATE OR REPLACE TABLE batch_quality_latency AS
 SELECT feed_id, local_date, hour,
        greatest(-30, least(300, latency_s))::SMALLINT AS latency_s, count(*) AS positions

@@ -137,7 +137,8 @@ ReferenceTables RunReference(
     std::optional<std::int64_t> previous_time;
     for (const auto& p : records) {
       if (previous_time && *previous_time == Us(p.event_time)) {
-        t.rejected[{catalog.Name(p.source.source), p.source.offset}] = RejectReason::kDuplicate;
+        const auto local = LocalOf(config, Us(p.event_time));
+        ++t.duplicate_counts[{p.feed_id, p.vehicle_id, local.date, local.hour}];
         CountRejection(t, config, p.feed_id, RejectReason::kDuplicate, p.event_time, p.ingest_time);
         continue;
       }
@@ -258,35 +259,39 @@ ReferenceTables FromRows(const std::vector<model::EpochRows>& batches, const Job
     for (const auto& r : rows.rejected) {
       t.rejected[{catalog.Name(r.source.source), r.source.offset}] = r.reason;
     }
-    for (const auto& r : rows.speed_cells) {
+    for (const auto& r : rows.of<model::SpeedCellRow>()) {
       auto& cell = t.speed_cells[{static_cast<int>(r.mode), base::DaysSinceEpoch(r.local_date),
                                   r.hour, r.cell_x, r.cell_y}];
       std::get<0>(cell) += r.segments;
       std::get<1>(cell) += r.distance_mm;
       std::get<2>(cell) += r.duration_us;
     }
-    for (const auto& r : rows.speed_lines) {
+    for (const auto& r : rows.of<model::SpeedLineRow>()) {
       auto& line = t.speed_lines[{static_cast<int>(r.mode), r.route_id,
                                   base::DaysSinceEpoch(r.local_date), r.hour}];
       std::get<0>(line) += r.segments;
       std::get<1>(line) += r.distance_mm;
       std::get<2>(line) += r.duration_us;
     }
-    for (const auto& r : rows.fleet_hours) {
+    for (const auto& r : rows.of<model::FleetHourRow>()) {
       auto& fleet =
           t.fleet_hours[{static_cast<int>(r.mode), base::DaysSinceEpoch(r.local_date), r.hour}];
       fleet.first += r.vehicles;
       fleet.second += r.positions;
     }
-    for (const auto& s : rows.stops) {
+    for (const auto& s : rows.of<model::StopRow>()) {
       t.stops[{s.feed_id, s.vehicle_id, Us(s.start_time)}] = {
           s.route_id, Us(s.end_time), s.anchor_lat, s.anchor_lon, s.positions, s.near_terminal};
     }
-    for (const auto& r : rows.trips) {
+    for (const auto& r : rows.of<model::TripRow>()) {
       t.trips[{r.feed_id, r.vehicle_id, r.trip_id, r.trip_start_date, Us(r.first_time)}] = {
           Us(r.last_time), r.positions, r.distance_mm, r.first_lat, r.last_lat};
     }
-    for (const auto& q : rows.quality) {
+    for (const auto& d : rows.of<model::DuplicateCountRow>()) {
+      t.duplicate_counts[{d.feed_id, d.vehicle_id, base::DaysSinceEpoch(d.local_date), d.hour}] +=
+          d.records;
+    }
+    for (const auto& q : rows.of<model::QualityRow>()) {
       auto& out = t.quality[{q.feed_id, base::DaysSinceEpoch(q.local_date), q.hour}];
       out.accepted += q.accepted;
       out.vehicles += q.vehicles;

@@ -28,8 +28,10 @@ struct OfferedRecord {
 struct ReferenceTables {
   // (feed, vehicle, event_time, source name, offset)
   std::set<std::tuple<std::string, std::string, std::int64_t, std::string, std::int64_t>> positions;
-  // (source name, offset) -> reason
+  // (source name, offset) -> reason, for every refusal but duplicates
   std::map<std::pair<std::string, std::int64_t>, model::RejectReason> rejected;
+  // (feed, vehicle, date, hour) -> refused duplicates
+  std::map<std::tuple<std::string, std::string, std::int32_t, int>, std::int64_t> duplicate_counts;
   // (mode, date, hour, x, y) -> (segments, mm, us)
   std::map<std::tuple<int, std::int32_t, int, std::int32_t, std::int32_t>,
            std::tuple<std::int64_t, std::int64_t, std::int64_t>>

@@ -81,6 +81,13 @@ SELECT mode, local_date, hour,
 FROM fleet_hours
 GROUP BY mode, local_date, hour;
 
+-- Refused duplicates per feed, vehicle and local hour (semantics.md section 2, rule 5),
+-- partitions summed.
+CREATE OR REPLACE VIEW duplicate_count_totals AS
+SELECT feed_id, vehicle_id, local_date, hour, sum(records)::BIGINT AS records
+FROM duplicate_counts
+GROUP BY feed_id, vehicle_id, local_date, hour;
+
 CREATE OR REPLACE VIEW stop_rows AS
 SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time,
        round(epoch(end_time - start_time)::DOUBLE, 6) AS duration_s,

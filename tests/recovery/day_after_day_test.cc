@@ -1,0 +1,185 @@
+// Loading days one after another into one database gives the tables of one replay of
+// them all, and retention keeps exactly the days it should, whatever kills it
+// (semantics.md sections 2-3, docs/tables.md "Retention", docs/semantics-notes.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "frota/testing/subprocess.h"
+
+namespace frota {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FrotaBinary;
+using testing::ProcessResult;
+using testing::RunProcess;
+
+using Tree = std::vector<std::pair<std::string, std::string>>;
+
+// Three simulated days that do not overlap in time (service from 6 to 9 local), one city:
+// the same vehicles, routes and feed every day.
+class DayAfterDay : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir("day-after-day");
+    for (const std::string date : {"2024-06-04", "2024-06-05", "2024-06-06"}) {
+      const auto out = dir_->path() / date;
+      const ProcessResult made =
+          RunProcess({FrotaBinary().string(), "-q", "simulate", "--date", date, "--vehicles", "24",
+                      "--hours", "6-9", "--seed", "7", "--out", out.string()});
+      ASSERT_EQ(made.exit_code, 0) << made.err;
+      days_.push_back(out);
+    }
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+    days_.clear();
+  }
+
+  static std::string Archive(std::size_t day) { return "archive:" + days_.at(day).string(); }
+
+  static std::vector<std::string> ReplayArgs(const fs::path& db,
+                                             const std::vector<std::string>& inputs,
+                                             const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {FrotaBinary().string(), "-q", "replay"};
+    argv.insert(argv.end(), inputs.begin(), inputs.end());
+    for (const std::string& a : {std::string("--area"), (days_[0] / "area.geojson").string(),
+                                 std::string("--db"), db.string()}) {
+      argv.push_back(a);
+    }
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+
+  static Tree Export(const std::string& name, const fs::path& db) {
+    const auto out = dir_->path() / (name + "-export");
+    const ProcessResult exported = RunProcess(
+        {FrotaBinary().string(), "-q", "export", "--db", db.string(), "--out", out.string()});
+    EXPECT_EQ(exported.exit_code, 0) << exported.err;
+    return testing::ReadTree(out);
+  }
+
+  static void ExpectSameTables(const Tree& expected, const Tree& actual) {
+    ASSERT_EQ(expected.size(), actual.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(expected[i].first, actual[i].first);
+      EXPECT_TRUE(expected[i].second == actual[i].second)
+          << expected[i].first << " differs (" << expected[i].second.size() << " vs "
+          << actual[i].second.size() << " bytes)";
+    }
+  }
+
+  static const std::string& File(const Tree& tree, std::string_view name) {
+    for (const auto& [file, bytes] : tree) {
+      if (file == name) {
+        return bytes;
+      }
+    }
+    static const std::string kNone;
+    ADD_FAILURE() << "no " << name << " in the export";
+    return kNone;
+  }
+
+  // The local dates (Rio) of the rows of an exported CSV, by its event_time column.
+  static std::set<std::string> DatesOf(const std::string& csv, std::string_view column) {
+    std::istringstream lines(csv);
+    std::string header;
+    std::getline(lines, header);
+    std::size_t index = 0;
+    {
+      std::istringstream names(header);
+      std::string name;
+      while (std::getline(names, name, ',') && name != column) {
+        ++index;
+      }
+    }
+    std::set<std::string> dates;
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      std::string field;
+      for (std::size_t i = 0; i <= index && std::getline(fields, field, ','); ++i) {
+      }
+      dates.insert(field.substr(0, 10));
+    }
+    return dates;
+  }
+
+  static testing::TempDir* dir_;
+  static std::vector<fs::path> days_;
+};
+
+testing::TempDir* DayAfterDay::dir_ = nullptr;
+std::vector<fs::path> DayAfterDay::days_;
+
+TEST_F(DayAfterDay, LoadingDaysOneAfterAnotherEqualsOneReplayOfThemAll) {
+  const auto all = dir_->path() / "all.duckdb";
+  const ProcessResult together = RunProcess(ReplayArgs(all, {Archive(0), Archive(1), Archive(2)}));
+  ASSERT_EQ(together.exit_code, 0) << together.err;
+  const Tree expected = Export("all", all);
+  ASSERT_GT(std::count(File(expected, "positions.csv").begin(),
+                       File(expected, "positions.csv").end(), '\n'),
+            1000);
+  // Every day holds late records of its own (the simulator's late responses): the same
+  // ones either way, so `late` is compared too, in quality.csv and rejected.csv.
+  ASSERT_NE(File(expected, "rejected.csv").find(",late,"), std::string::npos);
+
+  const auto sequential = dir_->path() / "sequential.duckdb";
+  for (std::size_t day = 0; day < days_.size(); ++day) {
+    const ProcessResult loaded = RunProcess(ReplayArgs(sequential, {Archive(day)}));
+    ASSERT_EQ(loaded.exit_code, 0) << "day " << day << ": " << loaded.err;
+  }
+  ExpectSameTables(expected, Export("sequential", sequential));
+
+  SCOPED_TRACE("a day loaded again adds nothing");
+  const ProcessResult again = RunProcess(ReplayArgs(sequential, {Archive(1)}));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  ExpectSameTables(expected, Export("again", sequential));
+}
+
+// --retain-days 1 keeps the raw tables of the newest day only, at every epoch boundary,
+// in the epoch's transaction: killed at random moments and resumed, the database ends as
+// a run that was never killed, holding one day of positions and every day's results.
+TEST_F(DayAfterDay, RetentionUnderKillsKeepsExactlyTheDaysItShould) {
+  const std::vector<std::string> retain = {"--retain-days", "1", "--epoch-records", "2000"};
+  const auto clean = dir_->path() / "clean.duckdb";
+  for (std::size_t day = 0; day < days_.size(); ++day) {
+    const ProcessResult loaded = RunProcess(ReplayArgs(clean, {Archive(day)}, retain));
+    ASSERT_EQ(loaded.exit_code, 0) << "day " << day << ": " << loaded.err;
+  }
+  const Tree expected = Export("clean", clean);
+  EXPECT_EQ(DatesOf(File(expected, "positions.csv"), "event_time"),
+            std::set<std::string>{"2024-06-06"});
+  // Results are kept: speed cells of all three days.
+  EXPECT_EQ(DatesOf(File(expected, "speed_cells.csv"), "local_date"),
+            (std::set<std::string>{"2024-06-04", "2024-06-05", "2024-06-06"}));
+
+  const auto killed = dir_->path() / "killed.duckdb";
+  std::mt19937 rng(20261207);
+  int kills = 0;
+  for (std::size_t day = 0; day < days_.size(); ++day) {
+    const auto argv = ReplayArgs(killed, {Archive(day)}, retain);
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const int after = 150 + static_cast<int>(rng() % 1200);
+      const ProcessResult run = testing::RunAndKillAfter(argv, std::chrono::milliseconds(after));
+      if (run.signal != SIGKILL) {
+        ASSERT_EQ(run.exit_code, 0) << run.err;
+        break;
+      }
+      ++kills;
+    }
+    const ProcessResult finish = RunProcess(argv);
+    ASSERT_EQ(finish.exit_code, 0) << finish.err;
+  }
+  std::cerr << "killed " << kills << " times\n";
+  EXPECT_GT(kills, 0);
+  ExpectSameTables(expected, Export("killed", killed));
+}
+
+}  // namespace
+}  // namespace frota
