@@ -54,6 +54,8 @@ fi
 
 "$root/scripts/fetch_duckdb.sh"
 "$root/scripts/services/kafka.sh" fetch  # broker jars for the integration tests, cached
+# The validators the tests run on frota's outputs (PyPI, pinned): tests/validators/README.md
+"$root/tests/validators/venv.sh" >/dev/null
 
 
 if ((build)); then

@@ -399,6 +399,11 @@ int RunCollect(const CollectFlags& flags, bool process) {
     }
     serve::ServerOptions serve_options;
     serve_options.listen = flags.serve;
+    auto vehicle_feed = serve::LoadVehicleFeed(flags.gtfs);
+    if (!vehicle_feed.ok()) {
+      return ReportError(vehicle_feed.error());
+    }
+    serve_options.vehicle_feed = std::move(*vehicle_feed);
     server = std::make_unique<serve::Server>(std::move(*store), serve_options);
     if (const auto started = server->Start(); !started.ok()) {
       return ReportError(started.error());
