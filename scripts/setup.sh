@@ -40,6 +40,8 @@ packages=(
   chromium
   # process measurement for benchmarks
   time
+  # promtool (tests/validators: `promtool check metrics` on every /metrics endpoint)
+  prometheus
   # `scripts/containers.sh config` checks compose.yaml against the Compose file format
   docker-compose
   # the service scripts pick free ports with python3; bench/compare's harness and its

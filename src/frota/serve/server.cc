@@ -211,6 +211,9 @@ void Server::Routes() {
   server_->Get("/live.css", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(assets::kLiveCss), "text/css; charset=utf-8");
   });
+  server_->Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(assets::kOpenapiJson), "application/json; charset=utf-8");
+  });
   server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     const auto as_of = store_->AsOf();
     if (!as_of.ok()) {

@@ -66,6 +66,7 @@ std::string AlertsJson(std::optional<base::Timestamp> as_of, std::optional<base:
 ///                                      alert's JSON) and `as_of` (the as-of time when it
 ///                                      moves); `Last-Event-ID` resumes
 ///   GET /gtfs-rt/vehicle-positions.pb  the cleaned GTFS-Realtime VehiclePositions feed
+///   GET /openapi.json                  the OpenAPI 3.1 description of the JSON routes
 class Server {
  public:
   Server(std::unique_ptr<Store> store, ServerOptions options);
