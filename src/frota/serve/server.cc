@@ -202,6 +202,16 @@ void Server::Routes() {
   server_->set_default_headers({{"X-Content-Type-Options", "nosniff"},
                                 {"Content-Security-Policy", kContentSecurityPolicy},
                                 {"Referrer-Policy", "no-referrer"}});
+  // Every route is read-only: any other method is refused as such (405), not as a path
+  // that does not exist.
+  server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || req.method == "HEAD") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.set_header("Allow", "GET, HEAD");
+    SendJson(res, Dump(Json{{"error", "method " + req.method + " not allowed: GET or HEAD"}}), 405);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(assets::kLiveHtml), "text/html; charset=utf-8");
   });

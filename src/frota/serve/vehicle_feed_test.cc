@@ -1,11 +1,13 @@
 #include "frota/serve/vehicle_feed.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <string>
 
 namespace frota::serve {
 namespace {
@@ -18,7 +20,10 @@ using codec::TripSchedule;
 // (exact_times = 0), a scheduled line with one trip at 08:00, and a station beside the
 // line's first stop. Rio's zone: UTC-3 all year.
 std::shared_ptr<const gtfs::StaticFeed> SmallGtfs() {
-  const fs::path dir = fs::path(::testing::TempDir()) / "vehicle_feed_gtfs";
+  // A folder of its own: ctest runs each test in a process of its own, in parallel.
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("vehicle_feed_gtfs_" + std::to_string(::getpid()) + "_" +
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::create_directories(dir);
   const auto write = [&](const char* name, const char* text) { std::ofstream(dir / name) << text; };
   write("agency.txt",
