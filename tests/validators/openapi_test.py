@@ -27,9 +27,9 @@ SPEC = Path(os.environ["FROTA_SOURCE_DIR"]) / "src/frota/serve/openapi.json"
 VENV_BIN = Path(sys.executable).parent
 
 
-def run(*args: str | Path) -> None:
+def run(*args: str | Path, cwd: Path | None = None) -> None:
     started = time.monotonic()
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd)
     shown = " ".join(str(a) for a in args)
     if done.returncode != 0:
         sys.exit(f"FAILED ({done.returncode}): {shown}\n{done.stdout[-5000:]}\n{done.stderr[-5000:]}")
@@ -71,7 +71,7 @@ def main() -> None:
         # handler runs; every method it knows gets 405 with Allow (serve_test.cc checks it).
         run(VENV_BIN / "schemathesis", "run", f"{base}/openapi.json", "--checks", "all",
             "--exclude-checks", "unsupported_method", "--max-examples", "25", "--seed", "1",
-            "--no-color")
+            "--no-color", cwd=work)  # its cache folder, .schemathesis, goes there
     finally:
         server.terminate()
         server.wait(timeout=60)
