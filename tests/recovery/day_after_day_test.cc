@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <set>
 #include <sstream>
@@ -148,9 +149,14 @@ TEST_F(DayAfterDay, LoadingDaysOneAfterAnotherEqualsOneReplayOfThemAll) {
 TEST_F(DayAfterDay, RetentionUnderKillsKeepsExactlyTheDaysItShould) {
   const std::vector<std::string> retain = {"--retain-days", "1", "--epoch-records", "2000"};
   const auto clean = dir_->path() / "clean.duckdb";
+  std::vector<int> day_ms;  // how long each day's replay takes here: kills land inside it
   for (std::size_t day = 0; day < days_.size(); ++day) {
+    const auto started = std::chrono::steady_clock::now();
     const ProcessResult loaded = RunProcess(ReplayArgs(clean, {Archive(day)}, retain));
     ASSERT_EQ(loaded.exit_code, 0) << "day " << day << ": " << loaded.err;
+    day_ms.push_back(static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::steady_clock::now() - started)
+                                          .count()));
   }
   const Tree expected = Export("clean", clean);
   EXPECT_EQ(DatesOf(File(expected, "positions.csv"), "event_time"),
@@ -165,7 +171,9 @@ TEST_F(DayAfterDay, RetentionUnderKillsKeepsExactlyTheDaysItShould) {
   for (std::size_t day = 0; day < days_.size(); ++day) {
     const auto argv = ReplayArgs(killed, {Archive(day)}, retain);
     for (int attempt = 0; attempt < 4; ++attempt) {
-      const int after = 150 + static_cast<int>(rng() % 1200);
+      // Somewhere between a tenth and nine tenths of a clean run of the day.
+      const int span = std::max(day_ms[day], 20);
+      const int after = span / 10 + static_cast<int>(rng() % static_cast<unsigned>(span * 8 / 10));
       const ProcessResult run = testing::RunAndKillAfter(argv, std::chrono::milliseconds(after));
       if (run.signal != SIGKILL) {
         ASSERT_EQ(run.exit_code, 0) << run.err;

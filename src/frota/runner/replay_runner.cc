@@ -179,18 +179,35 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
                              config.clock != nullptr ? *config.clock : base::SystemClock::Get(),
                              config.epoch_records_per_state_unit);
 
+  AsyncCommitter::AfterCommit after_commit;
+  if (config.after_commit) {
+    after_commit = [&config](const engine::EpochCheckpoint& committed) {
+      config.after_commit(committed.epoch.value());
+    };
+  }
+  // Offsets after the last record offered, per partition (filled once the input is
+  // open): an epoch may end mid-batch, and what it commits must be exactly what the
+  // pipeline has seen.
+  std::vector<engine::SourceProgress> offered;
+  // What the pipeline emits goes to the sink as it comes (the epoch's transaction takes
+  // it; an epoch is never held whole).
+  TransactionalOutput output(
+      sink, pipeline, [&offered] { return offered; }, std::move(after_commit),
+      &pipeline.row_buffers());
+  EpochDriver driver(pipeline, RegularityJobs::ForContext(context), policy, output);
+  FROTA_RETURN_IF_ERROR(driver.Restore(recovered));
+  driver.SetRetention(config.retention, context.job.time_zone);
   FROTA_ASSIGN_OR_RETURN(
       auto replay,
       source::ReplaySource::Open(std::move(partitions), &catalog,
                                  ReplaySourceOptions(config, context), recovered.progress));
   // The decoding thread interns the records into the pipeline's dictionary (it is the
   // dictionary's writer until the input ends: the pipeline is only offered interned
-  // records), so that only ids cross to this thread.
+  // records), so that only ids cross to this thread. It starts here, after the restore,
+  // which interns the state's texts: the dictionary has one writer at a time.
   source::InterningPrefetchingSource source(std::move(replay), config.batch_records,
                                             pipeline.interner());
-  // Offsets after the last record offered, per partition: an epoch may end mid-batch,
-  // and what it commits must be exactly what the pipeline has seen.
-  std::vector<engine::SourceProgress> offered = source.Progress();
+  offered = source.Progress();
   // offered's index by partition id, looked up for every record: the ids are small and
   // dense (ReplaySource numbers partitions 0, 1, 2...; a resume keeps the database's).
   std::vector<std::size_t> progress_index;
@@ -205,20 +222,6 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
     progress_index[static_cast<std::size_t>(id)] = i;
   }
 
-  AsyncCommitter::AfterCommit after_commit;
-  if (config.after_commit) {
-    after_commit = [&config](const engine::EpochCheckpoint& committed) {
-      config.after_commit(committed.epoch.value());
-    };
-  }
-  // What the pipeline emits goes to the sink as it comes (the epoch's transaction takes
-  // it; an epoch is never held whole).
-  TransactionalOutput output(
-      sink, pipeline, [&offered] { return offered; }, std::move(after_commit),
-      &pipeline.row_buffers());
-  EpochDriver driver(pipeline, RegularityJobs::ForContext(context), policy, output);
-  FROTA_RETURN_IF_ERROR(driver.Restore(recovered));
-  driver.SetRetention(config.retention, context.job.time_zone);
   report.resumed = recovered.last_epoch.value() > 0;
   report.first_epoch = recovered.last_epoch.value() + 1;
   if (report.resumed) {
