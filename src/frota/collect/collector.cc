@@ -11,6 +11,7 @@
 #include "frota/base/file.h"
 #include "frota/geo/area.h"
 #include "frota/job/rules.h"
+#include "frota/source/bronze_compact.h"
 
 namespace frota::collect {
 
@@ -141,6 +142,8 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   c->start_fds_ = OpenFileDescriptors();
   c->rss_gauge_ = &c->metrics_.GetGauge("frota_process_resident_memory_bytes", "Resident set size");
   c->fds_gauge_ = &c->metrics_.GetGauge("frota_process_open_fds", "Open file descriptors");
+  c->packed_hours_ = &c->metrics_.GetCounter("frota_collect_hours_packed_total",
+                                             "Sealed bronze hours packed by this run");
   spdlog::info("collector started run_id={} feeds={} archive={}", c->run_id_, c->pollers_.size(),
                c->config_.archive.string());
   return c;
@@ -187,6 +190,9 @@ base::Status Collector::Run(base::StopSignal& stop,
       if (!status.ok()) {
         spdlog::error("flush failed error={}", status.error().message());
       }
+      if (const auto packed = CompactSealedHours(); !packed.ok()) {
+        spdlog::error("bronze compaction failed error={}", packed.error().message());
+      }
       next += std::chrono::duration_cast<base::Micros>(config_.flush_interval);
     }
   });
@@ -228,12 +234,24 @@ base::Status Collector::RunVirtual(base::ManualClock& clock, base::Timestamp unt
       next->Step();
     } else {
       FROTA_RETURN_IF_ERROR(FlushAndReport(false));
+      FROTA_RETURN_IF_ERROR(CompactSealedHours());
       next_flush += std::chrono::duration_cast<base::Micros>(config_.flush_interval);
     }
   }
   clock.AdvanceTo(until);
   stop_reason_ = stop.raised() ? "signal" : "duration";
   return FlushAndReport(true);
+}
+
+base::Status Collector::CompactSealedHours() {
+  if (!config_.compact) {
+    return base::Status::Ok();
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      const auto report,
+      source::CompactArchive(config_.archive, IngestFloor() - source::kSealMargin, /*wait=*/false));
+  packed_hours_->Add(static_cast<double>(report.packed.size()));
+  return base::Status::Ok();
 }
 
 base::Timestamp Collector::IngestFloor() const {
