@@ -19,14 +19,16 @@ void AddEvaluateCommand(CLI::App& app, CommandMain& run);
 void AddCollectCommand(CLI::App& app, CommandMain& run);
 void AddCompactCommand(CLI::App& app, CommandMain& run);
 void AddRunCommand(CLI::App& app, CommandMain& run);
+void AddFeedServerCommand(CLI::App& app, CommandMain& run);
 void AddStatusCommand(CLI::App& app, CommandMain& run);
 void AddVersionCommand(CLI::App& app, CommandMain& run);
 
 inline constexpr CommandRegistrar kCommands[] = {
-    AddDemoCommand,    AddInspectCommand,   AddGtfsInfoCommand,  AddReplayCommand,
-    AddExportCommand,  AddDashboardCommand, AddReconcileCommand, AddHeadwaysCommand,
-    AddServeCommand,   AddSimulateCommand,  AddEvaluateCommand,  AddCollectCommand,
-    AddCompactCommand, AddRunCommand,       AddStatusCommand,    AddVersionCommand,
+    AddDemoCommand,    AddInspectCommand,   AddGtfsInfoCommand,   AddReplayCommand,
+    AddExportCommand,  AddDashboardCommand, AddReconcileCommand,  AddHeadwaysCommand,
+    AddServeCommand,   AddSimulateCommand,  AddEvaluateCommand,   AddCollectCommand,
+    AddCompactCommand, AddRunCommand,       AddFeedServerCommand, AddStatusCommand,
+    AddVersionCommand,
 };
 
 }  // namespace frota::cli
