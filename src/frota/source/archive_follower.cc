@@ -12,22 +12,6 @@ namespace frota::source {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<std::string> SortedNames(const fs::path& dir, bool directories) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) == directories) {
-      names.push_back(it->path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-}  // namespace
-
 // One feed folder: responses found by scans, decoded one at a time into a queue of
 // records in offset order.
 class ArchiveFollower::Feed {
@@ -200,12 +184,11 @@ base::Status ArchiveFollower::Scan() {
   }
   // New feeds: a folder with a feed.json, taken in name order so partition ids follow
   // names as in a replay.
-  for (const auto& dirname : SortedNames(root_, true)) {
-    const fs::path dir = root_ / dirname;
+  for (const auto& dir : FeedFolders(root_)) {
     const std::string name = dir.lexically_normal().string();
     const bool known =
         std::any_of(feeds_.begin(), feeds_.end(), [&](const auto& f) { return f->name() == name; });
-    if (known || !fs::exists(dir / "feed.json", ec)) {
+    if (known) {
       continue;
     }
     FROTA_ASSIGN_OR_RETURN(auto info, ReadFeedInfo(dir));

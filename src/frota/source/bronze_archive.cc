@@ -297,19 +297,24 @@ base::Result<std::vector<ArchivedFile>> ListHour(const fs::path& feed_dir, const
   return files;
 }
 
+std::vector<fs::path> FeedFolders(const fs::path& root) {
+  std::vector<fs::path> dirs;
+  for (const auto& name : SortedNames(root, true)) {
+    std::error_code ec;
+    if (fs::exists(root / name / "feed.json", ec)) {
+      dirs.push_back(root / name);
+    }
+  }
+  return dirs;
+}
+
 base::Result<std::vector<ArchivedFeed>> ListArchive(const fs::path& root) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     return base::NotFound("{}: not an archive folder", root.string());
   }
   std::vector<ArchivedFeed> feeds;
-  std::vector<fs::path> feed_dirs;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "feed.json")) {
-      feed_dirs.push_back(entry.path());
-    }
-  }
-  std::sort(feed_dirs.begin(), feed_dirs.end());
+  const auto feed_dirs = FeedFolders(root);
   if (feed_dirs.empty()) {
     return base::InvalidInput("{}: no feed folders with a feed.json: not a bronze archive",
                               root.string());

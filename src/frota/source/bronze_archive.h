@@ -107,6 +107,9 @@ struct ArchivedFeed {
   std::int64_t first_offset = 0;
 };
 
+/// The feed folders of the archive at `root` (those holding a feed.json), in name order.
+std::vector<std::filesystem::path> FeedFolders(const std::filesystem::path& root);
+
 /// Lists every feed of the archive at `root` and its complete responses, loose and
 /// packed (temporary files of an interrupted write are ignored; hours retention removed
 /// are left out). Errors name the file: a missing or broken feed.json, an unreadable

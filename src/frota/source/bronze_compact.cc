@@ -30,14 +30,6 @@ std::int64_t SizeOf(const fs::path& path) {
   return ec ? 0 : static_cast<std::int64_t>(size);
 }
 
-void SyncFolder(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 // The records a body decodes to: the offsets it takes in a replay.
 std::int64_t CountRecords(const FeedInfo& info, std::string_view body, base::Timestamp ingest,
                           codec::DecodedBatch& batch) {
@@ -142,7 +134,7 @@ base::Result<std::int64_t> RemoveLooseCopies(const fs::path& dir, const fs::path
   if (fs::is_empty(dir, ec) && !ec) {
     fs::remove(dir, ec);
   }
-  SyncFolder(dir.parent_path());
+  base::SyncFolder(dir.parent_path());
   return removed;
 }
 
@@ -208,15 +200,11 @@ base::Result<CompactionReport> CompactArchive(const fs::path& root, base::Timest
   if (!lock) {
     return report;  // another compaction or retention is at work
   }
-  std::vector<fs::path> feed_dirs;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "feed.json")) {
-      feed_dirs.push_back(entry.path());
-    }
-  }
-  std::sort(feed_dirs.begin(), feed_dirs.end());
-  for (const auto& dir : feed_dirs) {
+  for (const auto& dir : FeedFolders(root)) {
     FROTA_ASSIGN_OR_RETURN(const auto info, ReadFeedInfo(dir));
+    if (info.format == codec::Format::kRioArchiveCsv) {
+      continue;  // a replay streams these files from disk, row by row: they stay loose
+    }
     FROTA_ASSIGN_OR_RETURN(const auto removed, ReadRemovedPrefix(dir));
     FROTA_ASSIGN_OR_RETURN(const auto hours, ListHours(dir));
     std::string last_date;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "frota/base/file.h"
@@ -36,14 +37,6 @@ std::int64_t FileBytes(const fs::path& path) {
   return ec ? 0 : static_cast<std::int64_t>(size);
 }
 
-void SyncFolder(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 base::Status WriteLedger(const fs::path& dir, const RemovedPrefix& removed, base::Timestamp now) {
   nlohmann::ordered_json j;
   j["removed_through"] = removed.through;
@@ -52,6 +45,27 @@ base::Status WriteLedger(const fs::path& dir, const RemovedPrefix& removed, base
   j["bytes"] = removed.bytes;
   j["updated_at"] = base::FormatIso8601(now);
   return base::WriteFileAtomic(dir / kRetentionLedger, j.dump(2) + "\n");
+}
+
+// Records the removal in the folder's ledger, then removes: from the ledger's rename on,
+// readers number after it and skip what it names, so a crash between the two loses no
+// offset, and the next call removes what is left.
+base::Status Remove(const fs::path& dir, RemovedPrefix ledger, RemovedRange& range,
+                    const std::vector<std::string>& doomed, std::int64_t offset,
+                    std::int64_t responses,
+                    const std::function<base::Status(const std::string&)>& remove) {
+  range.first = doomed.front();
+  range.last = doomed.back();
+  ledger.through = range.last;
+  ledger.records = offset;
+  ledger.responses += responses;
+  ledger.bytes += range.bytes;
+  FROTA_RETURN_IF_ERROR(WriteLedger(
+      dir, ledger, std::chrono::time_point_cast<base::Micros>(std::chrono::system_clock::now())));
+  for (const auto& name : doomed) {
+    FROTA_RETURN_IF_ERROR(remove(name));
+  }
+  return base::Status::Ok();
 }
 
 // Files and bytes of an hour: its pack and its loose folder.
@@ -88,9 +102,9 @@ base::Status RemoveHour(const fs::path& feed_dir, const std::string& hour) {
   const fs::path date_dir = (feed_dir / hour).parent_path();
   if (fs::is_empty(date_dir, ec) && !ec) {
     fs::remove(date_dir, ec);
-    SyncFolder(feed_dir);
+    base::SyncFolder(feed_dir);
   } else {
-    SyncFolder(date_dir);
+    base::SyncFolder(date_dir);
   }
   return base::Status::Ok();
 }
@@ -142,7 +156,7 @@ base::Result<std::optional<RemovedRange>> RetainFeed(const fs::path& dir, base::
                                                      std::vector<std::string>& kept) {
   const std::string name = dir.filename().string();
   FROTA_ASSIGN_OR_RETURN(const auto info, ReadFeedInfo(dir));
-  FROTA_ASSIGN_OR_RETURN(auto ledger, ReadRemovedPrefix(dir));
+  FROTA_ASSIGN_OR_RETURN(const auto ledger, ReadRemovedPrefix(dir));
   FROTA_ASSIGN_OR_RETURN(const auto hours, ListHours(dir));
   std::vector<std::string> live;
   for (const auto& hour : hours) {
@@ -186,18 +200,8 @@ base::Result<std::optional<RemovedRange>> RetainFeed(const fs::path& dir, base::
   if (doomed.empty()) {
     return std::optional<RemovedRange>();
   }
-  range.first = doomed.front();
-  range.last = doomed.back();
-  ledger.through = range.last;
-  ledger.records = offset;
-  ledger.responses += range.responses;
-  ledger.bytes += range.bytes;
-  // The ledger first: from here on, readers number after it and skip these hours.
-  FROTA_RETURN_IF_ERROR(WriteLedger(
-      dir, ledger, std::chrono::time_point_cast<base::Micros>(std::chrono::system_clock::now())));
-  for (const auto& hour : doomed) {
-    FROTA_RETURN_IF_ERROR(RemoveHour(dir, hour));
-  }
+  FROTA_RETURN_IF_ERROR(Remove(dir, ledger, range, doomed, offset, range.responses,
+                               [&](const std::string& hour) { return RemoveHour(dir, hour); }));
   LogRemoved(range, before, *committed);
   return std::optional<RemovedRange>(range);
 }
@@ -232,7 +236,7 @@ base::Result<std::optional<RemovedRange>> RetainJournal(const fs::path& dir, bas
                                                         std::optional<std::int64_t> committed,
                                                         std::vector<std::string>& kept) {
   const std::string name = dir.filename().string();
-  FROTA_ASSIGN_OR_RETURN(auto ledger, ReadRemovedPrefix(dir));
+  FROTA_ASSIGN_OR_RETURN(const auto ledger, ReadRemovedPrefix(dir));
   std::vector<std::string> live;
   for (const auto& file : JournalFileNames(dir)) {
     if (!ledger.through.empty() && file <= ledger.through) {
@@ -275,22 +279,17 @@ base::Result<std::optional<RemovedRange>> RetainJournal(const fs::path& dir, bas
   if (doomed.empty()) {
     return std::optional<RemovedRange>();
   }
-  range.first = doomed.front();
-  range.last = doomed.back();
-  ledger.through = range.last;
-  ledger.records = offset;
-  ledger.responses += range.files;
-  ledger.bytes += range.bytes;
-  FROTA_RETURN_IF_ERROR(WriteLedger(
-      dir, ledger, std::chrono::time_point_cast<base::Micros>(std::chrono::system_clock::now())));
-  for (const auto& file : doomed) {
-    std::error_code ec;
-    fs::remove(dir / file, ec);
-    if (ec) {
-      return base::IoError("{}: cannot remove: {}", (dir / file).string(), ec.message());
-    }
-  }
-  SyncFolder(dir);
+  FROTA_RETURN_IF_ERROR(Remove(dir, ledger, range, doomed, offset, range.files,
+                               [&](const std::string& file) -> base::Status {
+                                 std::error_code ec;
+                                 fs::remove(dir / file, ec);
+                                 if (ec) {
+                                   return base::IoError("{}: cannot remove: {}",
+                                                        (dir / file).string(), ec.message());
+                                 }
+                                 return base::Status::Ok();
+                               }));
+  base::SyncFolder(dir);
   LogRemoved(range, before, *committed);
   return std::optional<RemovedRange>(range);
 }
@@ -322,14 +321,7 @@ base::Result<RetentionReport> RemoveArchivedBefore(const fs::path& root, base::T
   }
   FROTA_ASSIGN_OR_RETURN(const auto lock, MaintenanceLock::Acquire(root, /*wait=*/true));
   RetentionReport report;
-  std::vector<fs::path> feed_dirs;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "feed.json")) {
-      feed_dirs.push_back(entry.path());
-    }
-  }
-  std::sort(feed_dirs.begin(), feed_dirs.end());
-  for (const auto& dir : feed_dirs) {
+  for (const auto& dir : FeedFolders(root)) {
     FROTA_ASSIGN_OR_RETURN(
         const auto removed,
         RetainFeed(dir, before, Committed(committed.feeds, dir.filename().string()), report.kept));
