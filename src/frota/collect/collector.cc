@@ -144,6 +144,11 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   c->fds_gauge_ = &c->metrics_.GetGauge("frota_process_open_fds", "Open file descriptors");
   c->packed_hours_ = &c->metrics_.GetCounter("frota_collect_hours_packed_total",
                                              "Sealed bronze hours packed by this run");
+  // Read at every scrape: a value set at each flush would say 0 until the first.
+  c->metrics_.OnRender([rss = c->rss_gauge_, fds = c->fds_gauge_] {
+    rss->Set(static_cast<double>(base::CurrentRssBytes()));
+    fds->Set(static_cast<double>(OpenFileDescriptors()));
+  });
   spdlog::info("collector started run_id={} feeds={} archive={}", c->run_id_, c->pollers_.size(),
                c->config_.archive.string());
   return c;
