@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "frota/sink/testing/test_database.h"
 #include "frota/testing/child_process.h"
 #include "frota/testing/subprocess.h"
 #include "services.h"
@@ -88,29 +89,32 @@ TEST(CompactionKafka, APublisherResumingAcrossCompactionsRepeatsAndSkipsNothing)
   EXPECT_NE(collector->Log().find("published the end-of-input markers"), std::string::npos)
       << collector->Log();
 
-  const auto consumed = dir.path() / "consumed.duckdb";
+  sink::testing::TestDatabase pg(env->pg_dsn, "compaction_kafka");
+  ASSERT_TRUE(pg.ok()) << pg.error();
   const auto member =
       RunProcess({FrotaBinary().string(), "-q", "run", "--kafka", env->brokers, "--topic", topic,
-                  "--group", "compaction-group", "--db", consumed.string(), "--until-end",
-                  "--gtfs", (sim / "gtfs").string(), "--area", (sim / "area.geojson").string()});
+                  "--group", "compaction-group", "--postgres", pg.dsn(), "--until-end", "--gtfs",
+                  (sim / "gtfs").string(), "--area", (sim / "area.geojson").string()});
   ASSERT_EQ(member.exit_code, 0) << member.err;
   const auto replayed = dir.path() / "replayed.duckdb";
   const auto replay = RunProcess({FrotaBinary().string(), "-q", "replay", "archive:" + bronze,
                                   "--gtfs", (sim / "gtfs").string(), "--area",
                                   (sim / "area.geojson").string(), "--db", replayed.string()});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
-  const auto exported = [&](const std::filesystem::path& db, const std::string& name) {
+  const auto exported = [&](const std::vector<std::string>& from, const std::string& name) {
     const auto out = dir.path() / name;
-    const auto r = RunProcess(
-        {FrotaBinary().string(), "-q", "export", "--db", db.string(), "--out", out.string()});
+    std::vector<std::string> args = {FrotaBinary().string(), "-q", "export"};
+    args.insert(args.end(), from.begin(), from.end());
+    args.insert(args.end(), {"--out", out.string()});
+    const auto r = RunProcess(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     auto tree = ReadTree(out);
     // The collector's failed polls are the consumer's alone: a replay has none.
     std::erase_if(tree, [](const auto& f) { return f.first == "collector_polls.csv"; });
     return tree;
   };
-  const auto expected = exported(replayed, "export-replay");
-  const auto actual = exported(consumed, "export-kafka");
+  const auto expected = exported({"--db", replayed.string()}, "export-replay");
+  const auto actual = exported({"--postgres", pg.dsn()}, "export-kafka");
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(actual[i].first, expected[i].first);
