@@ -282,7 +282,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
           "frota serve --postgres"));
     }
     return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
-                             flags.time_zone, flags.epoch_s, flags.rules},
+                             flags.time_zone, flags.epoch_s, flags.rules, flags.metrics},
                             flags.kafka_run);
   }
   if (!flags.kafka_run.faults.empty()) {
@@ -482,7 +482,7 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
   sub->add_option("--gold", flags.gold, "Gold Parquet folder");
   sub->add_flag("--no-medallion", flags.no_medallion, "Write bronze only (no silver or gold)");
   sub->add_option("--metrics", flags.metrics,
-                  "Serve /metrics and /healthz on HOST:PORT (loopback)");
+                  "Serve /metrics and /healthz on HOST:PORT (also a consumer group member's)");
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,
