@@ -284,7 +284,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
           "frota serve --postgres"));
     }
     return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
-                             flags.time_zone, flags.epoch_s, flags.rules},
+                             flags.time_zone, flags.epoch_s, flags.rules, flags.metrics},
                             flags.kafka_run);
   }
   if (!flags.kafka_run.faults.empty()) {
@@ -493,7 +493,7 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
                 "Leave bronze's hours loose (by default each sealed hour is packed into one "
                 "compressed file, docs/bronze-archive.md)");
   sub->add_option("--metrics", flags.metrics,
-                  "Serve /metrics and /healthz on HOST:PORT (loopback)");
+                  "Serve /metrics and /healthz on HOST:PORT (also a consumer group member's)");
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,

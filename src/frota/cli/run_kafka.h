@@ -50,6 +50,7 @@ struct KafkaRunSource {
   std::string time_zone;
   double epoch_seconds = 0;        // 0: 2 s
   std::vector<std::string> rules;  // --rule KEY=VALUE
+  std::string metrics;             // --metrics HOST:PORT: /metrics and /healthz
 };
 
 int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags);

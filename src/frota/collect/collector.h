@@ -49,7 +49,7 @@ class Collector {
   Collector& operator=(const Collector&) = delete;
 
   void AddListener(ResponseListener* listener);
-  /// Starts the loopback /metrics and /healthz endpoint when configured.
+  /// Starts the /metrics and /healthz endpoint when configured.
   base::Status StartMetricsServer();
   /// Polls until `stop` is raised or `run_for` has passed; returns after the final
   /// flush and reports.

@@ -529,7 +529,7 @@ TEST_F(CollectorTest, OAuthTokensAreFetchedAndSecretsNeverStored) {
   ::unsetenv("FROTA_TEST_CLIENT_SECRET");
 }
 
-TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
+TEST_F(CollectorTest, MetricsAndHealthAreServedWhereConfigured) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-metrics");
   base::ManualClock clock(kStart);
@@ -566,9 +566,19 @@ TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
   // The run is over (final reports written): the endpoint says so.
   EXPECT_EQ(health->status, 503);
   EXPECT_NE(health->body.find("\"rio-brt\""), std::string::npos);
-  EXPECT_FALSE(MetricsServer((*collector)->metrics(), [] { return std::pair(true, std::string()); })
-                   .Start("0.0.0.0:0")
-                   .ok());
+  // Every interface, as in a container whose network a Prometheus shares.
+  MetricsServer everywhere((*collector)->metrics(), [] { return std::pair(true, std::string()); });
+  ASSERT_TRUE(everywhere.Start("0.0.0.0:0").ok());
+  const auto scraped = httplib::Client("127.0.0.1", everywhere.port()).Get("/metrics");
+  ASSERT_TRUE(scraped);
+  EXPECT_NE(scraped->body.find(
+                fmt::format("frota_collect_requests_total{{feed=\"rio-brt\"}} {}", s.requests)),
+            std::string::npos);
+  const auto refused = MetricsServer((*collector)->metrics(), [] {
+                         return std::pair(true, std::string());
+                       }).Start("9464");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(), "metrics_listen '9464': expected HOST:PORT");
 }
 
 TEST_F(CollectorTest, RealTimeThreadsStopCleanlyAndStatusSummarisesTheRun) {
