@@ -21,7 +21,7 @@ RUN apt-get update -qq \
       librdkafka-dev libpq-dev libprotobuf-dev protobuf-compiler \
       libsimdjson-dev libfast-float-dev libfmt-dev libspdlog-dev libcli11-dev \
       libcurl4-openssl-dev libcpp-httplib-dev nlohmann-json3-dev \
-      zlib1g-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata \
+      zlib1g-dev libzstd-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata \
       libgtest-dev libgmock-dev libbenchmark-dev nodejs npm python3 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -14,6 +14,8 @@ find_package(FastFloat REQUIRED)  # libfast-float-dev: decimal text to double
 find_package(nlohmann_json REQUIRED)
 find_package(ZLIB REQUIRED)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)  # its CMake config needs the zipcmp tools
+# libzstd-dev: the bronze archive's packed hours (docs/bronze-archive.md "Packed hours").
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(date REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(CURL REQUIRED)

@@ -33,7 +33,7 @@ packages=(
   librdkafka-dev libpq-dev libprotobuf-dev protobuf-compiler
   libsimdjson-dev libfast-float-dev libfmt-dev libspdlog-dev libcli11-dev
   libcurl4-openssl-dev libcpp-httplib-dev nlohmann-json3-dev
-  zlib1g-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata
+  zlib1g-dev libzstd-dev libzip-dev libhowardhinnant-date-dev libtomlplusplus-dev tzdata
   # servers and tools the tests start: PostgreSQL 15, Java 17 + Maven for Kafka
   postgresql-15 openjdk-17-jre-headless maven
   # the dashboard's browser tests (tests/browser) drive Debian's headless chromium

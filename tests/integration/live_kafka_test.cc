@@ -2,9 +2,10 @@
 // -> two `frota run --kafka --postgres` members -> PostgreSQL, with the collector and a
 // member killed (SIGKILL) and restarted and the broker down for a while. At the end the
 // tables equal a replay of the collector's bronze archive, byte for byte, and
-// collector_polls holds every journaled request once.
+// collector_polls holds every journaled request once. A member serves /metrics and /healthz.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -56,6 +57,31 @@ std::size_t JournalLines(const std::filesystem::path& archive) {
     }
   }
   return n;
+}
+
+// A member's `--metrics 127.0.0.1:0`: the port it logs, then /healthz and /metrics there.
+void ExpectMemberMetrics(ChildProcess& member) {
+  const std::string listening = "metrics endpoint listening address=127.0.0.1:";
+  ASSERT_TRUE(member.WaitForLog(listening, seconds(10))) << member.Log();
+  const std::string log = member.Log();
+  const int port = std::stoi(log.substr(log.find(listening) + listening.size()));
+  httplib::Client client("127.0.0.1", port);
+  const auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200) << health->body;
+  EXPECT_NE(health->body.find(R"("state":"consuming")"), std::string::npos) << health->body;
+  const auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  for (const char* family : {"frota_member_epochs_total ", "frota_member_fenced_total ",
+                             "frota_member_rebalances_total ", "frota_member_partitions ",
+                             "frota_engine_watermark_lag_seconds "}) {
+    EXPECT_NE(metrics->body.find(family), std::string::npos) << family << "\n" << metrics->body;
+  }
+  const std::string messages = "\nfrota_member_messages_total ";
+  const auto at = metrics->body.find(messages);
+  ASSERT_NE(at, std::string::npos) << metrics->body;
+  EXPECT_GT(std::stod(metrics->body.substr(at + messages.size())), 0) << metrics->body;
 }
 
 TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze) {
@@ -136,7 +162,10 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
 
   auto collector = std::make_unique<ChildProcess>(collector_args(false), log("collector"));
   auto member1 = std::make_unique<ChildProcess>(member_args(), log("member"));
-  auto member2 = std::make_unique<ChildProcess>(member_args(), log("member"));
+  // One member serves /metrics and /healthz (on a free port it logs).
+  auto member2_args = member_args();
+  member2_args.insert(member2_args.end(), {"--metrics", "127.0.0.1:0"});
+  auto member2 = std::make_unique<ChildProcess>(member2_args, log("member"));
   ASSERT_TRUE(collector->WaitForLog("kafka publisher session started", seconds(60)))
       << collector->Log();
   ASSERT_TRUE(member1->WaitForLog("partition acquired", seconds(60))) << member1->Log();
@@ -165,6 +194,9 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
   EXPECT_GE(JournalLines(bronze), before_outage + 4);
   ASSERT_TRUE(kafka.Start()) << kafka.error();
   std::this_thread::sleep_for(seconds(4));
+
+  // The member that lived through it all reports its progress, and is healthy.
+  ExpectMemberMetrics(*member2);
 
   // A clean stop: what is archived is published, then the end markers; the group ends.
   collector->Signal(SIGTERM);

@@ -130,13 +130,16 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view bytes
     ::unlink(tmp.c_str());
     return IoError("{}: rename failed: {}", path.string(), reason);
   }
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  SyncFolder(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
   return Status::Ok();
+}
+
+void SyncFolder(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
 }
 
 namespace {

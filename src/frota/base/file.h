@@ -50,6 +50,10 @@ class FileBytes {
 /// one, never a partial file: write `path.tmp-<pid>`, fsync, rename, fsync the folder.
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view bytes);
 
+/// fsyncs the folder `dir`, so that renames and removals in it survive a crash. Best
+/// effort: a folder that cannot be opened is left as it is.
+void SyncFolder(const std::filesystem::path& dir);
+
 /// Peak resident set size of this process in bytes (VmHWM), 0 if unknown.
 std::int64_t PeakRssBytes();
 /// Current resident set size in bytes (VmRSS), 0 if unknown.

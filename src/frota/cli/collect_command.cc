@@ -37,6 +37,7 @@ struct CollectFlags {
   std::string silver;
   std::string gold;
   bool no_medallion = false;
+  bool no_compact = false;
   std::string metrics;
   double for_s = 0;
   std::string kafka;
@@ -247,6 +248,7 @@ base::Result<collect::CollectorConfig> BuildConfig(const CollectFlags& flags) {
   if (!flags.metrics.empty()) config.metrics_listen = flags.metrics;
   if (!flags.area.empty()) config.area = flags.area;
   if (flags.no_medallion) config.medallion = false;
+  if (flags.no_compact) config.compact = false;
   if (!flags.db.empty()) config.db = flags.db;
   if (flags.partitions > 0) config.partitions = flags.partitions;
   if (flags.epoch_s > 0) {
@@ -297,10 +299,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
           "--serve is for frota run with feeds; serve a consumer group's PostgreSQL with "
           "frota serve --postgres"));
     }
-    return RunKafkaConsumer(
-        {flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area, flags.time_zone,
-         flags.epoch_s, flags.rules, RetentionOf(flags, nullptr)},
-        flags.kafka_run);
+    return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
+                             flags.time_zone, flags.epoch_s, flags.rules,
+                             RetentionOf(flags, nullptr), flags.metrics},
+                            flags.kafka_run);
   }
   if (!flags.kafka_run.faults.empty()) {
     return ReportError(base::InvalidInput(
@@ -505,8 +507,11 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
   sub->add_option("--silver", flags.silver, "Silver Parquet folder");
   sub->add_option("--gold", flags.gold, "Gold Parquet folder");
   sub->add_flag("--no-medallion", flags.no_medallion, "Write bronze only (no silver or gold)");
+  sub->add_flag("--no-compact", flags.no_compact,
+                "Leave bronze's hours loose (by default each sealed hour is packed into one "
+                "compressed file, docs/bronze-archive.md)");
   sub->add_option("--metrics", flags.metrics,
-                  "Serve /metrics and /healthz on HOST:PORT (loopback)");
+                  "Serve /metrics and /healthz on HOST:PORT (also a consumer group member's)");
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "frota/base/run_id.h"
 #include "frota/cli/alerts_topic.h"
 #include "frota/cli/command.h"
+#include "frota/collect/metrics.h"
 #include "frota/runner/kafka_runner.h"
 #include "frota/runner/regularity_follower.h"
 #include "frota/sink/postgres_followed_stream.h"
@@ -116,6 +118,74 @@ class RegularityThread {
   std::atomic<bool>& stop_;
   std::thread thread_;
   base::Status status_ = base::Status::Ok();
+};
+
+// `--metrics HOST:PORT` of a member: its progress as Prometheus metrics, and /healthz,
+// healthy while the member completes poll rounds (a round waits while PostgreSQL is down
+// or a commit hangs, so a member that makes no progress turns unhealthy). The server runs
+// on its own thread; OnProgress is called on the consuming thread.
+class MemberMetrics {
+ public:
+  MemberMetrics()
+      : messages_(registry_.GetCounter("frota_member_messages_total",
+                                       "Kafka messages consumed by this member")),
+        epochs_(registry_.GetCounter("frota_member_epochs_total",
+                                     "Epochs this member handed to the sink")),
+        fenced_(registry_.GetCounter("frota_member_fenced_total",
+                                     "Commits of this member refused by the partition fence")),
+        rebalances_(registry_.GetCounter("frota_member_rebalances_total",
+                                         "Partition assignment changes this member saw")),
+        partitions_(registry_.GetGauge("frota_member_partitions", "Partitions this member owns")),
+        lag_(registry_.GetGauge("frota_engine_watermark_lag_seconds",
+                                "Wall-clock time minus the watermark of the last epoch")),
+        server_(registry_, [this] { return Health(); }) {}
+
+  base::Status Start(const std::string& listen) { return server_.Start(listen); }
+
+  void OnProgress(const runner::KafkaRunProgress& progress) {
+    messages_.Add(static_cast<double>(progress.messages - last_.messages));
+    epochs_.Add(static_cast<double>(progress.epochs - last_.epochs));
+    fenced_.Add(static_cast<double>(progress.fenced - last_.fenced));
+    rebalances_.Add(static_cast<double>(progress.rebalances - last_.rebalances));
+    partitions_.Set(static_cast<double>(progress.partitions));
+    if (progress.watermark != base::Timestamp::min()) {
+      lag_.Set(std::chrono::duration<double>(base::SystemClock::Get().Now() - progress.watermark)
+                   .count());
+    }
+    last_ = progress;
+    // Only reported (health), so the steady clock, as base/clock.h allows.
+    last_round_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+  }
+
+ private:
+  static constexpr std::chrono::seconds kStalled{60};
+
+  [[nodiscard]] std::pair<bool, std::string> Health() const {
+    const auto last = last_round_.load();
+    if (last == 0) {
+      return {false, R"({"healthy":false,"state":"starting"})"};
+    }
+    const auto since =
+        std::chrono::steady_clock::now() -
+        std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(last));
+    const double seconds = std::chrono::duration<double>(since).count();
+    const bool healthy = since < kStalled;
+    return {healthy, fmt::format(R"({{"healthy":{},"state":"{}","seconds_since_round":{:.1f},)"
+                                 R"("partitions":{},"messages":{}}})",
+                                 healthy, healthy ? "consuming" : "stalled", seconds,
+                                 partitions_.value(), messages_.value())};
+  }
+
+  collect::MetricsRegistry registry_;
+  collect::Counter& messages_;
+  collect::Counter& epochs_;
+  collect::Counter& fenced_;
+  collect::Counter& rebalances_;
+  collect::Gauge& partitions_;
+  collect::Gauge& lag_;
+  runner::KafkaRunProgress last_;  // consuming thread only
+  std::atomic<std::chrono::steady_clock::rep> last_round_{0};
+  collect::MetricsServer server_;  // last: stops before the rest goes
 };
 
 }  // namespace
@@ -262,6 +332,16 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   if ((*context)->feed) {
     config.on_partition_count = [&regularity](std::int32_t partitions) {
       regularity.Start(partitions);
+    };
+  }
+  std::optional<MemberMetrics> metrics;
+  if (!source.metrics.empty()) {
+    metrics.emplace();
+    if (const auto started = metrics->Start(source.metrics); !started.ok()) {
+      return ReportError(started.error());
+    }
+    config.on_progress = [&metrics](const runner::KafkaRunProgress& progress) {
+      metrics->OnProgress(progress);
     };
   }
   const auto report = runner::RunKafka(config, **context, catalog, **sink, stop);

@@ -12,6 +12,7 @@
 #include "frota/base/run_id.h"
 #include "frota/geo/area.h"
 #include "frota/job/rules.h"
+#include "frota/source/bronze_compact.h"
 
 namespace frota::collect {
 
@@ -131,6 +132,8 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   c->start_fds_ = OpenFileDescriptors();
   c->rss_gauge_ = &c->metrics_.GetGauge("frota_process_resident_memory_bytes", "Resident set size");
   c->fds_gauge_ = &c->metrics_.GetGauge("frota_process_open_fds", "Open file descriptors");
+  c->packed_hours_ = &c->metrics_.GetCounter("frota_collect_hours_packed_total",
+                                             "Sealed bronze hours packed by this run");
   // Read at every scrape: a value set at each flush would say 0 until the first.
   c->metrics_.OnRender([rss = c->rss_gauge_, fds = c->fds_gauge_] {
     rss->Set(static_cast<double>(base::CurrentRssBytes()));
@@ -182,6 +185,9 @@ base::Status Collector::Run(base::StopSignal& stop,
       if (!status.ok()) {
         spdlog::error("flush failed error={}", status.error().message());
       }
+      if (const auto packed = CompactSealedHours(); !packed.ok()) {
+        spdlog::error("bronze compaction failed error={}", packed.error().message());
+      }
       next += std::chrono::duration_cast<base::Micros>(config_.flush_interval);
     }
   });
@@ -223,12 +229,24 @@ base::Status Collector::RunVirtual(base::ManualClock& clock, base::Timestamp unt
       next->Step();
     } else {
       FROTA_RETURN_IF_ERROR(FlushAndReport(false));
+      FROTA_RETURN_IF_ERROR(CompactSealedHours());
       next_flush += std::chrono::duration_cast<base::Micros>(config_.flush_interval);
     }
   }
   clock.AdvanceTo(until);
   stop_reason_ = stop.raised() ? "signal" : "duration";
   return FlushAndReport(true);
+}
+
+base::Status Collector::CompactSealedHours() {
+  if (!config_.compact) {
+    return base::Status::Ok();
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      const auto report,
+      source::CompactArchive(config_.archive, IngestFloor() - source::kSealMargin, /*wait=*/false));
+  packed_hours_->Add(static_cast<double>(report.packed.size()));
+  return base::Status::Ok();
 }
 
 base::Timestamp Collector::IngestFloor() const {

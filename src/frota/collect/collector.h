@@ -49,7 +49,7 @@ class Collector {
   Collector& operator=(const Collector&) = delete;
 
   void AddListener(ResponseListener* listener);
-  /// Starts the loopback /metrics and /healthz endpoint when configured.
+  /// Starts the /metrics and /healthz endpoint when configured.
   base::Status StartMetricsServer();
   /// Polls until `stop` is raised or `run_for` has passed; returns after the final
   /// flush and reports.
@@ -59,6 +59,10 @@ class Collector {
 
   /// Writes silver/gold (if enabled) and the stage reports now.
   base::Status FlushAndReport(bool final);
+  /// Packs the archive's sealed hours (config.compact): those ending at least
+  /// source::kSealMargin before IngestFloor(). Skipped while another process maintains
+  /// the archive. Called after each flush.
+  base::Status CompactSealedHours();
 
   /// Every response with an ingest time before this instant is already visible in
   /// bronze: the live runner's heartbeat for idle partitions.
@@ -99,6 +103,7 @@ class Collector {
   std::int64_t start_rss_ = 0;
   std::int64_t start_fds_ = 0;
   Gauge* rss_gauge_ = nullptr;
+  Counter* packed_hours_ = nullptr;
   Gauge* fds_gauge_ = nullptr;
 };
 

@@ -382,6 +382,56 @@ TEST_F(CollectorTest, GzipIsUndoneAndTheEncodingKeptInTheEnvelope) {
   EXPECT_EQ((*collector)->feed_stats()[0].repeats, 1);
 }
 
+TEST_F(CollectorTest, SealedHoursArePackedAsItGoesAndReadBackTheSame) {
+  FROTA_REQUIRE_CAPTURES(captures);
+  frota::testing::TempDir dir("collect-compact");
+  base::ManualClock clock(kStart);
+  FaultServer server([&] { return clock.Now(); });
+  server.SetScript("sppo", FeedScript{captures.sppo, "application/json", {}, Fault::kOk});
+  auto config = Config(dir.path());
+  config.medallion = false;
+  auto feed = Feed("rio-sppo", codec::Format::kRioSppo, server.Url("sppo"));
+  feed.interval = std::chrono::minutes(5);
+  config.feeds = {feed};
+  CollectorOptions options;
+  options.clock = &clock;
+  auto collector = Collector::Open(config, options);
+  ASSERT_TRUE(collector.ok());
+  base::StopSignal stop;
+  // 12:00 to 14:20: hour 12 is sealed from 13:10 on, hour 13 from 14:10; 14 is open.
+  ASSERT_TRUE((*collector)->RunVirtual(clock, kStart + std::chrono::minutes(140), stop).ok());
+  const auto packs = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(config.archive)) {
+      if (e.path().extension() == ".pack") {
+        names.push_back(e.path().filename().string());
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  EXPECT_EQ(packs(), (std::vector<std::string>{"hour=12.pack", "hour=13.pack"}));
+  EXPECT_FALSE(fs::exists(config.archive / "rio-sppo/date=2024-06-06/hour=12"));
+  EXPECT_EQ(
+      (*collector)
+          ->metrics()
+          .GetCounter("frota_collect_hours_packed_total", "Sealed bronze hours packed by this run")
+          .value(),
+      2);
+  const auto feeds = source::ListArchive(config.archive);
+  ASSERT_TRUE(feeds.ok()) << feeds.error().message();
+  const auto& files = (*feeds)[0].files;
+  ASSERT_EQ(files.size(), 29U);  // every 5 minutes, 12:00 to 14:20
+  source::ResponseBodies bodies;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(files[i].packed, i < 24) << files[i].body;
+    EXPECT_EQ(files[i].records >= 0, i < 24) << files[i].body;
+    const auto body = bodies.Body(files[i].body, files[i].packed);
+    ASSERT_TRUE(body.ok()) << body.error().message();
+    EXPECT_NE(std::find(captures.sppo.begin(), captures.sppo.end(), *body), captures.sppo.end());
+  }
+}
+
 TEST_F(CollectorTest, OversizedBodiesAndRefusedConnectionsAreCountedNotFatal) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-limits");
@@ -479,7 +529,7 @@ TEST_F(CollectorTest, OAuthTokensAreFetchedAndSecretsNeverStored) {
   ::unsetenv("FROTA_TEST_CLIENT_SECRET");
 }
 
-TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
+TEST_F(CollectorTest, MetricsAndHealthAreServedWhereConfigured) {
   FROTA_REQUIRE_CAPTURES(captures);
   frota::testing::TempDir dir("collect-metrics");
   base::ManualClock clock(kStart);
@@ -516,9 +566,19 @@ TEST_F(CollectorTest, MetricsAndHealthAreServedOnLoopback) {
   // The run is over (final reports written): the endpoint says so.
   EXPECT_EQ(health->status, 503);
   EXPECT_NE(health->body.find("\"rio-brt\""), std::string::npos);
-  EXPECT_FALSE(MetricsServer((*collector)->metrics(), [] { return std::pair(true, std::string()); })
-                   .Start("0.0.0.0:0")
-                   .ok());
+  // Every interface, as in a container whose network a Prometheus shares.
+  MetricsServer everywhere((*collector)->metrics(), [] { return std::pair(true, std::string()); });
+  ASSERT_TRUE(everywhere.Start("0.0.0.0:0").ok());
+  const auto scraped = httplib::Client("127.0.0.1", everywhere.port()).Get("/metrics");
+  ASSERT_TRUE(scraped);
+  EXPECT_NE(scraped->body.find(
+                fmt::format("frota_collect_requests_total{{feed=\"rio-brt\"}} {}", s.requests)),
+            std::string::npos);
+  const auto refused = MetricsServer((*collector)->metrics(), [] {
+                         return std::pair(true, std::string());
+                       }).Start("9464");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(), "metrics_listen '9464': expected HOST:PORT");
 }
 
 TEST_F(CollectorTest, RealTimeThreadsStopCleanlyAndStatusSummarisesTheRun) {

@@ -213,6 +213,7 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
     FROTA_RETURN_IF_ERROR(r.ReadPath("gold", config.gold, base_dir));
     FROTA_RETURN_IF_ERROR(r.ReadPath("reports", config.reports, base_dir));
     FROTA_RETURN_IF_ERROR(r.Read("medallion", config.medallion));
+    FROTA_RETURN_IF_ERROR(r.Read("compact", config.compact));
     FROTA_RETURN_IF_ERROR(r.ReadSeconds("flush_interval_s", config.flush_interval));
     FROTA_RETURN_IF_ERROR(r.Read("metrics_listen", config.metrics_listen));
     fs::path log_file;

@@ -75,6 +75,7 @@ struct CollectorConfig {
   std::filesystem::path gold = "gold";
   std::filesystem::path reports = "reports";
   bool medallion = true;                 // write silver and gold
+  bool compact = true;                   // pack bronze's sealed hours as it goes
   milliseconds flush_interval{300'000};  // silver/gold Parquet and report cadence
   std::string metrics_listen;            // "127.0.0.1:PORT"; empty: no endpoint
   std::string log_file;                  // rotating 5 MB x 3; empty: none

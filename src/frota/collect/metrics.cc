@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frota/base/listen_address.h"
+
 namespace frota::collect {
 
 namespace {
@@ -204,24 +206,9 @@ MetricsServer::MetricsServer(const MetricsRegistry& registry, HealthFn health)
 MetricsServer::~MetricsServer() { Stop(); }
 
 base::Status MetricsServer::Start(std::string_view listen) {
-  const auto colon = listen.rfind(':');
-  if (colon == std::string_view::npos) {
-    return base::InvalidInput("metrics_listen '{}': expected HOST:PORT", listen);
-  }
-  std::string host(listen.substr(0, colon));
-  if (host == "[::1]") {
-    host = "::1";
-  }
-  if (host != "127.0.0.1" && host != "localhost" && host != "::1") {
-    return base::InvalidInput(
-        "metrics_listen '{}': only loopback (127.0.0.1, localhost, [::1]) is allowed", listen);
-  }
-  int port = 0;
-  try {
-    port = std::stoi(std::string(listen.substr(colon + 1)));
-  } catch (const std::exception&) {
-    return base::InvalidInput("metrics_listen '{}': bad port", listen);
-  }
+  FROTA_ASSIGN_OR_RETURN(const auto address, base::ParseListenAddress(listen, "metrics_listen"));
+  const std::string& host = address.host;
+  const int port = address.port;
   server_ = std::make_unique<httplib::Server>();
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(registry_.Render(), "text/plain; version=0.0.4; charset=utf-8");
@@ -241,7 +228,8 @@ base::Status MetricsServer::Start(std::string_view listen) {
     return base::Unavailable("metrics endpoint: cannot listen on {}", listen);
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
-  spdlog::info("metrics endpoint listening address={}:{} paths=/metrics,/healthz", host, port_);
+  spdlog::info("metrics endpoint listening address={} paths=/metrics,/healthz",
+               base::FormatHostPort(host, port_));
   return base::Status::Ok();
 }
 

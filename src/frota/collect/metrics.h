@@ -1,4 +1,4 @@
-// Prometheus metrics: a registry of labelled counters and gauges, and a loopback endpoint.
+// Prometheus metrics: a registry of labelled counters and gauges, and their HTTP endpoint.
 #pragma once
 
 #include <atomic>
@@ -110,7 +110,7 @@ class MetricsRegistry {
 };
 
 /// Serves GET /metrics (the registry) and GET /healthz (a JSON document from `health`,
-/// status 200 when it says healthy, else 503) on a loopback address.
+/// status 200 when it says healthy, else 503) on one address.
 ///
 /// Start() binds and serves on its own thread; Stop() (or the destructor) ends it.
 class MetricsServer {
@@ -121,8 +121,10 @@ class MetricsServer {
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
-  /// `listen` is "127.0.0.1:PORT", "localhost:PORT" or "[::1]:PORT"; PORT 0 picks a free
-  /// port. Any other host is refused: the endpoint is not meant to leave the machine.
+  /// `listen` is HOST:PORT (base::ParseListenAddress); PORT 0 picks a free port. The
+  /// endpoint has no authentication: a loopback address keeps it on the machine, and
+  /// another one (every interface of a container, 0.0.0.0, for a Prometheus on the
+  /// container network) should be reachable from a private network only.
   base::Status Start(std::string_view listen);
   void Stop();
   [[nodiscard]] int port() const { return port_; }

@@ -182,6 +182,10 @@ class KafkaRun : public transport::RebalanceListener, public EpochOutput {
                    report_.messages, report_.messages / std::max(Seconds(now - started), 1e-3),
                    PartitionList(pipeline_.Partitions()), report_.epochs);
       }
+      if (config_.on_progress) {
+        config_.on_progress({report_.messages, report_.epochs, report_.fenced, report_.rebalances,
+                             next_offset_.size(), last_watermark_});
+      }
     }
     // Leaving: commit what was read, then leave the group (its revocation finds nothing
     // new to commit).

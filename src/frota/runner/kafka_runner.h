@@ -61,6 +61,17 @@ struct KafkaRunFaults {
   std::int64_t messages_per_second = 0;
 };
 
+/// What a member has done so far, told after every poll round (KafkaRunConfig::on_progress).
+struct KafkaRunProgress {
+  std::int64_t messages = 0;    // consumed
+  std::int64_t epochs = 0;      // handed to the sink
+  std::int64_t fenced = 0;      // commits refused by the fence
+  std::int64_t rebalances = 0;  // assignment changes seen
+  std::size_t partitions = 0;   // owned now
+  /// Of the last epoch handed to the sink; min() before the first.
+  base::Timestamp watermark = base::Timestamp::min();
+};
+
 struct KafkaRunConfig {
   transport::ConsumerOptions consumer;
   std::int64_t epoch_records = 200'000;
@@ -81,6 +92,9 @@ struct KafkaRunConfig {
   /// Retention (`--retain-days`, `--retain-results-days`): none by default. Each member
   /// cuts by the newest data of the partitions it owns; the cuts are idempotent.
   RetentionPolicy retention;
+  /// Told after every poll round, on the consuming thread (metrics and health: it must
+  /// return quickly). May be empty.
+  std::function<void(const KafkaRunProgress&)> on_progress;
 };
 
 struct KafkaRunReport {

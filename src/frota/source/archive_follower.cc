@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "frota/base/file.h"
 #include "frota/source/poll_journal.h"
@@ -12,24 +11,6 @@
 namespace frota::source {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-constexpr std::string_view kMetaSuffix = ".meta.json";
-
-std::vector<std::string> SortedNames(const fs::path& dir, bool directories) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) == directories) {
-      names.push_back(it->path().filename().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-}  // namespace
 
 // One feed folder: responses found by scans, decoded one at a time into a queue of
 // records in offset order.
@@ -47,29 +28,33 @@ class ArchiveFollower::Feed {
         options_(options) {}
 
   base::Status Scan() {
-    // Only folders at or after the newest one seen can hold new responses.
-    const std::string last_date = last_.substr(0, last_.find('/'));
-    for (const auto& date : SortedNames(dir_, true)) {
-      if (date.rfind("date=", 0) != 0 || date < last_date) {
+    if (!ledger_read_) {
+      // Hours retention removed: their records keep their offsets' places.
+      FROTA_ASSIGN_OR_RETURN(removed_, ReadRemovedPrefix(dir_));
+      decoded_ = removed_.records;
+      next_offset_ = std::max(next_offset_, decoded_);
+      if (skip_to_ < decoded_ && skip_to_ > 0) {
+        spdlog::warn(
+            "records removed by retention before they were committed partition={} "
+            "committed={} first_kept={}",
+            name_, skip_to_, decoded_);
+      }
+      ledger_read_ = true;
+    }
+    // Only the hour of the newest response seen and later ones can hold new responses.
+    const std::string last_hour =
+        last_.substr(0, last_.rfind('/') == std::string::npos ? 0 : last_.rfind('/'));
+    FROTA_ASSIGN_OR_RETURN(const auto hours, ListHours(dir_, last_hour));
+    for (const auto& hour : hours) {
+      if (!removed_.through.empty() && hour <= removed_.through) {
         continue;
       }
-      const std::string last_hour =
-          date == last_date ? last_.substr(0, last_.find('/', last_.find('/') + 1)) : "";
-      for (const auto& hour : SortedNames(dir_ / date, true)) {
-        const std::string prefix = date + "/" + hour;
-        if (hour.rfind("hour=", 0) != 0 || prefix < last_hour) {
-          continue;
-        }
-        for (const auto& file : SortedNames(dir_ / date / hour, false)) {
-          const std::string relative = prefix + "/" + file;
-          if (relative <= last_ || file.find(".tmp-") != std::string::npos ||
-              file.ends_with(kMetaSuffix)) {
-            continue;
-          }
-          FROTA_ASSIGN_OR_RETURN(const auto ingest, IngestTime(dir_ / date / hour / file));
-          pending_.push_back({dir_ / date / hour / file, ingest});
-          last_ = relative;
-        }
+      const std::string_view after =
+          hour == last_hour ? std::string_view(last_).substr(last_hour.size() + 1) : "";
+      FROTA_ASSIGN_OR_RETURN(auto files, ListHour(dir_, hour, after));
+      for (auto& file : files) {
+        last_ = hour + "/" + file.body.filename().string();
+        pending_.push_back(std::move(file));
       }
     }
     return base::Status::Ok();
@@ -99,37 +84,18 @@ class ArchiveFollower::Feed {
   [[nodiscard]] std::size_t pending() const { return pending_.size(); }
 
  private:
-  struct File {
-    fs::path body;
-    base::Timestamp ingest_time;
-  };
-
-  static base::Result<base::Timestamp> IngestTime(const fs::path& body) {
-    const fs::path envelope = body.string() + std::string(kMetaSuffix);
-    std::error_code ec;
-    if (!fs::exists(envelope, ec)) {
-      try {
-        return base::FromUnixMillis(std::stoll(body.filename().string().substr(0, 13)));
-      } catch (const std::exception&) {
-        return base::InvalidInput("{}: no envelope and no ingest time in the name", body.string());
-      }
-    }
-    FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(envelope));
-    try {
-      const auto j = nlohmann::json::parse(text);
-      if (const auto t = base::ParseIso8601(j.at("ingest_time").get<std::string>())) {
-        return *t;
-      }
-    } catch (const nlohmann::json::exception& e) {
-      return base::InvalidInput("{}: {}", envelope.string(), e.what());
-    }
-    return base::InvalidInput("{}: bad ingest_time", envelope.string());
-  }
-
   base::Status DecodeNext() {
-    const File file = std::move(pending_.front());
+    const ArchivedFile file = std::move(pending_.front());
     pending_.pop_front();
-    FROTA_ASSIGN_OR_RETURN(const auto bytes, base::ReadFile(file.body));
+    if (file.records >= 0 && decoded_ + file.records <= skip_to_) {
+      // Committed by an earlier run, and its pack counted its records: not decoded.
+      catalog_->Intern(file.body.lexically_normal().string());
+      decoded_ += file.records;
+      skipped_ += file.records;
+      ++responses_;
+      return base::Status::Ok();
+    }
+    FROTA_ASSIGN_OR_RETURN(const auto bytes, bodies_.Body(file.body, file.packed));
     codec::DecodeOptions o;
     o.feed_id = info_.feed_id;
     o.mode = options_.mode ? options_.mode : info_.mode;
@@ -182,7 +148,10 @@ class ArchiveFollower::Feed {
   model::SourceCatalog* catalog_;
   ReplayOptions options_;
   std::string last_;  // "date=.../hour=../NAME" of the newest response found
-  std::deque<File> pending_;
+  bool ledger_read_ = false;
+  RemovedPrefix removed_;
+  std::deque<ArchivedFile> pending_;
+  ResponseBodies bodies_;
   std::deque<SourceRecord> queue_;
   codec::DecodedBatch batch_;
   std::int64_t decoded_ = 0;
@@ -215,12 +184,11 @@ base::Status ArchiveFollower::Scan() {
   }
   // New feeds: a folder with a feed.json, taken in name order so partition ids follow
   // names as in a replay.
-  for (const auto& dirname : SortedNames(root_, true)) {
-    const fs::path dir = root_ / dirname;
+  for (const auto& dir : FeedFolders(root_)) {
     const std::string name = dir.lexically_normal().string();
     const bool known =
         std::any_of(feeds_.begin(), feeds_.end(), [&](const auto& f) { return f->name() == name; });
-    if (known || !fs::exists(dir / "feed.json", ec)) {
+    if (known) {
       continue;
     }
     FROTA_ASSIGN_OR_RETURN(auto info, ReadFeedInfo(dir));

@@ -17,9 +17,7 @@ namespace {
 
 constexpr std::string_view kMetaSuffix = ".meta.json";
 
-bool IsTemporary(const fs::path& path) {
-  return path.filename().string().find(".tmp-") != std::string::npos;
-}
+bool IsTemporary(std::string_view name) { return name.find(".tmp-") != std::string_view::npos; }
 
 }  // namespace
 
@@ -54,20 +52,34 @@ base::Result<std::unique_ptr<BronzeWriter>> BronzeWriter::Open(const fs::path& r
   j["time_zone"] = info.time_zone;
   j["url"] = info.url;
   FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(writer->feed_dir_ / "feed.json", j.dump(2) + "\n"));
-  // Continue the sequence after what an earlier run left.
+  // Continue the sequence after what an earlier run left, loose or packed.
+  const auto take = [&](std::string_view name) {
+    if (name.size() <= 21 || name[13] != '-') {
+      return;
+    }
+    try {
+      writer->sequence_ =
+          std::max<std::int64_t>(writer->sequence_, std::stoll(std::string(name.substr(14, 6))));
+      const auto after = base::FromUnixMillis(std::stoll(std::string(name.substr(0, 13))) + 1);
+      if (!writer->last_ingest_time_ || *writer->last_ingest_time_ < after) {
+        writer->last_ingest_time_ = after;
+      }
+    } catch (const std::exception&) {
+      // not one of ours
+    }
+  };
   for (const auto& entry : fs::recursive_directory_iterator(writer->feed_dir_, ec)) {
     const auto name = entry.path().filename().string();
-    if (name.size() > 21 && name[13] == '-' && !IsTemporary(entry.path())) {
-      try {
-        writer->sequence_ =
-            std::max<std::int64_t>(writer->sequence_, std::stoll(name.substr(14, 6)));
-        const auto after = base::FromUnixMillis(std::stoll(name.substr(0, 13)) + 1);
-        if (!writer->last_ingest_time_ || *writer->last_ingest_time_ < after) {
-          writer->last_ingest_time_ = after;
-        }
-      } catch (const std::exception&) {
-        // not one of ours
+    if (IsTemporary(name)) {
+      continue;
+    }
+    if (name.ends_with(kPackSuffix)) {
+      FROTA_ASSIGN_OR_RETURN(const auto pack, PackReader::Open(entry.path()));
+      for (const auto& e : pack->entries()) {
+        take(e.name);
       }
+    } else {
+      take(name);
     }
   }
   writer->info_ = std::move(info);
@@ -160,19 +172,149 @@ base::Result<codec::ResponseInfo> DecodeArchivedResponse(codec::Format format,
   return decoded.error();
 }
 
+namespace {
+
+std::vector<std::string> SortedNames(const fs::path& dir, bool directories) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) == directories) {
+      names.push_back(it->path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The ingest time and repeat flag of a loose response: from its envelope, or (a body
+// copied in by hand, without one) from its name.
+base::Status ReadEnvelope(const fs::path& body, ArchivedFile& file) {
+  const auto envelope_path = fs::path(body.string() + std::string(kMetaSuffix));
+  std::error_code ec;
+  if (!fs::exists(envelope_path, ec)) {
+    try {
+      file.ingest_time = base::FromUnixMillis(std::stoll(body.filename().string().substr(0, 13)));
+    } catch (const std::exception&) {
+      return base::InvalidInput("{}: no envelope and no ingest time in the name", body.string());
+    }
+    return base::Status::Ok();
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto envelope_text, base::ReadFile(envelope_path));
+  try {
+    const auto j = nlohmann::json::parse(envelope_text);
+    const auto ingest = base::ParseIso8601(j.at("ingest_time").get<std::string>());
+    if (!ingest) {
+      return base::InvalidInput("{}: bad ingest_time", envelope_path.string());
+    }
+    file.ingest_time = *ingest;
+    file.repeat = j.value("repeat", false);
+  } catch (const nlohmann::json::exception& e) {
+    return base::InvalidInput("{}: {}", envelope_path.string(), e.what());
+  }
+  return base::Status::Ok();
+}
+
+}  // namespace
+
+base::Result<RemovedPrefix> ReadRemovedPrefix(const fs::path& dir) {
+  const fs::path path = dir / kRetentionLedger;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    return RemovedPrefix{};
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto text, base::ReadFile(path));
+  RemovedPrefix removed;
+  try {
+    const auto j = nlohmann::json::parse(text);
+    removed.through = j.at("removed_through").get<std::string>();
+    removed.records = j.at("records").get<std::int64_t>();
+    removed.responses = j.at("responses").get<std::int64_t>();
+    removed.bytes = j.at("bytes").get<std::int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    return base::InvalidInput("{}: {}", path.string(), e.what());
+  }
+  return removed;
+}
+
+base::Result<std::vector<std::string>> ListHours(const fs::path& feed_dir, std::string_view from) {
+  std::vector<std::string> hours;
+  const std::string_view from_date = from.substr(0, from.find('/'));
+  for (const auto& date : SortedNames(feed_dir, true)) {
+    if (!date.starts_with("date=") || date < from_date) {
+      continue;
+    }
+    for (int h = 0; h < 24; ++h) {
+      std::string hour = fmt::format("{}/hour={:02d}", date, h);
+      if (hour < from) {
+        continue;
+      }
+      std::error_code ec;
+      const fs::path loose = feed_dir / hour;
+      if (fs::is_directory(loose, ec) ||
+          fs::exists(loose.string() + std::string(kPackSuffix), ec)) {
+        hours.push_back(std::move(hour));
+      }
+    }
+  }
+  return hours;
+}
+
+base::Result<std::vector<ArchivedFile>> ListHour(const fs::path& feed_dir, const std::string& hour,
+                                                 std::string_view after) {
+  const fs::path dir = feed_dir / hour;
+  std::vector<std::string> loose;
+  for (auto& name : SortedNames(dir, false)) {
+    if (name > after && !IsTemporary(name) && !name.ends_with(kMetaSuffix)) {
+      loose.push_back(std::move(name));
+    }
+  }
+  std::vector<ArchivedFile> files;
+  const fs::path pack_path = dir.string() + std::string(kPackSuffix);
+  std::error_code ec;
+  std::unique_ptr<PackReader> pack;
+  if (fs::exists(pack_path, ec)) {
+    FROTA_ASSIGN_OR_RETURN(pack, PackReader::Open(pack_path));
+    for (const auto& e : pack->entries()) {
+      if (e.name > after) {
+        files.push_back({dir / e.name, e.ingest_time, e.repeat, true, e.records});
+      }
+    }
+  }
+  const std::size_t packed = files.size();
+  for (const auto& name : loose) {
+    if (pack && pack->Find(name)) {
+      continue;
+    }
+    ArchivedFile file;
+    file.body = dir / name;
+    FROTA_RETURN_IF_ERROR(ReadEnvelope(file.body, file));
+    files.push_back(std::move(file));
+  }
+  if (packed > 0 && packed < files.size()) {
+    std::sort(files.begin(), files.end(),
+              [](const ArchivedFile& a, const ArchivedFile& b) { return a.body < b.body; });
+  }
+  return files;
+}
+
+std::vector<fs::path> FeedFolders(const fs::path& root) {
+  std::vector<fs::path> dirs;
+  for (const auto& name : SortedNames(root, true)) {
+    std::error_code ec;
+    if (fs::exists(root / name / "feed.json", ec)) {
+      dirs.push_back(root / name);
+    }
+  }
+  return dirs;
+}
+
 base::Result<std::vector<ArchivedFeed>> ListArchive(const fs::path& root) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     return base::NotFound("{}: not an archive folder", root.string());
   }
   std::vector<ArchivedFeed> feeds;
-  std::vector<fs::path> feed_dirs;
-  for (const auto& entry : fs::directory_iterator(root)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "feed.json")) {
-      feed_dirs.push_back(entry.path());
-    }
-  }
-  std::sort(feed_dirs.begin(), feed_dirs.end());
+  const auto feed_dirs = FeedFolders(root);
   if (feed_dirs.empty()) {
     return base::InvalidInput("{}: no feed folders with a feed.json: not a bronze archive",
                               root.string());
@@ -181,45 +323,50 @@ base::Result<std::vector<ArchivedFeed>> ListArchive(const fs::path& root) {
     ArchivedFeed feed;
     feed.dir = dir;
     FROTA_ASSIGN_OR_RETURN(feed.info, ReadFeedInfo(dir));
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      const auto& path = entry.path();
-      const auto name = path.filename().string();
-      if (!entry.is_regular_file() || IsTemporary(path) || name == "feed.json" ||
-          name.ends_with(kMetaSuffix)) {
-        continue;
+    FROTA_ASSIGN_OR_RETURN(const auto removed, ReadRemovedPrefix(dir));
+    feed.first_offset = removed.records;
+    FROTA_ASSIGN_OR_RETURN(const auto hours, ListHours(dir));
+    for (const auto& hour : hours) {
+      if (!removed.through.empty() && hour <= removed.through) {
+        continue;  // removed by a retention that a crash interrupted: already counted
       }
-      ArchivedFile file;
-      file.body = path;
-      const auto envelope_path = fs::path(path.string() + std::string(kMetaSuffix));
-      if (fs::exists(envelope_path)) {
-        FROTA_ASSIGN_OR_RETURN(const auto envelope_text, base::ReadFile(envelope_path));
-        try {
-          const auto j = nlohmann::json::parse(envelope_text);
-          const auto ingest = base::ParseIso8601(j.at("ingest_time").get<std::string>());
-          if (!ingest) {
-            return base::InvalidInput("{}: bad ingest_time", envelope_path.string());
-          }
-          file.ingest_time = *ingest;
-          file.repeat = j.value("repeat", false);
-        } catch (const nlohmann::json::exception& e) {
-          return base::InvalidInput("{}: {}", envelope_path.string(), e.what());
-        }
-      } else {
-        // A body without envelope (copied in by hand): the name carries the ingest time.
-        try {
-          file.ingest_time = base::FromUnixMillis(std::stoll(name.substr(0, 13)));
-        } catch (const std::exception&) {
-          return base::InvalidInput("{}: no envelope and no ingest time in the name",
-                                    path.string());
-        }
-      }
-      feed.files.push_back(std::move(file));
+      FROTA_ASSIGN_OR_RETURN(auto files, ListHour(dir, hour));
+      std::move(files.begin(), files.end(), std::back_inserter(feed.files));
     }
-    std::sort(feed.files.begin(), feed.files.end(),
-              [](const ArchivedFile& a, const ArchivedFile& b) { return a.body < b.body; });
     feeds.push_back(std::move(feed));
   }
   return feeds;
+}
+
+ResponseBodies::ResponseBodies() = default;
+ResponseBodies::~ResponseBodies() = default;
+
+base::Result<std::string_view> ResponseBodies::Packed(const fs::path& body) {
+  const fs::path pack_path = PackOf(body);
+  if (!pack_ || pack_->name() != pack_path.string()) {
+    pack_.reset();
+    FROTA_ASSIGN_OR_RETURN(pack_, PackReader::Open(pack_path));
+  }
+  const auto entry = pack_->Find(body.filename().string());
+  if (!entry) {
+    return base::NotFound("{}: not in {}", body.string(), pack_path.string());
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto member, pack_->Read(*entry));
+  return member.body;
+}
+
+base::Result<std::string_view> ResponseBodies::Body(const fs::path& body, bool packed) {
+  if (packed) {
+    return Packed(body);
+  }
+  if (const auto loaded = loose_.Load(body); !loaded.ok()) {
+    std::error_code ec;
+    if (fs::exists(body, ec) || !fs::exists(PackOf(body), ec)) {
+      return loaded.error();
+    }
+    return Packed(body);  // packed since it was listed
+  }
+  return loose_.bytes();
 }
 
 }  // namespace frota::source

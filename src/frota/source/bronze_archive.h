@@ -10,11 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "frota/base/file.h"
 #include "frota/base/status.h"
 #include "frota/base/time.h"
 #include "frota/codec/decode.h"
 #include "frota/codec/format.h"
 #include "frota/model/mode.h"
+#include "frota/source/bronze_pack.h"
 
 namespace frota::source {
 
@@ -68,24 +70,83 @@ class BronzeWriter {
   std::optional<base::Timestamp> last_ingest_time_;
 };
 
-/// One archived response found on disk.
+/// One archived response found on disk, loose or packed.
 struct ArchivedFile {
+  /// FEED/date=D/hour=HH/NAME, the loose body's path whether or not its hour is packed:
+  /// the `source` of its records, which packing never changes.
   std::filesystem::path body;
   base::Timestamp ingest_time;
   bool repeat = false;
+  bool packed = false;  // in FEED/date=D/hour=HH.pack
+  /// The records its body decodes to, as its pack counted them; -1: unknown.
+  std::int64_t records = -1;
 };
+
+/// What retention removed from the start of a feed or of a poll journal (its
+/// retention.json, docs/bronze-archive.md "Retention"): everything up to and including
+/// `through`, whose records (a journal's lines) keep their offsets' places.
+struct RemovedPrefix {
+  std::string through;         // "date=D/hour=HH" (a feed), "date=D.jsonl" (a journal); "": none
+  std::int64_t records = 0;    // a journal: lines
+  std::int64_t responses = 0;  // a journal: files
+  std::int64_t bytes = 0;
+};
+
+/// The retention ledger of a feed folder or a journal folder; no file: nothing removed.
+/// Errors name the file.
+base::Result<RemovedPrefix> ReadRemovedPrefix(const std::filesystem::path& dir);
+/// The ledger's file name in a feed or journal folder.
+inline constexpr std::string_view kRetentionLedger = "retention.json";
 
 /// One feed of an archive, its responses in name (= ingest) order.
 struct ArchivedFeed {
   FeedInfo info;
   std::filesystem::path dir;
   std::vector<ArchivedFile> files;
+  /// The offset of the first record of `files`: the records of the hours retention removed.
+  std::int64_t first_offset = 0;
 };
 
-/// Lists every feed of the archive at `root` and its complete responses (temporary files
-/// of an interrupted write are ignored). Errors name the file: a missing or broken
-/// feed.json, an unreadable envelope.
+/// The feed folders of the archive at `root` (those holding a feed.json), in name order.
+std::vector<std::filesystem::path> FeedFolders(const std::filesystem::path& root);
+
+/// Lists every feed of the archive at `root` and its complete responses, loose and
+/// packed (temporary files of an interrupted write are ignored; hours retention removed
+/// are left out). Errors name the file: a missing or broken feed.json, an unreadable
+/// envelope, a damaged pack index.
 base::Result<std::vector<ArchivedFeed>> ListArchive(const std::filesystem::path& root);
+
+/// The hours of a feed folder holding responses, as "date=YYYY-MM-DD/hour=HH" (a folder
+/// of loose responses, a pack, or both), oldest first; only those from `from` on.
+/// Safe while a compaction runs: an hour is looked for as a folder first, then as a
+/// pack, and a compaction writes the pack before it removes the folder.
+base::Result<std::vector<std::string>> ListHours(const std::filesystem::path& feed_dir,
+                                                 std::string_view from = {});
+/// The responses of one hour (ListHours' form), loose and packed, in name order; only
+/// names after `after`. Loose files are listed before the pack is opened, so a
+/// compaction in between loses nothing, and a response both loose and packed (between a
+/// compaction's rename and its removals) is listed once, as packed.
+base::Result<std::vector<ArchivedFile>> ListHour(const std::filesystem::path& feed_dir,
+                                                 const std::string& hour,
+                                                 std::string_view after = {});
+
+/// Reads archived bodies one after another, loose or packed, keeping the pack in use
+/// open so that reading a packed hour in order decompresses it once. A loose body that
+/// is gone (its hour was packed since it was listed) is read from the pack.
+class ResponseBodies {
+ public:
+  ResponseBodies();
+  ~ResponseBodies();
+  ResponseBodies(const ResponseBodies&) = delete;
+  ResponseBodies& operator=(const ResponseBodies&) = delete;
+  /// The body of ArchivedFile `body` / `packed`; valid until the next call.
+  base::Result<std::string_view> Body(const std::filesystem::path& body, bool packed);
+
+ private:
+  base::Result<std::string_view> Packed(const std::filesystem::path& body);
+  base::FileBytes loose_;
+  std::unique_ptr<PackReader> pack_;
+};
 
 /// Reads FEED/feed.json; errors name the file.
 base::Result<FeedInfo> ReadFeedInfo(const std::filesystem::path& feed_dir);

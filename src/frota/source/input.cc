@@ -64,9 +64,12 @@ base::Result<std::vector<PartitionInput>> ExpandInputs(const std::vector<InputSp
         archived.mode = feed.info.mode;
         archived.time_zone = feed.info.time_zone;
         archived.archived = true;
+        archived.first_offset = feed.first_offset;
         for (const auto& file : feed.files) {
           archived.files.push_back(file.body);
           archived.ingest_times.push_back(file.ingest_time);
+          archived.packed.push_back(file.packed);
+          archived.records.push_back(file.records);
         }
         if (!archived.files.empty()) {
           by_name[archived.name] = std::move(archived);

@@ -1,6 +1,7 @@
 // Inputs on the command line ("FORMAT:PATH" or a bare path) and the source partitions they form.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +42,13 @@ struct PartitionInput {
   bool archived = false;
   std::optional<model::Mode> mode;
   std::string time_zone;
+  /// From a bronze archive, parallel to `files`: whether the response is in its hour's
+  /// pack, and the records it decodes to when the pack says (-1: unknown), so that a
+  /// resume skips whole responses without decoding them.
+  std::vector<bool> packed;
+  std::vector<std::int64_t> records;
+  /// The offset of the first record: those of hours retention removed keep their places.
+  std::int64_t first_offset = 0;
 };
 
 /// Expands inputs into partitions, detecting formats, sorted by name so that the order on

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "frota/source/bronze_archive.h"
+
 namespace frota::source {
 
 namespace fs = std::filesystem;
@@ -174,6 +176,7 @@ struct PollJournalReader::Journal {
   std::int64_t next_offset = 0;  // line number of the next complete line
   std::string file;              // the file being read
   std::uint64_t position = 0;    // bytes of `file` consumed (complete lines)
+  std::string removed_through;   // files up to it were removed by retention
 };
 
 PollJournalReader::PollJournalReader(fs::path root,
@@ -208,10 +211,14 @@ base::Status PollJournalReader::Read(std::vector<JournalPoll>& out) {
   std::sort(feeds.begin(), feeds.end());
   for (const auto& feed : feeds) {
     const std::string name = (folder / feed).lexically_normal().string();
-    auto& journal = journals_[name];
-    if (!journal) {
+    if (journals_.count(name) == 0) {
+      // Lines of files retention removed keep their offsets' places.
+      FROTA_ASSIGN_OR_RETURN(const auto removed, ReadRemovedPrefix(folder / feed));
+      auto& journal = journals_[name];
       journal = std::make_unique<Journal>();
       journal->dir = folder / feed;
+      journal->next_offset = removed.records;
+      journal->removed_through = removed.through;
       const auto it = std::find_if(resume_.begin(), resume_.end(),
                                    [&](const auto& p) { return p.source == name; });
       if (it != resume_.end()) {
@@ -230,8 +237,10 @@ base::Status PollJournalReader::Read(std::vector<JournalPoll>& out) {
         journal->id = base::PartitionId(next);
       }
     }
+    auto& journal = journals_[name];
     for (const auto& file : JournalFiles(journal->dir)) {
-      if (file < journal->file) {
+      if (file < journal->file ||
+          (!journal->removed_through.empty() && file <= journal->removed_through)) {
         continue;
       }
       if (file != journal->file) {

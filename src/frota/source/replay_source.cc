@@ -39,7 +39,8 @@ class ReplaySource::Partition {
         catalog_(catalog),
         options_(options),
         skip_to_(skip_to),
-        next_offset_(skip_to) {}
+        next_offset_(std::max(skip_to, input.first_offset)),
+        decoded_(input.first_offset) {}
 
   // Chunks decoded from now on are interned by `interner` (before the first Fill).
   void Intern(model::RecordInterner* interner) { interner_ = interner; }
@@ -158,6 +159,9 @@ class ReplaySource::Partition {
     interned_.clear();
     p_ = 0;
     r_ = 0;
+    if (!csv_) {
+      SkipCounted();
+    }
     if (csv_) {
       // The first chunk of a partition is small: a replay fills every partition before the
       // merge starts, and most of them (a day of 15-minute files) wait hours for their turn.
@@ -182,8 +186,14 @@ class ReplaySource::Partition {
         bytes_ += static_cast<std::int64_t>(std::filesystem::file_size(file, ec));
         return base::Status::Ok();
       }
-      FROTA_RETURN_IF_ERROR(body_.Load(file));
-      const std::string_view body = body_.bytes();
+      std::string_view body;
+      if (input_.archived) {
+        FROTA_ASSIGN_OR_RETURN(body, bodies_.Body(file, file_index_ < input_.packed.size() &&
+                                                            input_.packed[file_index_]));
+      } else {
+        FROTA_RETURN_IF_ERROR(body_.Load(file));
+        body = body_.bytes();
+      }
       bytes_ += static_cast<std::int64_t>(body.size());
       if (input_.archived) {
         const auto decoded = DecodeArchivedResponse(input_.format, body, OptionsFor(file), batch_);
@@ -206,6 +216,18 @@ class ReplaySource::Partition {
     return base::Status::Ok();
   }
 
+  // Responses before the committed offset whose pack counted their records are skipped
+  // whole, without decompressing or decoding them.
+  void SkipCounted() {
+    while (file_index_ < input_.records.size() && input_.records[file_index_] >= 0 &&
+           decoded_ + input_.records[file_index_] <= skip_to_) {
+      decoded_ += input_.records[file_index_];
+      skipped_ += input_.records[file_index_];
+      last_ingest_ = input_.ingest_times[file_index_];
+      ++file_index_;
+    }
+  }
+
   const PartitionInput& input_;
   base::PartitionId id_;
   model::SourceCatalog* catalog_;
@@ -217,7 +239,8 @@ class ReplaySource::Partition {
   std::int64_t skipped_ = 0;
   std::int64_t bytes_ = 0;
   std::size_t file_index_ = 0;
-  base::FileBytes body_;  // the file being decoded (mapped)
+  base::FileBytes body_;   // the file being decoded (mapped)
+  ResponseBodies bodies_;  // an archive's responses, loose or packed
   bool exhausted_ = false;
   base::Timestamp last_ingest_ = base::Timestamp::min();
   std::unique_ptr<codec::ArchiveCsvReader> csv_;
@@ -257,6 +280,12 @@ base::Result<std::unique_ptr<ReplaySource>> ReplaySource::Open(
     if (const auto it = known.find(input.name); it != known.end()) {
       id = it->second.partition;
       skip_to = it->second.next_offset.value();
+      if (skip_to < input.first_offset) {
+        spdlog::warn(
+            "records removed by retention before they were committed partition={} "
+            "committed={} first_kept={}",
+            input.name, skip_to, input.first_offset);
+      }
     } else {
       ++next_id;
     }
