@@ -11,6 +11,7 @@
 #include "frota/sink/testing/test_database.h"
 #include "frota/testing/child_process.h"
 #include "frota/testing/subprocess.h"
+#include "scale_out_fixture.h"
 #include "services.h"
 
 namespace frota::testing {
@@ -115,11 +116,7 @@ TEST(CompactionKafka, APublisherResumingAcrossCompactionsRepeatsAndSkipsNothing)
   };
   const auto expected = exported({"--db", replayed.string()}, "export-replay");
   const auto actual = exported({"--postgres", pg.dsn()}, "export-kafka");
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(actual[i].first, expected[i].first);
-    EXPECT_TRUE(actual[i].second == expected[i].second) << expected[i].first << " differs";
-  }
+  ExpectSameTables(expected, actual);
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   c->start_fds_ = OpenFileDescriptors();
   c->rss_gauge_ = &c->metrics_.GetGauge("frota_process_resident_memory_bytes", "Resident set size");
   c->fds_gauge_ = &c->metrics_.GetGauge("frota_process_open_fds", "Open file descriptors");
-  c->packed_hours_ = &c->metrics_.GetCounter("frota_collect_hours_packed_total",
+  c->packed_hours_ = &c->metrics_.GetCounter("frota_collect_bronze_packs_total",
                                              "Sealed bronze hours packed by this run");
   // Read at every scrape: a value set at each flush would say 0 until the first.
   c->metrics_.OnRender([rss = c->rss_gauge_, fds = c->fds_gauge_] {

@@ -415,7 +415,7 @@ TEST_F(CollectorTest, SealedHoursArePackedAsItGoesAndReadBackTheSame) {
   EXPECT_EQ(
       (*collector)
           ->metrics()
-          .GetCounter("frota_collect_hours_packed_total", "Sealed bronze hours packed by this run")
+          .GetCounter("frota_collect_bronze_packs_total", "Sealed bronze hours packed by this run")
           .value(),
       2);
   const auto feeds = source::ListArchive(config.archive);

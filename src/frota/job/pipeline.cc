@@ -84,8 +84,9 @@ void Pipeline::Offer(base::PartitionId source_partition, model::PositionRecord&&
     detail = DescribeRecordRuleFailure(position, *reason);
   } else if (watermark.IsLate(position.event_time)) {
     reason = model::RejectReason::kLate;
-    detail = fmt::format("event_time={} watermark={}", base::FormatIso8601(position.event_time),
-                         base::FormatIso8601(watermark.Current()));
+    // Not the watermark itself: under Kafka each partition keeps its own (semantics-notes,
+    // "Time"), and the row must be the same whichever partition carried the record.
+    detail = fmt::format("event_time={}", base::FormatIso8601(position.event_time));
   }
   if (reason) {
     model::RejectionRecord rejection;

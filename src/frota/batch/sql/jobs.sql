@@ -202,7 +202,7 @@ FROM record_rejections
 UNION ALL
 SELECT p.feed_id, p.vehicle_id, 'late', p.event_us, p.ingest_us, p.source_id,
        p.source_offset,
-       'event_time=' || iso8601(p.event_us) || ' watermark=' || iso8601(l.watermark_us)
+       'event_time=' || iso8601(p.event_us)
 FROM late_records l JOIN input_positions p USING (seq)
 UNION ALL
 SELECT p.feed_id, p.vehicle_id, r.reason, p.event_us, p.ingest_us, p.source_id,
