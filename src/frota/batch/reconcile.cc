@@ -39,17 +39,7 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    out += c;
-    if (c == '\'') {
-      out += '\'';
-    }
-  }
-  out += '\'';
-  return out;
-}
+std::string Quoted(std::string_view text) { return sink::SqlStringLiteral(text); }
 
 std::string DoubleLiteral(double value) { return fmt::format("{}::DOUBLE", value); }
 

@@ -104,6 +104,15 @@ base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& 
   return file;
 }
 
+base::Result<std::unique_ptr<ResultsFile>> ResultsFile::OpenWindow(const std::string& db,
+                                                                   const std::string& postgres,
+                                                                   const WindowFlags& flags,
+                                                                   std::string_view time_zone) {
+  FROTA_ASSIGN_OR_RETURN(const auto window, flags.Parse());
+  FROTA_ASSIGN_OR_RETURN(const auto zone, ReaderTimeZone(time_zone, {}));
+  return Open(db, postgres, window, zone);
+}
+
 ResultsFile::~ResultsFile() {
   if (!scratch_.empty()) {
     std::error_code ignored;

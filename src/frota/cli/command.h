@@ -61,6 +61,11 @@ class ResultsFile {
   static base::Result<std::unique_ptr<ResultsFile>> Open(
       const std::string& db, const std::string& postgres, const sink::DateWindow& window = {},
       const base::TimeZone& zone = base::TimeZone::Utc());
+  /// Open with the window of `flags` in the zone `time_zone` (ReaderTimeZone, no GTFS).
+  static base::Result<std::unique_ptr<ResultsFile>> OpenWindow(const std::string& db,
+                                                               const std::string& postgres,
+                                                               const WindowFlags& flags,
+                                                               std::string_view time_zone);
   ~ResultsFile();
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;

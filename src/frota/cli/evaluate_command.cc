@@ -26,15 +26,7 @@ int RunEvaluate(const EvaluateFlags& flags) {
   }
   // PostgreSQL: its results (with the tables `frota headways --postgres` wrote there)
   // copied into a DuckDB file, read as a --db file is.
-  const auto window = flags.window.Parse();
-  if (!window.ok()) {
-    return ReportError(window.error());
-  }
-  const auto zone = ReaderTimeZone(flags.time_zone, {});
-  if (!zone.ok()) {
-    return ReportError(zone.error());
-  }
-  auto results = ResultsFile::Open(flags.db, flags.postgres, *window, *zone);
+  auto results = ResultsFile::OpenWindow(flags.db, flags.postgres, flags.window, flags.time_zone);
   if (!results.ok()) {
     return ReportError(results.error());
   }

@@ -55,18 +55,11 @@ int RunExport(const ExportFlags& flags) {
   if (flags.format != "csv" && flags.format != "parquet") {
     return ReportError(base::InvalidInput("--format {}: use csv or parquet", flags.format));
   }
-  const auto window = flags.window.Parse();
-  if (!window.ok()) {
-    return ReportError(window.error());
-  }
-  const auto zone = ReaderTimeZone(flags.time_zone, {});
-  if (!zone.ok()) {
-    return ReportError(zone.error());
-  }
   // PostgreSQL, or a window: the rows copied into a DuckDB file, then the same export
   // code, so the files are byte-identical to those of a DuckDB database holding the same
   // rows.
-  const auto results = ResultsFile::Open(flags.db, flags.postgres, *window, *zone);
+  const auto results =
+      ResultsFile::OpenWindow(flags.db, flags.postgres, flags.window, flags.time_zone);
   if (!results.ok()) {
     return ReportError(results.error());
   }

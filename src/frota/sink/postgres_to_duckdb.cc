@@ -241,18 +241,6 @@ std::string QuoteIdentifier(std::string_view name) {
   return out + "\"";
 }
 
-// A string literal for PostgreSQL.
-std::string QuoteLiteral(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    out += c;
-    if (c == '\'') {
-      out += '\'';
-    }
-  }
-  return out + "'";
-}
-
 // One value in PostgreSQL's COPY text format.
 void AppendCopyText(std::string& out, std::string_view value) {
   for (const char c : value) {
@@ -417,7 +405,7 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
     // A window replaces only its own days of a table that has them.
     FROTA_ASSIGN_OR_RETURN(auto exists,
                            pg->Query(fmt::format("SELECT to_regclass({}) IS NOT NULL",
-                                                 QuoteLiteral(QuoteIdentifier(table)))));
+                                                 SqlStringLiteral(QuoteIdentifier(table)))));
     const bool keep = in_schema || (window.bounded() && exists.Value(0, 0) == "t");
     const auto date = TableDateColumn(table, column_names);
     const std::string condition = date ? WindowCondition(*date, window, zone) : "TRUE";

@@ -35,17 +35,6 @@ base::Timestamp LocalMidnight(base::LocalDate date, const base::TimeZone& zone) 
   return zone.FromLocal(std::chrono::local_time<base::Micros>(date));
 }
 
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    out += c;
-    if (c == '\'') {
-      out += '\'';
-    }
-  }
-  return out + "'";
-}
-
 // The first and last local date of `column` over `from` (a table), none when it is empty.
 base::Result<std::pair<std::optional<base::LocalDate>, std::optional<base::LocalDate>>> DateSpan(
     DuckDbConnection& db, const std::string& from, const DateColumn& column,
@@ -93,7 +82,7 @@ base::Result<std::map<std::string, std::vector<std::string>>> BaseTables(
                                       "table_name) WHERE t.database_name = {} AND "
                                       "t.schema_name = 'main' ORDER BY t.table_name, "
                                       "c.column_index",
-                                      Quoted(database))));
+                                      SqlStringLiteral(database))));
   std::map<std::string, std::vector<std::string>> tables;
   for (std::size_t r = 0; r < rows.rows(); ++r) {
     tables[rows.String(r, 0)].push_back(rows.String(r, 1));
@@ -257,8 +246,8 @@ base::Result<WindowCopy> CopyDuckDbWindow(const std::filesystem::path& source,
     return base::InvalidInput("{}: exists; the window's copy needs a new file", path.string());
   }
   FROTA_ASSIGN_OR_RETURN(auto db, OpenFrotaDuckDb(path, /*must_exist=*/false));
-  if (const auto attached = db->Execute(
-          fmt::format("ATTACH {} AS {} (READ_ONLY)", Quoted(source.string()), kSourceName));
+  if (const auto attached = db->Execute(fmt::format(
+          "ATTACH {} AS {} (READ_ONLY)", SqlStringLiteral(source.string()), kSourceName));
       !attached.ok()) {
     return base::InvalidInput("{}: cannot open as a DuckDB database: {}", source.string(),
                               attached.error().message());
@@ -293,7 +282,7 @@ base::Status ReplaceDuckDbWindowRows(DuckDbConnection& copy, const std::filesyst
   FROTA_ASSIGN_OR_RETURN(auto current, copy.Query("SELECT current_database()"));
   FROTA_ASSIGN_OR_RETURN(const auto computed, BaseTables(copy, current.String(0, 0)));
   FROTA_RETURN_IF_ERROR(
-      copy.Execute(fmt::format("ATTACH {} AS {}", Quoted(target.string()), kTarget)));
+      copy.Execute(fmt::format("ATTACH {} AS {}", SqlStringLiteral(target.string()), kTarget)));
   const auto replace = [&]() -> base::Status {
     FROTA_ASSIGN_OR_RETURN(const auto stored, BaseTables(copy, kTarget));
     FROTA_RETURN_IF_ERROR(copy.Execute("BEGIN TRANSACTION"));
