@@ -299,10 +299,10 @@ int RunCollect(const CollectFlags& flags, bool process) {
           "--serve is for frota run with feeds; serve a consumer group's PostgreSQL with "
           "frota serve --postgres"));
     }
-    return RunKafkaConsumer({flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area,
-                             flags.time_zone, flags.epoch_s, flags.rules,
-                             RetentionOf(flags, nullptr), flags.metrics},
-                            flags.kafka_run);
+    return RunKafkaConsumer(
+        {flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area, flags.time_zone,
+         flags.epoch_s, flags.rules, RetentionOf(flags, nullptr), flags.metrics},
+        flags.kafka_run);
   }
   if (!flags.kafka_run.faults.empty()) {
     return ReportError(base::InvalidInput(

@@ -185,7 +185,7 @@ SELECT k.feed_id, k.vehicle_id, tk.trip_id, tk.trip_start_date,
 FROM trips t JOIN vehicle_keys k USING (vehicle_key) JOIN trip_keys tk USING (trip_key);
 
 -- duplicate slots: (trip_id, trip_start_date) observed in trips of two or more vehicles.
-CREATE OR REPLACE TABLE batch_duplicate_slots AS
+CREATE OR REPLACE VIEW batch_duplicate_slots AS
 SELECT feed_id, trip_start_date, trip_id, count(DISTINCT vehicle_id)::BIGINT AS vehicles,
        string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids
 FROM batch_trips
