@@ -816,6 +816,21 @@ std::string HeadwayJson(const HeadwayReport& report) {
   return out.dump(2);
 }
 
+std::string_view HeadwayTextLegend() {
+  return "route: the GTFS short name; dir: direction_id; inferred: no departure carried a trip "
+         "id\n"
+         "found: departures found in service periods; plan: planned departures the feed could "
+         "observe;\n"
+         "  ratio: found / plan\n"
+         "median_h, plan_h: median measured and planned headway (s)\n"
+         "bunch: share of headways under 0.25 x planned; gap: share over 2 x planned\n"
+         "cv: sd(headway - planned) / mean(planned) (TCQSM); los: its A-F band\n"
+         "ewt_s: excess wait time (s), AWT - SWT over the measured headways\n"
+         "hw: headways measured; excl: headways left out (planned break or coverage gap)\n"
+         "cover: share of planned-service minutes in which the feed delivered a position\n"
+         "-: nothing to measure, or fewer than --min-headways headways\n";
+}
+
 std::string HeadwayText(const HeadwayReport& report) {
   std::string out = fmt::format(
       "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7} {:>6} "
@@ -835,6 +850,8 @@ std::string HeadwayText(const HeadwayReport& report) {
         Cell(s.excess_wait_s, 0), s.headways_measured,
         s.excluded_service_break + s.excluded_coverage_gap, Cell(s.coverage_share, 2));
   }
+  out += "\n";
+  out += HeadwayTextLegend();
   out += fmt::format(
       "\n{} departures ({} inferred); tables departures, headways and "
       "headway_summary written\n",

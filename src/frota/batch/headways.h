@@ -140,7 +140,10 @@ const std::vector<std::string>& HeadwayTables();
 /// feed: covered_minutes, gaps as [start, end] local ISO times).
 std::string HeadwayJson(const HeadwayReport& report);
 
-/// The report as a table for a terminal.
+/// The report as a table for a terminal, its legend under it.
 std::string HeadwayText(const HeadwayReport& report);
+
+/// What each column of HeadwayText means (also `frota headways --help`'s footer).
+std::string_view HeadwayTextLegend();
 
 }  // namespace frota::batch
