@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # Installs every dependency of frota on a fresh Debian 12 machine, then builds it.
 #
-#   scripts/setup.sh            # packages + DuckDB + Kafka jars, then a release build
-#   scripts/setup.sh --no-build # dependencies only
+#   scripts/setup.sh              # packages + DuckDB + Kafka jars, then a release build
+#   scripts/setup.sh --no-build   # dependencies only
+#   scripts/setup.sh --containers # also the container tools of scripts/containers.sh
+#                                 # (podman, runc, debootstrap, the CNI plugins and
+#                                 # dnsname, iptables: docs/deploy.md); flags combine
 #
 # Safe to run again: each step skips what is already in place.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=1
-[[ "${1:-}" == "--no-build" ]] && build=0
+containers=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) build=0 ;;
+    --containers) containers=1 ;;
+    *) echo "setup: unknown flag $arg (expected --no-build, --containers)" >&2; exit 2 ;;
+  esac
+done
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
@@ -30,13 +40,19 @@ packages=(
   chromium
   # process measurement for benchmarks
   time
-  # `scripts/containers.sh config` checks compose.yaml (the smoke test also needs podman,
-  # runc and debootstrap, which this script leaves to the operator: docs/deploy.md)
+  # `scripts/containers.sh config` checks compose.yaml against the Compose file format
   docker-compose
   # the service scripts pick free ports with python3; bench/compare's harness and its
   # PySpark venv
   python3 python3-venv
 )
+# scripts/containers.sh build/smoke/live: rootful podman with runc, the CNI network
+# backend with the dnsname plugin (service names in DNS) and iptables (published ports),
+# debootstrap for the local base image. docker-compose drives podman's API.
+if ((containers)); then
+  packages+=(podman runc debootstrap containernetworking-plugins
+    golang-github-containernetworking-plugin-dnsname iptables)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
