@@ -267,6 +267,8 @@ base::Status BatchRecomputation::SetVariables(ReconcileReport& report) {
   for (const model::Mode mode : model::kAllModes) {
     variables.emplace_back(fmt::format("max_speed_kmh_{}", model::ModeName(mode)),
                            DoubleLiteral(c.MaxSpeedKmh(mode)));
+    variables.emplace_back(fmt::format("max_segment_speed_kmh_{}", model::ModeName(mode)),
+                           DoubleLiteral(c.MaxSegmentSpeedKmh(mode)));
   }
   std::string statements;
   for (const auto& [name, value] : variables) {

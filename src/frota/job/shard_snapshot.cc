@@ -18,13 +18,16 @@ using shard_internal::Micros;
 
 constexpr std::string_view kCheckpointKind = "job-shard";
 // Version 2 adds each buffered position's origin country and last contact (aircraft);
-// version 1 snapshots (before them) still restore, their positions without either.
+// version 3 each open speed sum's implausible segments (max_segment_speed_kmh). Older
+// snapshots still restore: their positions without the aircraft fields, their sums with
+// no implausible segment (they were made before the rule, which summed every segment).
 constexpr std::uint32_t kOldestCheckpointVersion = 1;
-constexpr std::uint32_t kCheckpointVersion = 2;
+constexpr std::uint32_t kCheckpointVersion = 3;
 
 }  // namespace
 
-// Snapshot format (version 2; version 1 lacks a position's last two fields), inside a sealed
+// Snapshot format (version 3; version 2 lacks the sums' implausible segments, version 1 also
+// a position's last two fields), inside a sealed
 // checkpoint of kind "job-shard":
 //   source names table, partition_id, vehicles (key, state, pending positions), open hour
 //   buckets. Ids are process-local (source catalog, string dictionary), so the bytes hold
@@ -289,10 +292,12 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   return s;
 }
 
-void WriteSums(base::ByteWriter& w, std::int64_t segments, std::int64_t mm, std::int64_t us) {
+void WriteSums(base::ByteWriter& w, std::int64_t segments, std::int64_t mm, std::int64_t us,
+               std::int64_t implausible) {
   w.SignedVarint(segments);
   w.SignedVarint(mm);
   w.SignedVarint(us);
+  w.SignedVarint(implausible);
 }
 
 }  // namespace
@@ -326,13 +331,13 @@ std::string Shard::Snapshot() const {
       body.U8(static_cast<std::uint8_t>(key.mode));
       body.SignedVarint(key.x);
       body.SignedVarint(key.y);
-      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us);
+      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us, sums.implausible);
     }
     body.Varint(bucket.lines.size());
     for (const auto& [key, sums] : bucket.lines) {
       body.U8(static_cast<std::uint8_t>(key.mode));
       body.String(strings_->View(key.route_id));
-      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us);
+      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us, sums.implausible);
     }
     body.Varint(bucket.fleet.size());
     for (const auto& [mode, counts] : bucket.fleet) {
@@ -398,6 +403,16 @@ base::Status Shard::Restore(std::string_view bytes) {
     }
     vehicles.Put(vehicle_key, std::move(state), std::move(pending));
   }
+  const auto read_sums = [&r, version = opened.version]() -> base::Result<Sums> {
+    Sums sums;
+    FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
+    FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
+    FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+    if (version >= 3) {
+      FROTA_ASSIGN_OR_RETURN(sums.implausible, r.SignedVarint());
+    }
+    return sums;
+  };
   std::map<Timestamp, HourBucket> hours;
   FROTA_ASSIGN_OR_RETURN(const auto hour_count, r.Varint());
   for (std::uint64_t i = 0; i < hour_count; ++i) {
@@ -409,10 +424,7 @@ base::Status Shard::Restore(std::string_view bytes) {
       FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
       FROTA_ASSIGN_OR_RETURN(const auto x, r.SignedVarint());
       FROTA_ASSIGN_OR_RETURN(const auto y, r.SignedVarint());
-      Sums sums;
-      FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(const Sums sums, read_sums());
       bucket.cells[CellKey{mode, static_cast<std::int32_t>(x), static_cast<std::int32_t>(y)}] =
           sums;
     }
@@ -420,10 +432,7 @@ base::Status Shard::Restore(std::string_view bytes) {
     for (std::uint64_t j = 0; j < lines; ++j) {
       FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
       FROTA_ASSIGN_OR_RETURN(const auto route, ReadId(r, strings));
-      Sums sums;
-      FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(const Sums sums, read_sums());
       bucket.lines[LineKey{mode, route}] = sums;
     }
     FROTA_ASSIGN_OR_RETURN(const auto fleets, r.Varint());

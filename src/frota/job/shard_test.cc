@@ -284,6 +284,43 @@ TEST(SpeedJob, SegmentsOverFiveMinutesApartAreNotSegments) {
   EXPECT_NEAR(mm / 1000.0, 1000.0, 0.01);
 }
 
+TEST(SpeedJob, ASegmentOverTheModesPlausibleTopSpeedIsCountedNotSummed) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(60, 1510));   // 90.6 km/h: over the bus's 90, under rule 6's 120
+  h.Record(f.P(120, 3000));  // 89.4 km/h: summed
+  h.Watermark(T(10'000));
+  EXPECT_EQ(h.output().positions.size(), 3U);  // rule 6 refused none
+  std::int64_t segments = 0;
+  std::int64_t implausible = 0;
+  std::int64_t us = 0;
+  for (const auto& c : h.output().speed_cells) {
+    segments += c.segments;
+    implausible += c.implausible_segments;
+    us += c.duration_us;
+  }
+  EXPECT_EQ(segments, 1);
+  EXPECT_EQ(implausible, 1);
+  EXPECT_EQ(us, 60'000'000);
+  ASSERT_EQ(h.output().speed_lines.size(), 1U);
+  EXPECT_EQ(h.output().speed_lines[0].segments, 1);
+  EXPECT_EQ(h.output().speed_lines[0].implausible_segments, 1);
+}
+
+TEST(SpeedJob, ImplausibleSegmentsOfAnOpenHourSurviveASnapshot) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(60, 1510));
+  h.Watermark(T(600));  // the hour is still open
+  ASSERT_TRUE(h.SnapshotAndRestore().ok());
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().speed_cells.size(), 1U);
+  EXPECT_EQ(h.output().speed_cells[0].implausible_segments, 1);
+  EXPECT_EQ(h.output().speed_cells[0].segments, 0);
+}
+
 TEST(QualityJob, CountsAcceptedVehiclesAndLatencyPerHour) {
   Fixture f;
   auto h = f.MakeHarness();

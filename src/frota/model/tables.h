@@ -156,7 +156,8 @@ struct Table;
 // partitions add up to the same bits in any order: exports are byte-identical whatever
 // the partitioning. Means are derived from the sums when read.
 
-/// speed_cells: one partition's segments ending in a grid cell during a local hour.
+/// speed_cells: one partition's segments ending in a grid cell during a local hour; those
+/// implying more than max_segment_speed_kmh are counted apart, not summed.
 struct SpeedCellRow {
   std::int32_t partition_id = 0;
   Mode mode = Mode::kOther;
@@ -167,6 +168,7 @@ struct SpeedCellRow {
   std::int64_t segments = 0;
   std::int64_t distance_mm = 0;
   std::int64_t duration_us = 0;
+  std::int64_t implausible_segments = 0;  // over max_segment_speed_kmh: not in the sums
 };
 
 template <>
@@ -181,6 +183,7 @@ struct Table<SpeedCellRow> {
       Sum("segments", ColumnType::kBigint),
       Sum("distance_mm", ColumnType::kBigint).NotExported().Compared(Compare::kMillimetres),
       Sum("duration_us", ColumnType::kBigint).NotExported(),
+      Sum("implausible_segments", ColumnType::kBigint),
       Derived("distance_m", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("duration_s", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("mean_speed_kmh", ColumnType::kDouble).Compared(Compare::kSkip),
@@ -203,6 +206,7 @@ struct Table<SpeedCellRow> {
     out.Int64(r.segments);
     out.Int64(r.distance_mm);
     out.Int64(r.duration_us);
+    out.Int64(r.implausible_segments);
   }
 };
 
@@ -216,6 +220,7 @@ struct SpeedLineRow {
   std::int64_t segments = 0;
   std::int64_t distance_mm = 0;
   std::int64_t duration_us = 0;
+  std::int64_t implausible_segments = 0;  // over max_segment_speed_kmh: not in the sums
 };
 
 template <>
@@ -229,6 +234,7 @@ struct Table<SpeedLineRow> {
       Sum("segments", ColumnType::kBigint),
       Sum("distance_mm", ColumnType::kBigint).NotExported().Compared(Compare::kMillimetres),
       Sum("duration_us", ColumnType::kBigint).NotExported(),
+      Sum("implausible_segments", ColumnType::kBigint),
       Derived("distance_m", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("duration_s", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("mean_speed_kmh", ColumnType::kDouble).Compared(Compare::kSkip),
@@ -249,6 +255,7 @@ struct Table<SpeedLineRow> {
     out.Int64(r.segments);
     out.Int64(r.distance_mm);
     out.Int64(r.duration_us);
+    out.Int64(r.implausible_segments);
   }
 };
 

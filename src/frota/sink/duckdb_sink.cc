@@ -29,6 +29,7 @@ extern const std::string_view kSchemaV5Sql;
 extern const std::string_view kSchemaV6Sql;
 extern const std::string_view kSchemaV7Sql;
 extern const std::string_view kSchemaV8Sql;
+extern const std::string_view kSchemaV9Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -184,7 +185,8 @@ base::Status EnsureSchema(DuckDbConnection& db) {
       {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
       {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
       {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
-      {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}}};
+      {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}},
+      {9, {sql::kSchemaV9Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {

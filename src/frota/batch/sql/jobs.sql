@@ -7,25 +7,32 @@ FROM input_positions GROUP BY vehicle_key;
 
 -- speed: a segment joins consecutive accepted positions of a key 0 < dt <= 300 s apart
 -- and belongs to the local hour and grid cell of its end. Lengths are whole millimetres
--- per segment, so sums are exact integers.
+-- per segment, so sums are exact integers. A segment implying more than its mode's
+-- plausible top speed is counted as implausible and left out of the sums.
 CREATE OR REPLACE TABLE segments AS
 SELECT mode, route_id, local_date, hour,
        floor(lon / getvariable('cell_degrees'))::INTEGER AS cell_x,
        floor(lat / getvariable('cell_degrees'))::INTEGER AS cell_y,
        millimetres(haversine_m(prev_lat, prev_lon, lat, lon)) AS distance_mm,
-       event_us - prev_event_us AS duration_us
+       event_us - prev_event_us AS duration_us,
+       implied_kmh(prev_lat, prev_lon, prev_event_us, lat, lon, event_us)
+         > segment_limit_kmh(mode) AS implausible
 FROM accepted
 WHERE event_us - prev_event_us > 0
   AND event_us - prev_event_us <= getvariable('segment_max_gap_us');
 
 CREATE OR REPLACE TABLE batch_speed_cells AS
-SELECT mode, local_date, hour, cell_x, cell_y, count(*) AS segments,
-       sum(distance_mm)::BIGINT AS distance_mm, sum(duration_us)::BIGINT AS duration_us
+SELECT mode, local_date, hour, cell_x, cell_y, count(*) FILTER (WHERE NOT implausible) AS segments,
+       coalesce(sum(distance_mm) FILTER (WHERE NOT implausible), 0)::BIGINT AS distance_mm,
+       coalesce(sum(duration_us) FILTER (WHERE NOT implausible), 0)::BIGINT AS duration_us,
+       count(*) FILTER (WHERE implausible) AS implausible_segments
 FROM segments GROUP BY ALL;
 
 CREATE OR REPLACE TABLE batch_speed_lines AS
-SELECT mode, route_id, local_date, hour, count(*) AS segments,
-       sum(distance_mm)::BIGINT AS distance_mm, sum(duration_us)::BIGINT AS duration_us
+SELECT mode, route_id, local_date, hour, count(*) FILTER (WHERE NOT implausible) AS segments,
+       coalesce(sum(distance_mm) FILTER (WHERE NOT implausible), 0)::BIGINT AS distance_mm,
+       coalesce(sum(duration_us) FILTER (WHERE NOT implausible), 0)::BIGINT AS duration_us,
+       count(*) FILTER (WHERE implausible) AS implausible_segments
 FROM segments GROUP BY ALL;
 
 -- fleet_hours: vehicles with at least one accepted position in the hour, and positions.

@@ -13,7 +13,8 @@ SELECT mode, local_date, hour, cell_x, cell_y,
        round(sum(duration_us)::numeric / 1e6, 3)::double precision AS duration_s,
        round((3600 * sum(distance_mm)::double precision
               / nullif(sum(duration_us), 0)::double precision)::numeric, 3)::double precision
-         AS mean_speed_kmh
+         AS mean_speed_kmh,
+       sum(implausible_segments)::bigint AS implausible_segments
 FROM speed_cells
 GROUP BY mode, local_date, hour, cell_x, cell_y;
 
@@ -26,7 +27,8 @@ SELECT mode, route_id, local_date, hour,
        round(sum(duration_us)::numeric / 1e6, 3)::double precision AS duration_s,
        round((3600 * sum(distance_mm)::double precision
               / nullif(sum(duration_us), 0)::double precision)::numeric, 3)::double precision
-         AS mean_speed_kmh
+         AS mean_speed_kmh,
+       sum(implausible_segments)::bigint AS implausible_segments
 FROM speed_lines
 GROUP BY mode, route_id, local_date, hour;
 

@@ -59,7 +59,10 @@ SELECT mode, local_date, hour, cell_x, cell_y,
        sum(duration_us)::BIGINT AS duration_us,
        round(sum(distance_mm)::DOUBLE / 1000, 3) AS distance_m,
        round(sum(duration_us)::DOUBLE / 1e6, 3) AS duration_s,
-       round(3600 * sum(distance_mm)::DOUBLE / sum(duration_us)::DOUBLE, 3) AS mean_speed_kmh
+       round(3600 * sum(distance_mm)::DOUBLE / nullif(sum(duration_us), 0)::DOUBLE, 3)
+         AS mean_speed_kmh,
+       -- Segments over max_segment_speed_kmh: counted, never in the sums above.
+       sum(implausible_segments)::BIGINT AS implausible_segments
 FROM speed_cells
 GROUP BY mode, local_date, hour, cell_x, cell_y;
 
@@ -70,7 +73,10 @@ SELECT mode, route_id, local_date, hour,
        sum(duration_us)::BIGINT AS duration_us,
        round(sum(distance_mm)::DOUBLE / 1000, 3) AS distance_m,
        round(sum(duration_us)::DOUBLE / 1e6, 3) AS duration_s,
-       round(3600 * sum(distance_mm)::DOUBLE / sum(duration_us)::DOUBLE, 3) AS mean_speed_kmh
+       round(3600 * sum(distance_mm)::DOUBLE / nullif(sum(duration_us), 0)::DOUBLE, 3)
+         AS mean_speed_kmh,
+       -- Segments over max_segment_speed_kmh: counted, never in the sums above.
+       sum(implausible_segments)::BIGINT AS implausible_segments
 FROM speed_lines
 GROUP BY mode, route_id, local_date, hour;
 
