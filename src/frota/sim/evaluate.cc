@@ -33,16 +33,6 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
-struct Interval {
-  std::int64_t start_us;
-  std::int64_t end_us;
-  bool matched = false;
-};
-
-bool Overlaps(const Interval& a, const Interval& b) {
-  return a.start_us <= b.end_us && b.start_us <= a.end_us;
-}
-
 double Ratio(std::int64_t a, std::int64_t b) {
   return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0;
 }
