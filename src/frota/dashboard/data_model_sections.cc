@@ -374,6 +374,7 @@ Json Builder::StopsSection() {
   std::vector<int32_t> line, vehicle, start, duration;
   std::vector<int64_t> lat, lon;
   Json terminal = Json::array();
+  Json place = Json::array();
   for (const auto& s : stops_) {
     const std::string key = s.feed + '\x1f' + s.vehicle;
     const auto before = vehicles.size();
@@ -397,6 +398,11 @@ Json Builder::StopsSection() {
     } else {
       terminal.push_back(nullptr);
     }
+    if (s.place) {
+      place.push_back(*s.place);
+    } else {
+      place.push_back(nullptr);
+    }
   }
   Json s;
   s["vehicle_id"] = vehicle_ids_;
@@ -408,6 +414,7 @@ Json Builder::StopsSection() {
   s["lat"] = lat;
   s["lon"] = lon;
   s["near_terminal"] = terminal;
+  s["place"] = place;  // 0 en_route, 1 terminal, 2 depot, null: unknown
   return s;
 }
 

@@ -53,6 +53,11 @@ struct JobConfig {
   /// when the route is unknown. Empty: no static GTFS, near_terminal is null.
   std::function<std::optional<bool>(std::string_view route_id, double lat, double lon)>
       near_terminal;
+  /// trips: whether a trip is a schedule slot the plan defines (semantics §4 quality): a
+  /// scheduled trip of the static GTFS, or one of its frequency trips when the feed gave
+  /// the start time. Empty: no static GTFS, plan_slot is null. Called from every shard's
+  /// thread, like near_terminal.
+  std::function<bool(std::string_view trip_id, bool start_time_given)> plan_slot;
   // Section 1: hours and service dates are local to the feed.
   std::shared_ptr<const base::TimeZone> time_zone =
       std::make_shared<const base::TimeZone>(base::TimeZone::Utc());

@@ -408,6 +408,9 @@ void Shard::EmitTrip(std::uint64_t key, const OpenTrip& trip) {
   row.last_lon = trip.last_lon;
   row.positions = trip.positions;
   row.distance_mm = trip.distance_mm;
+  if (config_->plan_slot) {
+    row.plan_slot = config_->plan_slot(row.trip_id, !row.trip_start_time.empty());
+  }
   rows_.trips.push_back(std::move(row));
 }
 

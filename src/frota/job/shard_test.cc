@@ -151,6 +151,31 @@ TEST(TripsJob, PositionsOfOtherTripsInBetweenDoNotSplitATrip) {
   EXPECT_NEAR(a.distance_mm / 1000.0, 1000.0, 0.01);  // straight from the first to the third
 }
 
+// The plan (given as the rule) says which trips are schedule slots: "S" is scheduled, "F"
+// a frequency trip shown without its start time, "X" unknown to it.
+TEST(TripsJob, EachTripSaysWhetherItIsASlotOfThePlan) {
+  Fixture f;
+  f.config.plan_slot = [](std::string_view trip_id, bool start_time_given) {
+    return trip_id == "S" || (trip_id == "F" && start_time_given);
+  };
+  auto h = f.MakeHarness();
+  h.Record(f.P(0, 0, "S"));
+  h.Record(f.P(2000, 0, "F"));
+  h.Record(f.P(4000, 0, "X"));
+  h.Watermark(T(100'000));
+  ASSERT_EQ(h.output().trips.size(), 3U);
+  for (const auto& trip : h.output().trips) {
+    ASSERT_TRUE(trip.plan_slot.has_value()) << trip.trip_id;
+    EXPECT_EQ(*trip.plan_slot, trip.trip_id == "S") << trip.trip_id;
+  }
+  Fixture without_plan;
+  auto h2 = without_plan.MakeHarness();
+  h2.Record(without_plan.P(0, 0, "S"));
+  h2.Watermark(T(100'000));
+  ASSERT_EQ(h2.output().trips.size(), 1U);
+  EXPECT_FALSE(h2.output().trips[0].plan_slot.has_value());
+}
+
 TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
   Fixture f;
   auto h = f.MakeHarness();

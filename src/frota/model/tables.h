@@ -320,6 +320,9 @@ struct Table<StopRow> {
       Value("anchor_lon", ColumnType::kDouble),
       Value("positions", ColumnType::kBigint),
       Value("near_terminal", ColumnType::kBoolean).Nullable(),
+      // terminal, depot or en_route: the read view's, from every stop of the database
+      // (a depot is a place of many long stands); a function of the compared columns.
+      Derived("place", ColumnType::kText).Nullable().Compared(Compare::kSkip),
   };
   static constexpr TableSpec kSpec{"stops", "stop_rows", "§4 stops", kColumns};
 
@@ -355,6 +358,10 @@ struct TripRow {
   double last_lon = 0;
   std::int64_t positions = 0;
   std::int64_t distance_mm = 0;
+  /// Whether (trip_id, trip_start_date[, trip_start_time]) is a schedule slot the static
+  /// GTFS defines: a scheduled trip of it, or a frequency trip when the feed gave the
+  /// start time (semantics §4 quality); null without a GTFS.
+  std::optional<bool> plan_slot;
 };
 
 template <>
@@ -375,6 +382,7 @@ struct Table<TripRow> {
       Value("last_lon", ColumnType::kDouble),
       Value("positions", ColumnType::kBigint),
       Value("distance_mm", ColumnType::kBigint).Hidden(),
+      Value("plan_slot", ColumnType::kBoolean).Nullable(),
       Derived("distance_m", ColumnType::kDouble).Compared(Compare::kMetres),
       Derived("duration_s", ColumnType::kDouble),
   };
@@ -402,6 +410,7 @@ struct Table<TripRow> {
     out.Double(r.last_lon);
     out.Int64(r.positions);
     out.Int64(r.distance_mm);
+    r.plan_slot ? out.Bool(*r.plan_slot) : out.Null();
   }
 };
 

@@ -77,10 +77,10 @@ base::Result<bool> HasTable(sink::DuckDbConnection& db, std::string_view table) 
 base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table,
                              std::string_view column) {
   FROTA_ASSIGN_OR_RETURN(
-      auto rows,
-      db.Query(fmt::format(
-          "SELECT count(*) FROM duckdb_columns() WHERE table_name = {} AND column_name = {}",
-          Quote(table), Quote(column))));
+      auto rows, db.Query(fmt::format(
+                     "SELECT count(*) FROM information_schema.columns WHERE table_name = {} AND "
+                     "column_name = {}",
+                     Quote(table), Quote(column))));
   return rows.Int64(0, 0) > 0;
 }
 
@@ -410,15 +410,17 @@ base::Status ScoreStops(sink::DuckDbConnection& db, const Truth& truth,
   for (const auto& s : truth.stops) {
     by_bus[s.vehicle_id].first.push_back({s.start_us, s.end_us, TruePlace(s), s.route_id});
   }
-  FROTA_ASSIGN_OR_RETURN(const bool has_place, HasColumn(db, "stops", "place"));
+  // The place is the read view's (stop_rows); a database with older views has
+  // near_terminal alone.
+  FROTA_ASSIGN_OR_RETURN(const bool has_place, HasColumn(db, "stop_rows", "place"));
   FROTA_ASSIGN_OR_RETURN(
       auto rows,
       db.Query(fmt::format(
-          "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false), {} FROM stops "
+          "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false), {} FROM {} "
           "WHERE feed_id = {} ORDER BY vehicle_id, start_time",
           has_place ? "coalesce(place, 'en_route')"
                     : "CASE WHEN near_terminal THEN 'terminal' ELSE 'en_route' END",
-          Quote(truth.feed_id))));
+          has_place ? "stop_rows" : "stops", Quote(truth.feed_id))));
   const auto min_us = static_cast<std::int64_t>(options.min_stop_s * 1e6);
   for (std::size_t r = 0; r < rows.rows(); ++r) {
     const ScoredStop found{rows.TimestampMicros(r, 1), rows.TimestampMicros(r, 2),

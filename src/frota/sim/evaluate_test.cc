@@ -211,7 +211,8 @@ std::unique_ptr<sink::DuckDbConnection> StopsDatabase() {
   EXPECT_TRUE(db.ok());
   EXPECT_TRUE((*db)
                   ->Execute("CREATE TABLE stops (feed_id VARCHAR, vehicle_id VARCHAR, start_time "
-                            "TIMESTAMP, end_time TIMESTAMP, near_terminal BOOLEAN, place VARCHAR)")
+                            "TIMESTAMP, end_time TIMESTAMP, near_terminal BOOLEAN, place VARCHAR);"
+                            "CREATE VIEW stop_rows AS SELECT * FROM stops")
                   .ok());
   return std::move(*db);
 }

@@ -38,8 +38,8 @@ const std::vector<ExportTable>& ExportTables() {
       FromCatalog(model::Table<model::TripRow>::kSpec),
       FromCatalog(model::Table<model::QualityRow>::kSpec),
       {"duplicate_slots",
-       "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
-       "ORDER BY feed_id, trip_start_date, trip_id"},
+       "SELECT feed_id, trip_start_date, trip_id, trip_start_time, vehicles, vehicle_ids "
+       "FROM duplicate_slots ORDER BY feed_id, trip_start_date, trip_id, trip_start_time"},
       FromCatalog(model::Table<model::PollRow>::kSpec),
       FromCatalog(model::Table<model::AircraftPositionRow>::kSpec),
   };

@@ -188,15 +188,24 @@ SELECT k.feed_id, k.vehicle_id, tk.trip_id, tk.trip_start_date,
        t.last_lat, t.last_lon, t.positions, t.distance_mm,
        round(t.distance_mm::DOUBLE / 1000, 3) AS distance_m,
        round(epoch(make_timestamp(t.last_us) - make_timestamp(t.first_us))::DOUBLE, 6)
-         AS duration_s
+         AS duration_s,
+       -- A schedule slot of the plan (semantics §4 quality): a scheduled trip of it, a
+       -- frequency trip only with the feed's start time; NULL without a plan.
+       CASE WHEN getvariable('has_plan')
+            THEN coalesce((SELECT NOT p.frequency OR t.trip_start_time <> '' FROM plan_trips p
+                           WHERE p.trip_id = tk.trip_id), false) END AS plan_slot
 FROM trips t JOIN vehicle_keys k USING (vehicle_key) JOIN trip_keys tk USING (trip_key);
 
--- duplicate slots: (trip_id, trip_start_date) observed in trips of two or more vehicles.
+-- duplicate slots: a slot of the plan (trip_id, trip_start_date, trip_start_time: a
+-- scheduled trip's start time is the plan's or empty) observed in trips of two or more
+-- vehicles; without a plan every (trip_id, trip_start_date, trip_start_time) counts.
 CREATE OR REPLACE TABLE batch_duplicate_slots AS
-SELECT feed_id, trip_start_date, trip_id, count(DISTINCT vehicle_id)::BIGINT AS vehicles,
+SELECT feed_id, trip_start_date, trip_id, trip_start_time,
+       count(DISTINCT vehicle_id)::BIGINT AS vehicles,
        string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids
 FROM batch_trips
-GROUP BY feed_id, trip_start_date, trip_id
+WHERE coalesce(plan_slot, true)
+GROUP BY feed_id, trip_start_date, trip_id, trip_start_time
 HAVING count(DISTINCT vehicle_id) >= 2;
 
 -- rejected: every refused record, with its reason and detail.

@@ -11,3 +11,7 @@ ALTER TABLE speed_lines ALTER COLUMN implausible_segments DROP DEFAULT;
 INSERT INTO rules
 SELECT replace(key, 'max_speed_kmh.', 'max_segment_speed_kmh.'), value FROM rules
 WHERE key LIKE 'max_speed_kmh.%';
+
+-- trips.plan_slot: whether the trip is a schedule slot of the static GTFS (DuckDB:
+-- schema_v9.sql); NULL without one and for trips written before it.
+ALTER TABLE trips ADD COLUMN plan_slot boolean;

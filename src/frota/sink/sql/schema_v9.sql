@@ -1,4 +1,4 @@
--- Version 9: speeds a planner trusts. A segment implying more than its mode's plausible top
+-- Version 9: speeds a planner trusts, and schedule slots only where the plan has them. A segment implying more than its mode's plausible top
 -- speed (rule max_segment_speed_kmh.<mode>, 90 km/h for bus and BRT by default) is a GPS
 -- glitch that rule 6 let through; it no longer enters speed_cells' and speed_lines' sums and
 -- is counted in implausible_segments instead. The tables are made anew with the column (an
@@ -44,3 +44,9 @@ ALTER TABLE speed_lines_v9 RENAME TO speed_lines;
 INSERT INTO rules
 SELECT replace(key, 'max_speed_kmh.', 'max_segment_speed_kmh.'), value FROM rules
 WHERE key LIKE 'max_speed_kmh.%';
+
+-- Slots only where the plan has them: trips.plan_slot says whether the trip is a schedule
+-- slot of the static GTFS (a scheduled trip; a frequency trip only with the feed's start
+-- time); NULL without a GTFS, and for trips written before it (the duplicate_slots view
+-- counts those as it always did).
+ALTER TABLE trips ADD COLUMN plan_slot BOOLEAN;

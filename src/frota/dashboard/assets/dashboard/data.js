@@ -91,7 +91,8 @@
       duration: S.duration_s,
       lat: S.lat.map((v) => G.lat0 + v * G.step_deg),
       lon: S.lon.map((v) => G.lon0 + v * G.step_deg),
-      terminal: S.near_terminal,
+      // 1 at a terminal, 0 away, 2 at a depot (the place; older files: near_terminal).
+      terminal: S.place && S.place.some((v) => v !== null) ? S.place : S.near_terminal,
     };
     d.stops.cell = d.stops.lat.map((lat, i) => Math.floor(d.stops.lon[i] / d.cellSize) + "," + Math.floor(lat / d.cellSize));
 
