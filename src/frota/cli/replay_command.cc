@@ -181,13 +181,18 @@ int RunReplayCommand(ReplayFlags& flags) {
   if (const int code = WriteReport(flags.report, json); code != kExitOk) {
     return code;
   }
-  std::int64_t rejected = 0;
+  // Refusals as the dashboard counts them: errors (every reason but duplicate) and
+  // duplicates (rule 5, not an error) apart.
+  std::int64_t errors = 0;
+  std::int64_t duplicates = 0;
   for (const auto& [reason, n] : report->rejected) {
-    rejected += n;
+    (reason == model::RejectReasonName(model::RejectReason::kDuplicate) ? duplicates : errors) += n;
   }
-  spdlog::info("replay done records={} accepted={} rejected={} epochs={} seconds={:.2f} db={}",
-               report->records, report->accepted, rejected, report->epochs, report->duration_s,
-               flags.postgres.empty() ? flags.db : sink::PgConnection::Describe(flags.postgres));
+  spdlog::info(
+      "replay done records={} accepted={} rejected={} duplicates={} epochs={} seconds={:.2f} "
+      "db={}",
+      report->records, report->accepted, errors, duplicates, report->epochs, report->duration_s,
+      flags.postgres.empty() ? flags.db : sink::PgConnection::Describe(flags.postgres));
   return kExitOk;
 }
 
