@@ -117,6 +117,7 @@ struct SpeedCellRow {
   int hour;
   int32_t x, y;
   int64_t distance_mm, duration_us;
+  int64_t segments;
 };
 struct StopRow {
   std::string feed, vehicle, mode, route;

@@ -40,6 +40,8 @@
     d.chCell = new Int32Array(n);
     d.chDist = new Float64Array(C.distance_m);
     d.chDur = new Float64Array(C.duration_s);
+    // Segments behind each cell-hour (older files: unknown, so never hatched).
+    d.chSeg = C.segments ? new Float64Array(C.segments) : null;
     let k = 0;
     for (let g = 0; g < C.group_len.length; g++) {
       let cell = 0;
