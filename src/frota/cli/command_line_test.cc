@@ -29,6 +29,12 @@ TEST(CommandLine, AnUnknownSubcommandIsNamedWithTheNearestOne) {
   EXPECT_NE(after_option.err.find("unknown subcommand 'headway'; did you mean 'headways'?"),
             std::string::npos)
       << after_option.err;
+  // After a flag, the next word is the subcommand: a known one runs.
+  const auto after_flag = Frota({"--quiet", "repaly"});
+  EXPECT_NE(after_flag.err.find("unknown subcommand 'repaly'"), std::string::npos)
+      << after_flag.err;
+  const auto known = Frota({"-q", "version"});
+  EXPECT_EQ(known.exit_code, 0) << known.err;
   // Nothing near: no suggestion.
   const auto far = Frota({"frobnicate"});
   EXPECT_EQ(far.exit_code, 2);

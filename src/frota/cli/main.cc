@@ -43,7 +43,8 @@ std::string SubcommandWord(const CLI::App& app, int argc, char** argv) {
       return std::string(word);
     }
     const auto* option = app.get_option_no_throw(std::string(word.substr(0, word.find('='))));
-    if (option != nullptr && option->get_type_size() != 0 && word.find('=') == word.npos) {
+    // A flag expects no item (CLI11's expected(0)); an option with a value takes the next word.
+    if (option != nullptr && option->get_items_expected_max() > 0 && word.find('=') == word.npos) {
       ++i;  // its value
     }
   }
