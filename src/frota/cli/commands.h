@@ -18,14 +18,15 @@ void AddSimulateCommand(CLI::App& app, CommandMain& run);
 void AddEvaluateCommand(CLI::App& app, CommandMain& run);
 void AddCollectCommand(CLI::App& app, CommandMain& run);
 void AddRunCommand(CLI::App& app, CommandMain& run);
+void AddFeedServerCommand(CLI::App& app, CommandMain& run);
 void AddStatusCommand(CLI::App& app, CommandMain& run);
 void AddVersionCommand(CLI::App& app, CommandMain& run);
 
 inline constexpr CommandRegistrar kCommands[] = {
-    AddDemoCommand,   AddInspectCommand,   AddGtfsInfoCommand,  AddReplayCommand,
-    AddExportCommand, AddDashboardCommand, AddReconcileCommand, AddHeadwaysCommand,
-    AddServeCommand,  AddSimulateCommand,  AddEvaluateCommand,  AddCollectCommand,
-    AddRunCommand,    AddStatusCommand,    AddVersionCommand,
+    AddDemoCommand,   AddInspectCommand,    AddGtfsInfoCommand,  AddReplayCommand,
+    AddExportCommand, AddDashboardCommand,  AddReconcileCommand, AddHeadwaysCommand,
+    AddServeCommand,  AddSimulateCommand,   AddEvaluateCommand,  AddCollectCommand,
+    AddRunCommand,    AddFeedServerCommand, AddStatusCommand,    AddVersionCommand,
 };
 
 }  // namespace frota::cli

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <ctime>
 
+#include "frota/collect/feed_server.h"
+
 namespace frota::collect::testing {
 
 namespace {
@@ -115,134 +117,125 @@ FaultServer::FaultServer(std::function<base::Timestamp()> now)
                         R"(","expires_in":1800,"token_type":"Bearer"})",
                     "application/json");
   });
-  server_->Get(R"(/feed/([A-Za-z0-9_.-]+))", [this](const httplib::Request& req,
-                                                    httplib::Response& res) {
-    const std::string feed = req.matches[1];
-    ServedRequest served;
-    served.at = now_();
-    served.conditional = req.has_header("If-None-Match") || req.has_header("If-Modified-Since");
-    served.authorization = req.get_header_value("Authorization");
-    std::unique_lock lock(mutex_);
-    auto it = feeds_.find(feed);
-    if (it == feeds_.end()) {
-      res.status = 404;
-      return;
-    }
-    State& state = it->second;
-    Fault fault = state.script.otherwise;
-    if (!state.script.script.empty()) {
-      fault = state.script.script.front();
-      state.script.script.pop_front();
-    }
-    served.fault = fault;
-    const auto& variants = state.script.variants;
-    auto etag_of = [](std::size_t v) { return fmt::format("\"v{}\"", v); };
-    auto serve_variant = [&](std::size_t v) {
-      served.status = 200;
-      served.variant = v;
-      if (state.script.keep_bodies) {
-        served.body = variants[v];
-      }
-      state.last_variant = v;
-      res.set_header("ETag", etag_of(v));
-      res.set_header("Last-Modified", HttpDate(served.at));
-      res.set_content(variants[v], state.script.content_type);
-    };
-    auto next_variant = [&] {
-      const std::size_t v = state.next_variant;
-      state.next_variant = (state.next_variant + 1) % variants.size();
-      return v;
-    };
-    int slow_ms = 0;
-    switch (fault) {
-      case Fault::kOk:
-        serve_variant(next_variant());
-        break;
-      case Fault::kRepeat:
-        serve_variant(state.last_variant.value_or(0));
-        break;
-      case Fault::kSlow:
-        slow_ms = state.script.slow_ms;
-        serve_variant(next_variant());
-        break;
-      case Fault::kServerError:
-        served.status = 500;
-        res.status = 500;
-        res.set_content("Internal Server Error", "text/plain");
-        break;
-      case Fault::kUnavailable:
-        served.status = 503;
-        res.status = 503;
-        res.set_content("Service Unavailable", "text/plain");
-        break;
-      case Fault::kRateLimitSeconds:
-        served.status = 429;
-        res.status = 429;
-        res.set_header("Retry-After", std::to_string(state.script.retry_after_s));
-        break;
-      case Fault::kRateLimitDate:
-        served.status = 429;
-        res.status = 429;
-        res.set_header("Retry-After",
-                       HttpDate(served.at + std::chrono::seconds(state.script.retry_after_s)));
-        break;
-      case Fault::kRateLimitOpenSky:
-        served.status = 429;
-        res.status = 429;
-        res.set_header("X-Rate-Limit-Retry-After-Seconds",
-                       std::to_string(state.script.retry_after_s));
-        break;
-      case Fault::kRateLimitBare:
-        served.status = 429;
-        res.status = 429;
-        break;
-      case Fault::kNotFound:
-        served.status = 404;
-        res.status = 404;
-        res.set_content("not here", "text/plain");
-        break;
-      case Fault::kTruncated: {
-        served.status = 200;
-        auto body = std::make_shared<std::string>(variants[next_variant()]);
-        res.set_content_provider(body->size(), "application/octet-stream",
-                                 [body](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-                                   if (offset == 0) {
-                                     sink.write(body->data(), body->size() / 2);
-                                     return true;
-                                   }
-                                   return false;  // closes the connection mid-body
-                                 });
-        break;
-      }
-      case Fault::kEmpty:
-        served.status = 200;
-        served.body.clear();
-        res.set_content("", state.script.content_type);
-        break;
-      case Fault::kHtml:
-        served.status = 200;
-        served.body =
-            "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad "
-            "Gateway</h1></body></html>";
-        res.set_content(served.body, "text/html");
-        break;
-      case Fault::kNotModified:
-        if (state.last_variant &&
-            req.get_header_value("If-None-Match") == etag_of(*state.last_variant)) {
-          served.status = 304;
-          res.status = 304;
-        } else {
-          served.fault = Fault::kOk;
-          serve_variant(next_variant());
+  server_->Get(
+      R"(/feed/([A-Za-z0-9_.-]+))", [this](const httplib::Request& req, httplib::Response& res) {
+        const std::string feed = req.matches[1];
+        ServedRequest served;
+        served.at = now_();
+        served.conditional = req.has_header("If-None-Match") || req.has_header("If-Modified-Since");
+        served.authorization = req.get_header_value("Authorization");
+        std::unique_lock lock(mutex_);
+        auto it = feeds_.find(feed);
+        if (it == feeds_.end()) {
+          res.status = 404;
+          return;
         }
-        break;
-    }
-    state.served.push_back(served);
-    lock.unlock();
-    if (slow_ms > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
-    }
-  });
+        State& state = it->second;
+        Fault fault = state.script.otherwise;
+        if (!state.script.script.empty()) {
+          fault = state.script.script.front();
+          state.script.script.pop_front();
+        }
+        served.fault = fault;
+        const auto& variants = state.script.variants;
+        auto etag_of = [](std::size_t v) { return fmt::format("\"v{}\"", v); };
+        auto serve_variant = [&](std::size_t v) {
+          served.status = 200;
+          served.variant = v;
+          if (state.script.keep_bodies) {
+            served.body = variants[v];
+          }
+          state.last_variant = v;
+          res.set_header("ETag", etag_of(v));
+          res.set_header("Last-Modified", HttpDate(served.at));
+          res.set_content(variants[v], state.script.content_type);
+        };
+        auto next_variant = [&] {
+          const std::size_t v = state.next_variant;
+          state.next_variant = (state.next_variant + 1) % variants.size();
+          return v;
+        };
+        int slow_ms = 0;
+        switch (fault) {
+          case Fault::kOk:
+            serve_variant(next_variant());
+            break;
+          case Fault::kRepeat:
+            serve_variant(state.last_variant.value_or(0));
+            break;
+          case Fault::kSlow:
+            slow_ms = state.script.slow_ms;
+            serve_variant(next_variant());
+            break;
+          case Fault::kServerError:
+            served.status = 500;
+            res.status = 500;
+            res.set_content("Internal Server Error", "text/plain");
+            break;
+          case Fault::kUnavailable:
+            served.status = 503;
+            res.status = 503;
+            res.set_content("Service Unavailable", "text/plain");
+            break;
+          case Fault::kRateLimitSeconds:
+            served.status = 429;
+            res.status = 429;
+            res.set_header("Retry-After", std::to_string(state.script.retry_after_s));
+            break;
+          case Fault::kRateLimitDate:
+            served.status = 429;
+            res.status = 429;
+            res.set_header("Retry-After",
+                           HttpDate(served.at + std::chrono::seconds(state.script.retry_after_s)));
+            break;
+          case Fault::kRateLimitOpenSky:
+            served.status = 429;
+            res.status = 429;
+            res.set_header("X-Rate-Limit-Retry-After-Seconds",
+                           std::to_string(state.script.retry_after_s));
+            break;
+          case Fault::kRateLimitBare:
+            served.status = 429;
+            res.status = 429;
+            break;
+          case Fault::kNotFound:
+            served.status = 404;
+            res.status = 404;
+            res.set_content("not here", "text/plain");
+            break;
+          case Fault::kTruncated:
+            served.status = 200;
+            SetTruncatedBody(res, variants[next_variant()], "application/octet-stream");
+            break;
+          case Fault::kEmpty:
+            served.status = 200;
+            served.body.clear();
+            res.set_content("", state.script.content_type);
+            break;
+          case Fault::kHtml:
+            served.status = 200;
+            served.body =
+                "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad "
+                "Gateway</h1></body></html>";
+            res.set_content(served.body, "text/html");
+            break;
+          case Fault::kNotModified:
+            if (state.last_variant &&
+                req.get_header_value("If-None-Match") == etag_of(*state.last_variant)) {
+              served.status = 304;
+              res.status = 304;
+            } else {
+              served.fault = Fault::kOk;
+              serve_variant(next_variant());
+            }
+            break;
+        }
+        state.served.push_back(served);
+        lock.unlock();
+        if (slow_ms > 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
+        }
+      });
   port_ = server_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   while (!server_->is_running()) {
