@@ -112,17 +112,16 @@ base::Status Builder::ReadSpeedLines() {
 }
 
 base::Status Builder::ReadSpeedCells() {
-  FROTA_ASSIGN_OR_RETURN(
-      auto r, Query(db_, "speed_cells",
-                    "SELECT mode, hour, cell_x, cell_y, sum(distance_mm)::BIGINT, "
-                    "sum(duration_us)::BIGINT, sum(segments)::BIGINT FROM speed_cells "
-                    "GROUP BY ALL HAVING sum(segments) > 0 ORDER BY ALL"));
+  FROTA_ASSIGN_OR_RETURN(auto r,
+                         Query(db_, "speed_cells",
+                               "SELECT mode, hour, cell_x, cell_y, sum(distance_mm)::BIGINT, "
+                               "sum(duration_us)::BIGINT, sum(segments)::BIGINT FROM speed_cells "
+                               "GROUP BY ALL HAVING sum(segments) > 0 ORDER BY ALL"));
   speed_cells_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
-    speed_cells_.push_back({r.String(i, 0), static_cast<int>(r.Int64(i, 1)),
-                            static_cast<int32_t>(r.Int64(i, 2)),
-                            static_cast<int32_t>(r.Int64(i, 3)), r.Int64(i, 4), r.Int64(i, 5),
-                            r.Int64(i, 6)});
+    speed_cells_.push_back(
+        {r.String(i, 0), static_cast<int>(r.Int64(i, 1)), static_cast<int32_t>(r.Int64(i, 2)),
+         static_cast<int32_t>(r.Int64(i, 3)), r.Int64(i, 4), r.Int64(i, 5), r.Int64(i, 6)});
   }
   return base::Status::Ok();
 }

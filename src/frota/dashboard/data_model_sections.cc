@@ -231,9 +231,8 @@ Json Builder::CellsSection() const {
   std::vector<Entry> entries;
   entries.reserve(speed_cells_.size());
   for (const auto& c : speed_cells_) {
-    entries.push_back(
-        {*modes_.Find(c.mode), c.hour, cell_index.at({c.y, c.x}), c.distance_mm, c.duration_us,
-         c.segments});
+    entries.push_back({*modes_.Find(c.mode), c.hour, cell_index.at({c.y, c.x}), c.distance_mm,
+                       c.duration_us, c.segments});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.mode, a.hour, a.cell) < std::tie(b.mode, b.hour, b.cell);
