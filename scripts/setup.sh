@@ -40,6 +40,8 @@ packages=(
   chromium
   # process measurement for benchmarks
   time
+  # promtool (tests/validators: `promtool check metrics` on every /metrics endpoint)
+  prometheus
   # `scripts/containers.sh config` checks compose.yaml against the Compose file format
   docker-compose
   # the service scripts pick free ports with python3; bench/compare's harness and its
@@ -70,6 +72,8 @@ fi
 
 "$root/scripts/fetch_duckdb.sh"
 "$root/scripts/services/kafka.sh" fetch  # broker jars for the integration tests, cached
+# The validators the tests run on frota's outputs (PyPI, pinned): tests/validators/README.md
+"$root/tests/validators/venv.sh" >/dev/null
 
 
 if ((build)); then

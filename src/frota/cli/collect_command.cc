@@ -399,6 +399,11 @@ int RunCollect(const CollectFlags& flags, bool process) {
     }
     serve::ServerOptions serve_options;
     serve_options.listen = flags.serve;
+    auto vehicle_feed = serve::LoadVehicleFeed(flags.gtfs);
+    if (!vehicle_feed.ok()) {
+      return ReportError(vehicle_feed.error());
+    }
+    serve_options.vehicle_feed = std::move(*vehicle_feed);
     server = std::make_unique<serve::Server>(std::move(*store), serve_options);
     if (const auto started = server->Start(); !started.ok()) {
       return ReportError(started.error());
@@ -414,7 +419,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
   auto& lag =
       metrics.GetGauge("frota_engine_watermark_lag_seconds", "Wall-clock time minus the watermark");
   auto& commit_seconds =
-      metrics.GetGauge("frota_engine_epoch_commit_seconds", "Duration of the last epoch commit");
+      metrics.GetHistogram("frota_engine_epoch_commit_seconds", "Duration of the epoch commits",
+                           collect::DurationBuckets());
   auto& epochs = metrics.GetCounter("frota_engine_epochs_total", "Epochs committed");
   auto& records = metrics.GetCounter("frota_engine_records_total", "Records offered to the jobs");
   std::atomic<bool> collector_done{false};
@@ -429,7 +435,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   live.stopping = [&] { return collector_done.load(); };
   live.ingest_floor = [c] { return std::optional<base::Timestamp>(c->IngestFloor()); };
   live.after_commit = [&, c](const runner::LiveEpoch& e) {
-    commit_seconds.Set(e.commit_seconds);
+    commit_seconds.Observe(e.commit_seconds);
     epochs.Add();
     records.Add(static_cast<double>(e.records));
     if (e.watermark != base::Timestamp::min()) {

@@ -18,6 +18,7 @@ namespace {
 struct ServeFlags {
   std::string db;
   std::string postgres;
+  std::string gtfs;
   std::string listen = "127.0.0.1:8080";
 };
 
@@ -40,6 +41,11 @@ int RunServe(const ServeFlags& flags) {
   }
   serve::ServerOptions options;
   options.listen = flags.listen;
+  auto vehicle_feed = serve::LoadVehicleFeed(flags.gtfs);
+  if (!vehicle_feed.ok()) {
+    return ReportError(vehicle_feed.error());
+  }
+  options.vehicle_feed = std::move(*vehicle_feed);
   serve::Server server(std::move(*store), options);
   if (const auto started = server.Start(); !started.ok()) {
     return ReportError(started.error());
@@ -64,6 +70,9 @@ void AddServeCommand(CLI::App& app, CommandMain& run) {
   auto* db = sub->add_option("--db", flags->db, "DuckDB database written by replay or run");
   auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   db->excludes(pg);
+  sub->add_option("--gtfs", flags->gtfs,
+                  "Static GTFS (zip or folder) the jobs ran with: the GTFS-RT feed's routes, "
+                  "trips and stops");
   sub->add_option("--listen", flags->listen,
                   "HOST:PORT to serve on (PORT 0: any free port, printed on stdout)")
       ->default_val("127.0.0.1:8080");

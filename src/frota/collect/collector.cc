@@ -141,6 +141,11 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
   c->start_fds_ = OpenFileDescriptors();
   c->rss_gauge_ = &c->metrics_.GetGauge("frota_process_resident_memory_bytes", "Resident set size");
   c->fds_gauge_ = &c->metrics_.GetGauge("frota_process_open_fds", "Open file descriptors");
+  // Read at every scrape: a value set at each flush would say 0 until the first.
+  c->metrics_.OnRender([rss = c->rss_gauge_, fds = c->fds_gauge_] {
+    rss->Set(static_cast<double>(base::CurrentRssBytes()));
+    fds->Set(static_cast<double>(OpenFileDescriptors()));
+  });
   spdlog::info("collector started run_id={} feeds={} archive={}", c->run_id_, c->pollers_.size(),
                c->config_.archive.string());
   return c;

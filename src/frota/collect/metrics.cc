@@ -4,6 +4,7 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace frota::collect {
@@ -52,14 +53,48 @@ std::string FormatValue(double v) {
 
 }  // namespace
 
+Histogram::Histogram(std::vector<double> bounds)
+    : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+
+void Histogram::Observe(double v) {
+  const std::size_t bucket = static_cast<std::size_t>(
+      std::lower_bound(bounds_.begin(), bounds_.end(), v) - bounds_.begin());
+  const std::lock_guard lock(mutex_);
+  ++counts_[bucket];
+  sum_ += v;
+  ++count_;
+}
+
+Histogram::Snapshot Histogram::Read() const {
+  const std::lock_guard lock(mutex_);
+  Snapshot out;
+  std::uint64_t running = 0;
+  for (const std::uint64_t n : counts_) {
+    running += n;
+    out.cumulative.push_back(running);
+  }
+  out.sum = sum_;
+  out.count = count_;
+  return out;
+}
+
+std::vector<double> DurationBuckets() {
+  return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+}
+
+MetricsRegistry::Family& MetricsRegistry::FamilyOf(std::string_view name, std::string_view help,
+                                                   Type type) {
+  auto it = families_.find(name);
+  if (it == families_.end()) {
+    it = families_.emplace(std::string(name), Family{std::string(help), type, {}, {}, {}}).first;
+  }
+  return it->second;
+}
+
 Counter& MetricsRegistry::GetCounter(std::string_view name, std::string_view help,
                                      const Labels& labels) {
   const std::lock_guard lock(mutex_);
-  auto it = families_.find(name);
-  if (it == families_.end()) {
-    it = families_.emplace(std::string(name), Family{std::string(help), true, {}, {}}).first;
-  }
-  auto& slot = it->second.counters[RenderLabels(labels)];
+  auto& slot = FamilyOf(name, help, Type::kCounter).counters[RenderLabels(labels)];
   if (!slot) {
     slot = std::make_unique<Counter>();
   }
@@ -69,15 +104,27 @@ Counter& MetricsRegistry::GetCounter(std::string_view name, std::string_view hel
 Gauge& MetricsRegistry::GetGauge(std::string_view name, std::string_view help,
                                  const Labels& labels) {
   const std::lock_guard lock(mutex_);
-  auto it = families_.find(name);
-  if (it == families_.end()) {
-    it = families_.emplace(std::string(name), Family{std::string(help), false, {}, {}}).first;
-  }
-  auto& slot = it->second.gauges[RenderLabels(labels)];
+  auto& slot = FamilyOf(name, help, Type::kGauge).gauges[RenderLabels(labels)];
   if (!slot) {
     slot = std::make_unique<Gauge>();
   }
   return *slot;
+}
+
+Histogram& MetricsRegistry::GetHistogram(std::string_view name, std::string_view help,
+                                         const std::vector<double>& bounds, const Labels& labels) {
+  const std::lock_guard lock(mutex_);
+  Family& family = FamilyOf(name, help, Type::kHistogram);
+  auto& slot = family.histograms[RenderLabels(labels)];
+  if (!slot) {
+    slot = std::make_unique<Histogram>(bounds);
+  }
+  return *slot;
+}
+
+void MetricsRegistry::OnRender(std::function<void()> refresh) {
+  const std::lock_guard lock(mutex_);
+  refreshers_.push_back(std::move(refresh));
 }
 
 double MetricsRegistry::Value(std::string_view name, const Labels& labels) const {
@@ -93,20 +140,59 @@ double MetricsRegistry::Value(std::string_view name, const Labels& labels) const
   if (const auto g = it->second.gauges.find(key); g != it->second.gauges.end()) {
     return g->second->value();
   }
+  if (const auto h = it->second.histograms.find(key); h != it->second.histograms.end()) {
+    return static_cast<double>(h->second->Read().count);
+  }
   return 0;
 }
 
+namespace {
+
+// `name{labels,le="bound"}`: the bucket label joins the sample's own.
+std::string BucketLabels(const std::string& labels, const std::string& le) {
+  const std::string bound = fmt::format("le=\"{}\"", le);
+  return labels.empty() ? "{" + bound + "}"
+                        : labels.substr(0, labels.size() - 1) + "," + bound + "}";
+}
+
+void RenderHistogram(std::string& out, const std::string& name, const std::string& labels,
+                     const Histogram& histogram) {
+  const Histogram::Snapshot s = histogram.Read();
+  for (std::size_t i = 0; i < s.cumulative.size(); ++i) {
+    const std::string le =
+        i < histogram.bounds().size() ? FormatValue(histogram.bounds()[i]) : std::string("+Inf");
+    out += fmt::format("{}_bucket{} {}\n", name, BucketLabels(labels, le), s.cumulative[i]);
+  }
+  out += fmt::format("{}_sum{} {}\n{}_count{} {}\n", name, labels, FormatValue(s.sum), name, labels,
+                     s.count);
+}
+
+}  // namespace
+
 std::string MetricsRegistry::Render() const {
+  std::vector<std::function<void()>> refreshers;
+  {
+    const std::lock_guard lock(mutex_);
+    refreshers = refreshers_;
+  }
+  for (const auto& refresh : refreshers) {
+    refresh();
+  }
   const std::lock_guard lock(mutex_);
   std::string out;
   for (const auto& [name, family] : families_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, family.help, name,
-                       family.counter ? "counter" : "gauge");
+    const char* type = family.type == Type::kCounter ? "counter"
+                       : family.type == Type::kGauge ? "gauge"
+                                                     : "histogram";
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, family.help, name, type);
     for (const auto& [labels, counter] : family.counters) {
       out += fmt::format("{}{} {}\n", name, labels, FormatValue(counter->value()));
     }
     for (const auto& [labels, gauge] : family.gauges) {
       out += fmt::format("{}{} {}\n", name, labels, FormatValue(gauge->value()));
+    }
+    for (const auto& [labels, histogram] : family.histograms) {
+      RenderHistogram(out, name, labels, *histogram);
     }
   }
   return out;

@@ -47,28 +47,66 @@ class Gauge {
   std::atomic<double> value_{0};
 };
 
+/// Observations counted in cumulative buckets (Prometheus's histogram: `_bucket{le}`,
+/// `_sum`, `_count`). Thread-safe.
+class Histogram {
+ public:
+  /// Upper bounds, increasing; +Inf is implied.
+  explicit Histogram(std::vector<double> bounds);
+  void Observe(double v);
+  /// Cumulative counts per bound and then +Inf, the sum and the count, read together.
+  struct Snapshot {
+    std::vector<std::uint64_t> cumulative;
+    double sum = 0;
+    std::uint64_t count = 0;
+  };
+  [[nodiscard]] Snapshot Read() const;
+  [[nodiscard]] const std::vector<double>& bounds() const { return bounds_; }
+
+ private:
+  std::vector<double> bounds_;
+  mutable std::mutex mutex_;
+  std::vector<std::uint64_t> counts_;  // per bucket, +Inf last (not cumulative)
+  double sum_ = 0;
+  std::uint64_t count_ = 0;
+};
+
+/// Bucket bounds in seconds for durations from milliseconds to a minute: HTTP requests,
+/// epoch commits.
+std::vector<double> DurationBuckets();
+
 /// Named metric families, each with samples per label set, rendered in Prometheus's text
-/// exposition format (version 0.0.4).
+/// exposition format (version 0.0.4), which `promtool check metrics` accepts.
 ///
 /// Samples live as long as the registry, so callers keep the references returned by
-/// GetCounter/GetGauge and update them without locking. Thread-safe.
+/// GetCounter/GetGauge/GetHistogram and update them without locking. Thread-safe.
 class MetricsRegistry {
  public:
   Counter& GetCounter(std::string_view name, std::string_view help, const Labels& labels = {});
   Gauge& GetGauge(std::string_view name, std::string_view help, const Labels& labels = {});
+  /// Every sample of a family should be given the same bounds.
+  Histogram& GetHistogram(std::string_view name, std::string_view help,
+                          const std::vector<double>& bounds, const Labels& labels = {});
+  /// Called at each Render, before the samples are read: values that are read rather than
+  /// counted (the process's resident memory and open files) are current at every scrape.
+  void OnRender(std::function<void()> refresh);
   /// The current value of a sample, 0 when it does not exist (tests, reports).
   [[nodiscard]] double Value(std::string_view name, const Labels& labels = {}) const;
   [[nodiscard]] std::string Render() const;
 
  private:
+  enum class Type : std::uint8_t { kCounter, kGauge, kHistogram };
   struct Family {
     std::string help;
-    bool counter = true;
+    Type type = Type::kCounter;
     std::map<std::string, std::unique_ptr<Counter>> counters;  // by rendered labels
     std::map<std::string, std::unique_ptr<Gauge>> gauges;
+    std::map<std::string, std::unique_ptr<Histogram>> histograms;
   };
+  Family& FamilyOf(std::string_view name, std::string_view help, Type type);
   mutable std::mutex mutex_;
   std::map<std::string, Family, std::less<>> families_;
+  std::vector<std::function<void()>> refreshers_;
 };
 
 /// Serves GET /metrics (the registry) and GET /healthz (a JSON document from `health`,

@@ -76,8 +76,9 @@ struct FeedPoller::Meters {
     last_success = &r.GetGauge("frota_collect_last_success_timestamp_seconds",
                                "Unix time of the last 200 or 304", labels);
     up = &r.GetGauge("frota_collect_up", "1 when the last request of the feed succeeded", labels);
-    duration = &r.GetGauge("frota_collect_request_duration_seconds", "Duration of the last request",
-                           labels);
+    duration =
+        &r.GetHistogram("frota_collect_request_duration_seconds",
+                        "Duration of the HTTP requests to the feed", DurationBuckets(), labels);
     for (const auto kind : kAllFailureKinds) {
       failures[static_cast<int>(kind)] =
           &r.GetCounter("frota_collect_failures_total", "Failed requests by kind",
@@ -105,7 +106,7 @@ struct FeedPoller::Meters {
   Counter* journal_errors;
   Gauge* last_success;
   Gauge* up;
-  Gauge* duration;
+  Histogram* duration;
   std::map<int, Counter*> failures;
 };
 
@@ -327,7 +328,7 @@ void FeedPoller::Step() {
   } else {
     response = client_->Fetch(*request);
   }
-  meters_->duration->Set(static_cast<double>(response.duration.count()) / 1e6);
+  meters_->duration->Observe(static_cast<double>(response.duration.count()) / 1e6);
   poll_.http_status = response.status;
   poll_.bytes = static_cast<std::int64_t>(response.body.size());
   poll_.duration_ms = Millis(response.duration);

@@ -332,6 +332,10 @@ class FeedLoader {
       FROTA_RETURN_IF_ERROR(Unique(feed_.stop_index_, table, id, stop_id, feed_.stops_.size()));
       Stop stop{std::string(stop_id), std::string(table.Text(name)), NAN, NAN};
       const std::string_view type = TrimSpaces(table.Text(location_type));
+      if (!type.empty()) {
+        FROTA_ASSIGN_OR_RETURN(const std::int64_t kind, table.Integer(*location_type, 0, 4));
+        stop.location_type = static_cast<std::int8_t>(kind);
+      }
       // Generic nodes (3) and boarding areas (4) may omit their coordinates.
       const bool may_omit = type == "3" || type == "4";
       if (!may_omit || !TrimSpaces(table.Text(lat)).empty()) {

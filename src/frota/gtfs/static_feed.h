@@ -55,6 +55,9 @@ struct Stop {
   std::string name;
   double lat = 0;  // NaN for generic nodes and boarding areas that omit coordinates
   double lon = 0;
+  /// 0 (or empty): a stop or platform; 1 station, 2 entrance, 3 generic node, 4 boarding
+  /// area. Only location_type 0 is where a vehicle stops (GTFS-RT VehiclePosition.stop_id).
+  std::int8_t location_type = 0;
 };
 
 struct Frequency {

@@ -169,6 +169,9 @@ TEST(StaticFeedBrt2022, KnowsRoutesTripsShapesAndFirstStops) {
   EXPECT_EQ(route->long_name, "Sulacap - Jardim Oceânico");
   EXPECT_EQ(route->type, 3);
   EXPECT_EQ(feed.FindRoute("nope"), nullptr);
+  const Stop* platform = feed.FindStop("3041BC0001U1");
+  ASSERT_NE(platform, nullptr);
+  EXPECT_EQ(platform->location_type, 0);
 
   const Trip* trip = feed.FindTrip("B0013AAF0AIDU01");
   ASSERT_NE(trip, nullptr);
@@ -454,6 +457,8 @@ TEST(StaticFeedErrors, AMissingRequiredColumnNamesFileLineAndColumn) {
 TEST(StaticFeedErrors, ABadValueNamesFileLineAndColumn) {
   EXPECT_TRUE(ErrorWith("stops.txt", "stop_id,stop_lat,stop_lon\nx,1,2\ny,abc,2\n")
                   .ends_with("stops.txt: line 3: column stop_lat: not a number: 'abc'"));
+  EXPECT_TRUE(ErrorWith("stops.txt", "stop_id,stop_lat,stop_lon,location_type\nx,1,2,7\n")
+                  .ends_with("stops.txt: line 2: column location_type: outside [0, 4]: '7'"));
   EXPECT_TRUE(ErrorWith("stops.txt", "stop_id,stop_lat,stop_lon\nx,91,2\n")
                   .ends_with("stops.txt: line 2: column stop_lat: outside [-90, 90]: '91'"));
   EXPECT_TRUE(ErrorWith("routes.txt", "route_id,route_type\nr,bus\n")

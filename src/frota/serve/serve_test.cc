@@ -205,6 +205,20 @@ TEST_F(ServeTest, HealthzAndPageHeaders) {
     EXPECT_EQ(script->body.find(sink), std::string::npos) << sink;
   }
   EXPECT_EQ(running.client->Get("/nothing-here")->status, 404);
+  // Read-only: another method is refused as a method, not as a missing path.
+  const auto posted = running.client->Post("/api/lines", "{}", "application/json");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 405);
+  EXPECT_EQ(posted->get_header_value("Allow"), "GET, HEAD");
+}
+
+TEST_F(ServeTest, ServesTheOpenApiDescriptionOfEveryJsonRoute) {
+  Running running(NewStore());
+  const Json spec = running.GetJson("/openapi.json");
+  EXPECT_EQ(spec["openapi"], "3.1.0");
+  for (const char* path : {"/healthz", "/api/vehicles", "/api/lines", "/api/alerts"}) {
+    EXPECT_TRUE(spec["paths"].contains(path)) << path;
+  }
 }
 
 TEST_F(ServeTest, GtfsRealtimeFeedDecodesToTheVehiclesLatestPositions) {
@@ -228,7 +242,9 @@ TEST_F(ServeTest, GtfsRealtimeFeedDecodesToTheVehiclesLatestPositions) {
   for (std::size_t i = 0; i < batch.positions.size(); ++i) {
     const model::Position& p = batch.positions[i];
     const Json& v = vehicles["vehicles"][i];
-    EXPECT_EQ(p.vehicle_id, v["vehicle_id"]);
+    // Without a GTFS the feed's own ids; vehicle.id is unique across feeds.
+    EXPECT_EQ(p.vehicle_id,
+              v["feed_id"].get<std::string>() + "/" + v["vehicle_id"].get<std::string>());
     EXPECT_EQ(p.route_id, v["route_id"]);
     EXPECT_EQ(p.trip_id, v["trip_id"]);
     EXPECT_NEAR(p.lat, v["lat"].get<double>(), 1e-5);

@@ -79,18 +79,19 @@ std::string LinesJson(std::optional<base::Timestamp> as_of,
                       const std::optional<std::vector<LineStatus>>& lines) {
   Json list = Json::array();
   for (const LineStatus& l : lines.value_or(std::vector<LineStatus>{})) {
-    list.push_back(Json{{"route_id", l.route_id},
-                        {"route_short_name", l.route_short_name},
-                        {"direction_id", DirectionJson(l.direction_id)},
-                        {"status", l.status},
-                        {"last_departure", base::FormatIso8601(l.last_departure)},
-                        {"last_headway_s", NumberJson(l.last_headway_s)},
-                        {"planned_headway_s", NumberJson(l.planned_headway_s)},
-                        {"departures_last_hour", l.departures_last_hour},
-                        {"headways_last_hour", l.headways_last_hour},
-                        {"median_headway_last_hour_s", NumberJson(l.median_headway_last_hour_s)},
-                        {"bunching_last_hour", l.bunching_last_hour},
-                        {"gaps_last_hour", l.gaps_last_hour}});
+    list.push_back(
+        Json{{"route_id", l.route_id},
+             {"route_short_name", l.route_short_name ? Json(*l.route_short_name) : Json(nullptr)},
+             {"direction_id", DirectionJson(l.direction_id)},
+             {"status", l.status},
+             {"last_departure", base::FormatIso8601(l.last_departure)},
+             {"last_headway_s", NumberJson(l.last_headway_s)},
+             {"planned_headway_s", NumberJson(l.planned_headway_s)},
+             {"departures_last_hour", l.departures_last_hour},
+             {"headways_last_hour", l.headways_last_hour},
+             {"median_headway_last_hour_s", NumberJson(l.median_headway_last_hour_s)},
+             {"bunching_last_hour", l.bunching_last_hour},
+             {"gaps_last_hour", l.gaps_last_hour}});
   }
   return Dump(Json{{"as_of", TimeJson(as_of)},
                    {"headways_computed", lines.has_value()},
@@ -130,6 +131,18 @@ std::string AlertsJson(std::optional<base::Timestamp> as_of, std::optional<base:
                    {"since", TimeJson(since)},
                    {"alerts_table", alerts.has_value()},
                    {"alerts", std::move(list)}});
+}
+
+base::Result<std::string> VehiclePositionsFeed(Store& store, const VehicleFeed& feed,
+                                               std::optional<base::Timestamp> as_of,
+                                               std::chrono::seconds window) {
+  std::vector<Vehicle> vehicles;
+  std::vector<Departure> departures;
+  if (as_of) {
+    FROTA_ASSIGN_OR_RETURN(vehicles, store.LatestPositions(*as_of, window));
+    FROTA_ASSIGN_OR_RETURN(departures, store.LastDepartures(*as_of, VehicleFeed::kLookback));
+  }
+  return EncodeVehicleFeed(feed, vehicles, departures, as_of.value_or(base::FromUnixMicros(0)));
 }
 
 Server::Server(std::unique_ptr<Store> store, ServerOptions options)
@@ -189,6 +202,16 @@ void Server::Routes() {
   server_->set_default_headers({{"X-Content-Type-Options", "nosniff"},
                                 {"Content-Security-Policy", kContentSecurityPolicy},
                                 {"Referrer-Policy", "no-referrer"}});
+  // Every route is read-only: any other method is refused as such (405), not as a path
+  // that does not exist.
+  server_->set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "GET" || req.method == "HEAD") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.set_header("Allow", "GET, HEAD");
+    SendJson(res, Dump(Json{{"error", "method " + req.method + " not allowed: GET or HEAD"}}), 405);
+    return httplib::Server::HandlerResponse::Handled;
+  });
   server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(assets::kLiveHtml), "text/html; charset=utf-8");
   });
@@ -197,6 +220,9 @@ void Server::Routes() {
   });
   server_->Get("/live.css", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(assets::kLiveCss), "text/css; charset=utf-8");
+  });
+  server_->Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(std::string(assets::kOpenapiJson), "application/json; charset=utf-8");
   });
   server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     const auto as_of = store_->AsOf();
@@ -239,6 +265,14 @@ void Server::Routes() {
         return SendError(res, read.error(), 503);
       }
       lines = std::move(*read);
+    }
+    // The GTFS the server was given names the routes, whatever the database holds.
+    if (lines) {
+      for (LineStatus& line : *lines) {
+        if (const std::string* name = options_.vehicle_feed->RouteShortName(line.route_id)) {
+          line.route_short_name = *name;
+        }
+      }
     }
     SendJson(res, LinesJson(*as_of, lines));
   });
@@ -317,21 +351,13 @@ void Server::Routes() {
         if (!as_of.ok()) {
           return SendError(res, as_of.error(), 503);
         }
-        std::vector<model::Position> positions;
-        if (*as_of) {
-          auto latest = store_->LatestPositions(**as_of, options_.vehicle_window);
-          if (!latest.ok()) {
-            return SendError(res, latest.error(), 503);
-          }
-          positions.reserve(latest->size());
-          for (Vehicle& v : *latest) {
-            positions.push_back(std::move(v.position));
-          }
+        const auto feed =
+            VehiclePositionsFeed(*store_, *options_.vehicle_feed, *as_of, options_.vehicle_window);
+        if (!feed.ok()) {
+          return SendError(res, feed.error(), 503);
         }
         res.set_header("Cache-Control", "no-store");
-        res.set_content(
-            codec::EncodeVehiclePositions(positions, as_of->value_or(base::FromUnixMicros(0))),
-            "application/x-protobuf");
+        res.set_content(*feed, "application/x-protobuf");
       });
 }
 

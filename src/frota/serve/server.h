@@ -18,6 +18,7 @@
 #include "frota/base/time.h"
 #include "frota/model/tables.h"
 #include "frota/serve/store.h"
+#include "frota/serve/vehicle_feed.h"
 
 namespace httplib {
 class Server;
@@ -35,6 +36,9 @@ struct ServerOptions {
   std::chrono::seconds vehicle_window{300};
   /// Threads answering requests; each open alert stream holds one.
   int threads = 32;
+  /// What the GTFS-Realtime feed and the lines' names are described against: the static
+  /// GTFS the jobs ran with (VehicleFeed::ForGtfs), or the feed's own ids without one.
+  std::shared_ptr<const VehicleFeed> vehicle_feed = std::make_shared<const VehicleFeed>();
 };
 
 /// The JSON documents of the API (also used by tests to compare backends).
@@ -42,6 +46,11 @@ std::string VehiclesJson(std::optional<base::Timestamp> as_of, const std::vector
                          std::chrono::seconds window);
 std::string LinesJson(std::optional<base::Timestamp> as_of,
                       const std::optional<std::vector<LineStatus>>& lines);
+/// The GTFS-Realtime VehiclePositions feed as of `as_of` (an empty feed of header time 0
+/// when the database holds no position).
+base::Result<std::string> VehiclePositionsFeed(Store& store, const VehicleFeed& feed,
+                                               std::optional<base::Timestamp> as_of,
+                                               std::chrono::seconds window);
 std::string AlertJson(const model::AlertRow& alert);
 std::string AlertsJson(std::optional<base::Timestamp> as_of, std::optional<base::Timestamp> since,
                        const std::optional<std::vector<model::AlertRow>>& alerts);
@@ -57,6 +66,7 @@ std::string AlertsJson(std::optional<base::Timestamp> as_of, std::optional<base:
 ///                                      alert's JSON) and `as_of` (the as-of time when it
 ///                                      moves); `Last-Event-ID` resumes
 ///   GET /gtfs-rt/vehicle-positions.pb  the cleaned GTFS-Realtime VehiclePositions feed
+///   GET /openapi.json                  the OpenAPI 3.1 description of the JSON routes
 class Server {
  public:
   Server(std::unique_ptr<Store> store, ServerOptions options);

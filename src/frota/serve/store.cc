@@ -124,20 +124,14 @@ base::Result<std::optional<base::Timestamp>> Store::AsOf() {
   return as_of_;
 }
 
-base::Result<std::vector<Vehicle>> Store::LatestPositions(base::Timestamp as_of,
-                                                          std::chrono::seconds window) {
-  const std::lock_guard lock(mutex_);
-  const std::int64_t to = base::ToUnixMicros(as_of);
-  const std::int64_t from = to - window.count() * kMicrosPerSecond;
+base::Result<std::vector<Vehicle>> Store::ReadVehicles(const std::string& select,
+                                                       const std::string& from_where) {
   FROTA_ASSIGN_OR_RETURN(
       const auto rows,
-      Rows(fmt::format(
-          "SELECT DISTINCT ON (feed_id, vehicle_id) feed_id, vehicle_id, mode, route_id, "
-          "trip_id, trip_start_date, trip_start_time, direction_id, lat, lon, "
-          "reported_speed_kmh, bearing_deg, {} "
-          "FROM positions WHERE event_time > {} AND event_time <= {} "
-          "ORDER BY feed_id, vehicle_id, event_time DESC",
-          EpochMicros("event_time"), Instant(from), Instant(to))));
+      Rows(fmt::format("{} feed_id, vehicle_id, mode, route_id, trip_id, trip_start_date, "
+                       "trip_start_time, direction_id, lat, lon, reported_speed_kmh, "
+                       "bearing_deg, {} {}",
+                       select, EpochMicros("event_time"), from_where)));
   std::vector<Vehicle> out;
   out.reserve(rows.size());
   for (const Row& row : rows) {
@@ -162,12 +156,104 @@ base::Result<std::vector<Vehicle>> Store::LatestPositions(base::Timestamp as_of,
     FROTA_ASSIGN_OR_RETURN(p.event_time, Time(row[12], "event_time"));
     out.push_back(std::move(v));
   }
+  return out;
+}
+
+base::Result<std::vector<Vehicle>> Store::LatestPositions(base::Timestamp as_of,
+                                                          std::chrono::seconds window) {
+  const std::lock_guard lock(mutex_);
+  const std::int64_t to = base::ToUnixMicros(as_of);
+  const std::int64_t from = to - window.count() * kMicrosPerSecond;
+  FROTA_ASSIGN_OR_RETURN(
+      auto out,
+      ReadVehicles("SELECT DISTINCT ON (feed_id, vehicle_id)",
+                   fmt::format("FROM positions WHERE event_time > {} AND event_time <= {} "
+                               "ORDER BY feed_id, vehicle_id, event_time DESC",
+                               Instant(from), Instant(to))));
   // Sorted here, not in SQL: PostgreSQL's collation may order text differently.
   std::sort(out.begin(), out.end(), [](const Vehicle& a, const Vehicle& b) {
     return std::tie(a.position.feed_id, a.position.vehicle_id) <
            std::tie(b.position.feed_id, b.position.vehicle_id);
   });
   return out;
+}
+
+base::Result<std::vector<Vehicle>> Store::Positions(base::Timestamp from, base::Timestamp to) {
+  const std::lock_guard lock(mutex_);
+  FROTA_ASSIGN_OR_RETURN(
+      auto out, ReadVehicles("SELECT", fmt::format("FROM positions WHERE event_time > {} AND "
+                                                   "event_time <= {}",
+                                                   Instant(base::ToUnixMicros(from)),
+                                                   Instant(base::ToUnixMicros(to)))));
+  std::sort(out.begin(), out.end(), [](const Vehicle& a, const Vehicle& b) {
+    return std::tie(a.position.event_time, a.position.feed_id, a.position.vehicle_id) <
+           std::tie(b.position.event_time, b.position.feed_id, b.position.vehicle_id);
+  });
+  return out;
+}
+
+base::Result<std::optional<base::Timestamp>> Store::FirstEventTime() {
+  const std::lock_guard lock(mutex_);
+  FROTA_ASSIGN_OR_RETURN(const auto rows, Rows(fmt::format("SELECT {} FROM positions",
+                                                           EpochMicros("min(event_time)"))));
+  return OptionalTime(rows.at(0).at(0), "first event time");
+}
+
+base::Result<std::vector<Departure>> Store::ReadDepartures(const std::string& select,
+                                                           const std::string& from_where) {
+  FROTA_ASSIGN_OR_RETURN(const bool has_departures, HasTable("departures"));
+  if (!has_departures) {
+    return std::vector<Departure>();
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      const auto rows,
+      Rows(fmt::format("{} feed_id, vehicle_id, feed_route_id, route_id, direction_id, trip_id, "
+                       "shape_id, CAST(service_date AS VARCHAR), {} {}",
+                       select, EpochMicros("departure_time"), from_where)));
+  std::vector<Departure> out;
+  out.reserve(rows.size());
+  for (const Row& row : rows) {
+    Departure d;
+    d.feed_id = Text(row[0]);
+    d.vehicle_id = Text(row[1]);
+    d.feed_route_id = Text(row[2]);
+    d.route_id = Text(row[3]);
+    d.direction_id = Direction(row[4]);
+    d.trip_id = Text(row[5]);
+    d.shape_id = Text(row[6]);
+    FROTA_ASSIGN_OR_RETURN(const auto date, OptionalDate(row[7], "service_date"));
+    if (!date) {
+      return base::Internal("serve: a departure without a service date");
+    }
+    d.service_date = *date;
+    FROTA_ASSIGN_OR_RETURN(d.departure_time, Time(row[8], "departure_time"));
+    out.push_back(std::move(d));
+  }
+  // Sorted here, not in SQL: PostgreSQL's collation may order text differently.
+  std::sort(out.begin(), out.end(), [](const Departure& a, const Departure& b) {
+    return std::tie(a.feed_id, a.vehicle_id, a.departure_time) <
+           std::tie(b.feed_id, b.vehicle_id, b.departure_time);
+  });
+  return out;
+}
+
+base::Result<std::vector<Departure>> Store::LastDepartures(base::Timestamp as_of,
+                                                           std::chrono::seconds lookback) {
+  const std::lock_guard lock(mutex_);
+  const std::int64_t to = base::ToUnixMicros(as_of);
+  return ReadDepartures(
+      "SELECT DISTINCT ON (feed_id, vehicle_id)",
+      fmt::format("FROM departures WHERE departure_time > {} AND departure_time <= {} "
+                  "ORDER BY feed_id, vehicle_id, departure_time DESC",
+                  Instant(to - lookback.count() * kMicrosPerSecond), Instant(to)));
+}
+
+base::Result<std::vector<Departure>> Store::Departures(base::Timestamp from, base::Timestamp to) {
+  const std::lock_guard lock(mutex_);
+  return ReadDepartures(
+      "SELECT", fmt::format("FROM departures WHERE departure_time > {} AND "
+                            "departure_time <= {}",
+                            Instant(base::ToUnixMicros(from)), Instant(base::ToUnixMicros(to))));
 }
 
 base::Result<std::optional<std::vector<LineStatus>>> Store::Lines(base::Timestamp as_of) {
@@ -210,7 +296,7 @@ base::Result<std::optional<std::vector<LineStatus>>> Store::Lines(base::Timestam
   for (const Row& row : rows) {
     LineStatus line;
     line.route_id = Text(row[0]);
-    line.route_short_name = row[1] ? *row[1] : line.route_id;
+    line.route_short_name = row[1];
     line.direction_id = Direction(row[2]);
     FROTA_ASSIGN_OR_RETURN(line.last_departure, Time(row[3], "last departure"));
     line.last_headway_s = Number(row[4]);

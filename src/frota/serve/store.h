@@ -29,12 +29,26 @@ struct Vehicle {
   std::string mode;
 };
 
+/// A departure of the `departures` table (regularity::DepartureDetector's, written by the
+/// streaming jobs or `frota headways`): a vehicle leaving its route's origin terminal.
+struct Departure {
+  std::string feed_id;
+  std::string vehicle_id;
+  std::string feed_route_id;  // the route as the position feed names it
+  std::string route_id;       // the GTFS route it resolved to
+  int direction_id = -1;      // -1: unknown
+  std::string trip_id;        // the trip tag that chose the pattern ('' when none)
+  std::string shape_id;       // the pattern
+  base::LocalDate service_date;
+  base::Timestamp departure_time;
+};
+
 /// One route and direction of the `headways` table (`frota headways`, or the streaming
 /// jobs) as of a moment.
 struct LineStatus {
   std::string route_id;
-  std::string route_short_name;  // from headway_routes; the route id when absent
-  int direction_id = -1;         // -1: unknown
+  std::optional<std::string> route_short_name;  // from headway_routes; nullopt when absent
+  int direction_id = -1;                        // -1: unknown
   base::Timestamp last_departure;
   std::optional<double> last_headway_s;     // the last departure's headway, when measured
   std::optional<double> planned_headway_s;  // planned at the last departure
@@ -62,6 +76,18 @@ class Store {
   /// in (as_of - window, as_of], sorted by feed and vehicle id.
   base::Result<std::vector<Vehicle>> LatestPositions(base::Timestamp as_of,
                                                      std::chrono::seconds window);
+  /// Every accepted position with an event time in (from, to], sorted by event time, feed
+  /// and vehicle id (`frota export --gtfs-rt` replays a day through it).
+  base::Result<std::vector<Vehicle>> Positions(base::Timestamp from, base::Timestamp to);
+  /// The first event time of an accepted position; nullopt when there is none.
+  base::Result<std::optional<base::Timestamp>> FirstEventTime();
+  /// Per vehicle its last departure in (as_of - lookback, as_of], sorted by feed and
+  /// vehicle; empty when the database has no `departures` table.
+  base::Result<std::vector<Departure>> LastDepartures(base::Timestamp as_of,
+                                                      std::chrono::seconds lookback);
+  /// Every departure in (from, to], sorted by feed, vehicle and departure time; empty
+  /// when the database has no `departures` table.
+  base::Result<std::vector<Departure>> Departures(base::Timestamp from, base::Timestamp to);
   /// The lines with a departure in the 24 hours up to as_of, sorted by route and
   /// direction; nullopt when the database has no `headways` table.
   base::Result<std::optional<std::vector<LineStatus>>> Lines(base::Timestamp as_of);
@@ -87,6 +113,10 @@ class Store {
 
  private:
   base::Result<bool> HasTable(const std::string& table);
+  base::Result<std::vector<Vehicle>> ReadVehicles(const std::string& select,
+                                                  const std::string& from_where);
+  base::Result<std::vector<Departure>> ReadDepartures(const std::string& select,
+                                                      const std::string& from_where);
   std::mutex mutex_;
   std::string as_of_ledger_;  // the ledger's state when as_of_ was computed
   std::optional<base::Timestamp> as_of_;

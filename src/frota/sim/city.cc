@@ -461,17 +461,22 @@ base::Status WriteCityGtfs(const City& city, const fs::path& dir) {
   const auto write = [&](std::string_view name, const fmt::memory_buffer& text) {
     return base::WriteFileAtomic(dir / name, std::string_view(text.data(), text.size()));
   };
+  // example.com (RFC 2606) is a real URL's form that names no real agency: validators
+  // refuse the reserved .invalid top-level domain, which leaves the whole feed unusable.
+  constexpr std::string_view kUrl = "https://example.com/frota-simulate";
   fmt::memory_buffer out;
   fmt::format_to(std::back_inserter(out),
-                 "agency_id,agency_name,agency_url,agency_timezone,agency_lang\n{},{},"
-                 "https://example.invalid/frota-sim,{},pt\n",
-                 city.agency_id, city.name, city.time_zone);
+                 "agency_id,agency_name,agency_url,agency_timezone,agency_lang\n{},{},{},{},pt\n",
+                 city.agency_id, city.name, kUrl, city.time_zone);
   FROTA_RETURN_IF_ERROR(write("agency.txt", out));
 
   out.clear();
   fmt::format_to(std::back_inserter(out),
-                 "feed_publisher_name,feed_publisher_url,feed_lang\n"
-                 "frota simulate,https://example.invalid/frota-sim,pt\n");
+                 "feed_publisher_name,feed_publisher_url,feed_lang,feed_start_date,feed_end_date,"
+                 "feed_version,feed_contact_url\nfrota simulate,{},pt,{},{},{}-{},{}\n",
+                 kUrl, base::FormatGtfsDate(city.calendar_start),
+                 base::FormatGtfsDate(city.calendar_end), base::FormatGtfsDate(city.calendar_start),
+                 base::FormatGtfsDate(city.calendar_end), kUrl);
   FROTA_RETURN_IF_ERROR(write("feed_info.txt", out));
 
   out.clear();

@@ -130,7 +130,7 @@
     for (const l of doc.lines) {
       const tr = document.createElement("tr");
       tr.dataset.route = l.route_id;
-      tr.appendChild(el("td", "", l.route_short_name));
+      tr.appendChild(el("td", "", l.route_short_name ?? l.route_id));
       tr.appendChild(el("td", "", direction(l.direction_id)));
       tr.appendChild(el("td", `status-${l.status}`, l.status.replace(/_/g, " ")));
       tr.appendChild(el("td", "", utc(l.last_departure)));
