@@ -498,7 +498,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
   return kExitOk;
 }
 
-void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
+// `run` says what --kafka does for it; the rest of the flags are `collect`'s.
+void AddCommonFlags(CLI::App* sub, CollectFlags& flags, bool run) {
   sub->add_option("--config", flags.config, "TOML configuration (config/collector.example.toml)");
   sub->add_option("--feed", flags.feeds, "Quick form NAME=FORMAT,URL (repeatable)");
   sub->add_option("--interval", flags.interval_s, "Seconds between polls, for every feed");
@@ -515,8 +516,14 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,
-                  "Publish every archived record and poll to these Kafka brokers, exactly once");
-  sub->add_option("--topic", flags.topic, "Kafka topic for --kafka (must exist)");
+                  run ? "Kafka brokers: with --group and no feed, consume --topic as one member "
+                        "of the group; with feeds, also publish every archived record and poll "
+                        "there, exactly once"
+                      : "Publish every archived record and poll to these Kafka brokers, exactly "
+                        "once");
+  sub->add_option("--topic", flags.topic,
+                  run ? "Kafka topic for --kafka: the one consumed, or published to (must exist)"
+                      : "Kafka topic for --kafka (must exist)");
   sub->add_flag("--end-marker", flags.end_marker,
                 "On stop (--for, SIGTERM) publish the end-of-input marker to every partition");
   sub->add_option("--publisher-id", flags.publisher_id,
@@ -536,7 +543,7 @@ void AddCollectCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<CollectFlags>();
   auto* sub = app.add_subcommand(
       "collect", "Poll live feeds politely into the bronze archive, with silver and gold");
-  AddCommonFlags(sub, *flags);
+  AddCommonFlags(sub, *flags, /*run=*/false);
   sub->add_option("--kafka-property", flags->kafka_run.kafka_properties,
                   "librdkafka property KEY=VALUE for --kafka (repeatable; values never logged)");
   sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, false); }; });
@@ -548,7 +555,7 @@ void AddRunCommand(CLI::App& app, CommandMain& run) {
       "run",
       "Collect live feeds and run every job on them, exactly once into DuckDB or "
       "PostgreSQL");
-  AddCommonFlags(sub, *flags);
+  AddCommonFlags(sub, *flags, /*run=*/true);
   sub->add_option("--db", flags->db,
                   "DuckDB database file (default from the config: frota.duckdb)");
   sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");

@@ -22,7 +22,8 @@ int ReportError(const base::Error& error) {
 void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules) {
   sub.add_option("--rule", rules,
                  "Set a rule KEY=VALUE (repeatable): future_tolerance_s, stale_after_s, "
-                 "max_speed_kmh.<mode>, watermark_slack_s, idle_timeout_s")
+                 "max_speed_kmh.<mode>, watermark_slack_s, idle_timeout_s, "
+                 "max_segment_speed_kmh.<mode>")
       ->take_all()
       ->allow_extra_args(false);
 }

@@ -114,6 +114,7 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
                                                      double lon) {
       return terminals->NearTerminal(route, lat, lon, radius);
     };
+    context->job.plan_slot = PlanSlotRule(*context->feed);
     if (zone.empty() && !context->feed->time_zone().empty()) {
       zone = std::string(context->feed->time_zone());
     }
@@ -129,6 +130,20 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
   FROTA_ASSIGN_OR_RETURN(auto tz, base::TimeZone::Load(zone));
   context->job.time_zone = std::make_shared<const base::TimeZone>(std::move(tz));
   return context;
+}
+
+std::function<bool(std::string_view, bool)> PlanSlotRule(const gtfs::StaticFeed& feed) {
+  auto frequency_trips = std::make_shared<std::unordered_set<std::string>>();
+  for (const auto& f : feed.frequencies()) {
+    frequency_trips->insert(f.trip_id);
+  }
+  const gtfs::StaticFeed* plan = &feed;
+  return [plan, frequency_trips](std::string_view trip_id, bool start_time_given) {
+    if (plan->FindTrip(trip_id) == nullptr) {
+      return false;  // a trip the plan does not have defines no slot of it
+    }
+    return !frequency_trips->contains(std::string(trip_id)) || start_time_given;
+  };
 }
 
 base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayConfig& config) {

@@ -27,6 +27,7 @@ extern const std::string_view kPostgresSchemaV6Sql;
 extern const std::string_view kPostgresSchemaV7Sql;
 extern const std::string_view kPostgresSchemaV8Sql;
 extern const std::string_view kPostgresSchemaV9Sql;
+extern const std::string_view kPostgresSchemaV10Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -219,7 +220,7 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
                                     {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
                                     {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql},
                                     {7, sql::kPostgresSchemaV7Sql}, {8, sql::kPostgresSchemaV8Sql},
-                                    {9, sql::kPostgresSchemaV9Sql}};
+                                    {9, sql::kPostgresSchemaV9Sql}, {10, sql::kPostgresSchemaV10Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
