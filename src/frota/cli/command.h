@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frota/base/status.h"
@@ -34,6 +35,8 @@ int ReportError(const base::Error& error);
 void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules);
 /// `--retain-days N` and `--retain-results-days M` (docs/tables.md "Retention").
 void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention);
+/// `--retain-days N` alone, described as `what` (collect: its archive only).
+void AddRetainDaysOption(CLI::App& sub, runner::RetentionPolicy& retention, std::string_view what);
 
 /// The DuckDB file a reader that needs a path (reconcile, evaluate) works on: `db` as
 /// given, or for a PostgreSQL DSN `postgres` a copy of its results

@@ -51,7 +51,7 @@ struct KafkaRunSource {
   double epoch_seconds = 0;        // 0: 2 s
   std::vector<std::string> rules;  // --rule KEY=VALUE
   runner::RetentionPolicy retention;
-  std::string metrics;             // --metrics HOST:PORT: /metrics and /healthz
+  std::string metrics;  // --metrics HOST:PORT: /metrics and /healthz
 };
 
 int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags);

@@ -470,9 +470,9 @@ void Shard::FlushHours(Timestamp watermark) {
 void Shard::EmitBucket(HourBucket&& bucket) {
   const base::LocalHour hour = bucket.hour;
   for (const auto& [key, sums] : bucket.cells) {
-    rows_.of<model::SpeedCellRow>().push_back(model::SpeedCellRow{
-        partition_id_, key.mode, hour.date, hour.hour, key.x, key.y, sums.segments,
-        sums.distance_mm, sums.duration_us, sums.implausible});
+    rows_.of<model::SpeedCellRow>().push_back(
+        model::SpeedCellRow{partition_id_, key.mode, hour.date, hour.hour, key.x, key.y,
+                            sums.segments, sums.distance_mm, sums.duration_us, sums.implausible});
   }
   for (const auto& [key, sums] : bucket.lines) {
     rows_.of<model::SpeedLineRow>().push_back(

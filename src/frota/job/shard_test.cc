@@ -165,8 +165,8 @@ TEST(TripsJob, EachTripSaysWhetherItIsASlotOfThePlan) {
   h.Record(f.P(2000, 0, "F"));
   h.Record(f.P(4000, 0, "X"));
   h.Watermark(T(100'000));
-  ASSERT_EQ(h.output().trips.size(), 3U);
-  for (const auto& trip : h.output().trips) {
+  ASSERT_EQ(h.output().of<model::TripRow>().size(), 3U);
+  for (const auto& trip : h.output().of<model::TripRow>()) {
     ASSERT_TRUE(trip.plan_slot.has_value()) << trip.trip_id;
     EXPECT_EQ(*trip.plan_slot, trip.trip_id == "S") << trip.trip_id;
   }
@@ -174,8 +174,8 @@ TEST(TripsJob, EachTripSaysWhetherItIsASlotOfThePlan) {
   auto h2 = without_plan.MakeHarness();
   h2.Record(without_plan.P(0, 0, "S"));
   h2.Watermark(T(100'000));
-  ASSERT_EQ(h2.output().trips.size(), 1U);
-  EXPECT_FALSE(h2.output().trips[0].plan_slot.has_value());
+  ASSERT_EQ(h2.output().of<model::TripRow>().size(), 1U);
+  EXPECT_FALSE(h2.output().of<model::TripRow>()[0].plan_slot.has_value());
 }
 
 TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
@@ -324,7 +324,7 @@ TEST(SpeedJob, ASegmentOverTheModesPlausibleTopSpeedIsCountedNotSummed) {
   std::int64_t segments = 0;
   std::int64_t implausible = 0;
   std::int64_t us = 0;
-  for (const auto& c : h.output().speed_cells) {
+  for (const auto& c : h.output().of<model::SpeedCellRow>()) {
     segments += c.segments;
     implausible += c.implausible_segments;
     us += c.duration_us;
@@ -332,9 +332,9 @@ TEST(SpeedJob, ASegmentOverTheModesPlausibleTopSpeedIsCountedNotSummed) {
   EXPECT_EQ(segments, 1);
   EXPECT_EQ(implausible, 1);
   EXPECT_EQ(us, 60'000'000);
-  ASSERT_EQ(h.output().speed_lines.size(), 1U);
-  EXPECT_EQ(h.output().speed_lines[0].segments, 1);
-  EXPECT_EQ(h.output().speed_lines[0].implausible_segments, 1);
+  ASSERT_EQ(h.output().of<model::SpeedLineRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::SpeedLineRow>()[0].segments, 1);
+  EXPECT_EQ(h.output().of<model::SpeedLineRow>()[0].implausible_segments, 1);
 }
 
 TEST(SpeedJob, ImplausibleSegmentsOfAnOpenHourSurviveASnapshot) {
@@ -345,9 +345,9 @@ TEST(SpeedJob, ImplausibleSegmentsOfAnOpenHourSurviveASnapshot) {
   h.Watermark(T(600));  // the hour is still open
   ASSERT_TRUE(h.SnapshotAndRestore().ok());
   h.Watermark(T(10'000));
-  ASSERT_EQ(h.output().speed_cells.size(), 1U);
-  EXPECT_EQ(h.output().speed_cells[0].implausible_segments, 1);
-  EXPECT_EQ(h.output().speed_cells[0].segments, 0);
+  ASSERT_EQ(h.output().of<model::SpeedCellRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::SpeedCellRow>()[0].implausible_segments, 1);
+  EXPECT_EQ(h.output().of<model::SpeedCellRow>()[0].segments, 0);
 }
 
 TEST(QualityJob, CountsAcceptedVehiclesAndLatencyPerHour) {

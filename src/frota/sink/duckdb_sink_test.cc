@@ -615,7 +615,7 @@ TEST_F(DuckDbSinkTest, ViewsAreMadeAgainOnlyWhenOneIsMissingOrFromAnotherText) {
         "SELECT count(*), count(DISTINCT comment), min(comment) FROM duckdb_views() "
         "WHERE NOT internal AND schema_name = 'main'");
     ASSERT_TRUE(tags.ok());
-    EXPECT_EQ(tags->Int64(0, 0), 11);
+    EXPECT_EQ(tags->Int64(0, 0), 12);
     EXPECT_EQ(tags->Int64(0, 1), 1);
     EXPECT_TRUE(tags->String(0, 2).starts_with("frota views ")) << tags->String(0, 2);
   }
