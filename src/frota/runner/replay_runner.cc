@@ -14,6 +14,7 @@
 #include "frota/engine/watermark.h"
 #include "frota/gtfs/holidays.h"
 #include "frota/job/pipeline.h"
+#include "frota/runner/bronze_retention.h"
 #include "frota/runner/epoch_driver.h"
 #include "frota/runner/regularity_jobs.h"
 #include "frota/source/replay_source.h"
@@ -155,6 +156,18 @@ base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayC
   return source::ExpandInputs(specs, config.feed_id);
 }
 
+// The bronze archives among the inputs (`archive:ROOT`); the inputs parsed already.
+std::vector<std::filesystem::path> ArchiveRoots(const std::vector<std::string>& inputs) {
+  std::vector<std::filesystem::path> roots;
+  for (const auto& text : inputs) {
+    const auto spec = source::ParseInputSpec(text);
+    if (spec.ok() && spec->archive) {
+      roots.push_back(spec->path);
+    }
+  }
+  return roots;
+}
+
 source::ReplayOptions ReplaySourceOptions(const ReplayConfig& config,
                                           const ReplayContext& context) {
   source::ReplayOptions options;
@@ -194,10 +207,18 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
                              config.clock != nullptr ? *config.clock : base::SystemClock::Get(),
                              config.epoch_records_per_state_unit);
 
+  // `--retain-days` also applies to the bronze archives replayed (`archive:ROOT`), as far
+  // as each commit covers them.
+  BronzeRetention bronze(config.retention.raw_days ? ArchiveRoots(config.inputs)
+                                                   : std::vector<std::filesystem::path>(),
+                         /*downstreams=*/1);
   AsyncCommitter::AfterCommit after_commit;
-  if (config.after_commit) {
-    after_commit = [&config](const engine::EpochCheckpoint& committed) {
-      config.after_commit(committed.epoch.value());
+  if (config.after_commit || bronze.enabled()) {
+    after_commit = [&config, &bronze](const engine::EpochCheckpoint& committed) {
+      bronze.AfterCommit(0, committed);
+      if (config.after_commit) {
+        config.after_commit(committed.epoch.value());
+      }
     };
   }
   // Offsets after the last record offered, per partition (filled once the input is
