@@ -40,17 +40,7 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    out += c;
-    if (c == '\'') {
-      out += '\'';
-    }
-  }
-  out += '\'';
-  return out;
-}
+std::string Quoted(std::string_view text) { return sink::SqlStringLiteral(text); }
 
 std::string DoubleLiteral(double value) { return fmt::format("{}::DOUBLE", value); }
 
@@ -409,6 +399,7 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
   }
   FROTA_RETURN_IF_ERROR(RunSqlFile("key_results.sql", sql::kKeyResultsSql, report));
   FROTA_RETURN_IF_ERROR(RunSqlFile("jobs.sql", sql::kJobsSql, report));
+  FROTA_RETURN_IF_ERROR(CutBatchToWindow());
   {
     // The catalog's tables' comparison views first (compare.sql uses them), timed with it.
     std::string compare;
@@ -418,8 +409,11 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
       }
       compare += sink::CompareViewSql(*table, fmt::format("cmp_{}_stream", table->name),
                                       fmt::format("stream.{}", table->view), false);
-      compare += sink::CompareViewSql(*table, fmt::format("cmp_{}_batch", table->name),
-                                      fmt::format("batch_{}", table->name), true);
+      compare +=
+          sink::CompareViewSql(*table, fmt::format("cmp_{}_batch", table->name),
+                               fmt::format("(SELECT * FROM batch_{} WHERE {})", table->name,
+                                           InWindow(*sink::TableDateColumn(table->name, {}))),
+                               true);
     }
     compare += sql::kCompareSql;
     FROTA_RETURN_IF_ERROR(RunSqlFile("compare.sql", compare, report));
@@ -490,6 +484,27 @@ base::Result<ReconcileReport> BatchRecomputation::CompareWith(
   return report;
 }
 
+std::string BatchRecomputation::InWindow(const sink::DateColumn& column) const {
+  return sink::WindowCondition(column, options_.window, *context_.job.time_zone);
+}
+
+base::Status BatchRecomputation::CutBatchToWindow() {
+  const auto instant = [](std::string_view micros) {
+    return sink::DateColumn{fmt::format("make_timestamp({})", micros),
+                            model::ColumnType::kTimestamp};
+  };
+  std::string sql = fmt::format(
+      "CREATE OR REPLACE VIEW compared_accepted AS SELECT * FROM accepted WHERE {};\n"
+      "CREATE OR REPLACE VIEW compared_rejected AS SELECT * FROM batch_rejected WHERE {};\n",
+      InWindow(instant("event_us")), InWindow(instant("coalesce(event_us, ingest_us)")));
+  if (options_.window.bounded()) {
+    // batch_duplicate_slots is a view over batch_trips.
+    sql += fmt::format("DELETE FROM batch_trips WHERE NOT {};\n",
+                       InWindow(*sink::TableDateColumn("trips", {})));
+  }
+  return db_->Execute(sql);
+}
+
 base::Result<bool> BatchRecomputation::CompareAircraft() {
   // aircraft_positions (origin country, last contact; its views are at the end of
   // compare.sql) is compared only where either side has a row, so the report of a day
@@ -514,6 +529,12 @@ base::Result<bool> BatchRecomputation::CompareAircraft() {
 base::Status BatchRecomputation::CompareRegularity(ReconcileReport& report) {
   const auto started = Clock::now();
   auto& db = *db_;
+  if (options_.window.bounded()) {
+    // Over every recomputed position: a departure of the window's first service date
+    // may need the positions before it, as the stream had them.
+    FROTA_RETURN_IF_ERROR(
+        db.Execute("CREATE OR REPLACE VIEW compared_accepted AS SELECT * FROM accepted"));
+  }
   // The alerts are recomputed when `alerts` exists: empty copies of the stream's tables.
   FROTA_RETURN_IF_ERROR(db.Execute(
       "CREATE OR REPLACE TABLE positions AS SELECT v.feed_id AS feed_id, v.vehicle_id AS "
@@ -528,6 +549,10 @@ base::Status BatchRecomputation::CompareRegularity(ReconcileReport& report) {
     return computed.error().WithContext("recomputing departures, headways and alerts");
   }
   for (const std::string table : {"departures", "headways", "alerts"}) {
+    if (options_.window.bounded()) {
+      FROTA_RETURN_IF_ERROR(db.Execute(fmt::format("DELETE FROM main.{} WHERE NOT {}", table,
+                                                   InWindow(*sink::TableDateColumn(table, {})))));
+    }
     FROTA_ASSIGN_OR_RETURN(const auto check, CheckStreamTable(db, table, "stream." + table,
                                                               "main." + table, options_.examples));
     TableComparison t;

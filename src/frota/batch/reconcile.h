@@ -15,6 +15,7 @@
 #include "frota/model/source.h"
 #include "frota/runner/replay_runner.h"
 #include "frota/sink/duckdb_connection.h"
+#include "frota/sink/window.h"
 #include "frota/source/replay_source.h"
 
 namespace frota::batch {
@@ -75,6 +76,10 @@ class BatchRecomputation {
     /// at most 8 GB (DuckDB's own default, 80 % of the RAM, leaves nothing to the rest
     /// of a shared machine).
     std::string memory_limit;
+    /// Compare only the rows in this window (local dates in the replay's zone): the
+    /// recomputation still runs over every input given, so the state that crosses the
+    /// window's first midnight is the one the stream carried (docs/semantics-notes.md).
+    sink::DateWindow window;
   };
 
   static base::Result<std::unique_ptr<BatchRecomputation>> Create(
@@ -105,6 +110,11 @@ class BatchRecomputation {
   base::Status RunSqlFile(std::string_view name, std::string_view sql, ReconcileReport& report);
   /// Adds aircraft_positions to the comparison when either side has a row; whether it did.
   base::Result<bool> CompareAircraft();
+  /// The window's condition on a date column of the batch side ("TRUE": no window).
+  std::string InWindow(const sink::DateColumn& column) const;
+  /// The views compare.sql reads the batch side's positions and rejections through,
+  /// and the trips duplicate_slots counts, cut to the window.
+  base::Status CutBatchToWindow();
   base::Status CompareRegularity(ReconcileReport& report);
 
   const runner::ReplayContext& context_;

@@ -50,10 +50,33 @@ void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention) {
       ->check(CLI::Range(1, 100'000));
 }
 
+void AddWindowOptions(CLI::App& sub, WindowFlags& flags) {
+  sub.add_option("--from", flags.from,
+                 "First local date read, YYYY-MM-DD (default: the first the database holds)");
+  sub.add_option("--to", flags.to,
+                 "Last local date read, YYYY-MM-DD, included (default: the last it holds)");
+}
+
+base::Result<base::TimeZone> ReaderTimeZone(std::string_view flag, std::string_view gtfs_zone) {
+  if (!flag.empty()) {
+    return base::TimeZone::Load(flag);
+  }
+  return base::TimeZone::Load(gtfs_zone.empty() ? std::string_view("America/Sao_Paulo")
+                                                : gtfs_zone);
+}
+
+void ResultsFile::Describe() const {
+  if (!description_.empty()) {
+    fmt::print(stderr, "{}", description_);
+  }
+}
+
 base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& db,
-                                                             const std::string& postgres) {
+                                                             const std::string& postgres,
+                                                             const sink::DateWindow& window,
+                                                             const base::TimeZone& zone) {
   std::unique_ptr<ResultsFile> file(new ResultsFile());
-  if (postgres.empty()) {
+  if (postgres.empty() && !window.bounded()) {
     file->path_ = db;
     return file;
   }
@@ -72,8 +95,30 @@ base::Result<std::unique_ptr<ResultsFile>> ResultsFile::Open(const std::string& 
   }
   file->path_ = file->scratch_ / "results.duckdb";
   // Closed at once: the reader opens (or attaches) the file itself.
-  FROTA_ASSIGN_OR_RETURN(auto copy, sink::CopyPostgresToDuckDb(postgres, file->path_));
+  if (postgres.empty()) {
+    FROTA_ASSIGN_OR_RETURN(auto copy, sink::CopyDuckDbWindow(db, file->path_, window, zone));
+    file->description_ = std::move(copy.description);
+    file->empty_ = copy.held.empty();
+    return file;
+  }
+  FROTA_ASSIGN_OR_RETURN(auto copy,
+                         sink::CopyPostgresToDuckDb(postgres, file->path_, nullptr, window, zone));
+  if (window.bounded()) {
+    FROTA_ASSIGN_OR_RETURN(auto current, copy->Query("SELECT current_database()"));
+    FROTA_ASSIGN_OR_RETURN(const auto held, sink::FindHeldDates(*copy, current.String(0, 0), zone));
+    file->description_ = sink::DescribeWindow(window, held, held);
+    file->empty_ = held.empty();
+  }
   return file;
+}
+
+base::Result<std::unique_ptr<ResultsFile>> ResultsFile::OpenWindow(const std::string& db,
+                                                                   const std::string& postgres,
+                                                                   const WindowFlags& flags,
+                                                                   std::string_view time_zone) {
+  FROTA_ASSIGN_OR_RETURN(const auto window, flags.Parse());
+  FROTA_ASSIGN_OR_RETURN(const auto zone, ReaderTimeZone(time_zone, {}));
+  return Open(db, postgres, window, zone);
 }
 
 ResultsFile::~ResultsFile() {

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "frota/base/status.h"
+#include "frota/base/time_zone.h"
 #include "frota/runner/retention.h"
+#include "frota/sink/window.h"
 
 namespace frota::cli {
 
@@ -38,23 +40,50 @@ void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention);
 /// `--retain-days N` alone, described as `what` (collect: its archive only).
 void AddRetainDaysOption(CLI::App& sub, runner::RetentionPolicy& retention, std::string_view what);
 
-/// The DuckDB file a reader that needs a path (reconcile, evaluate) works on: `db` as
-/// given, or for a PostgreSQL DSN `postgres` a copy of its results
-/// (sink::CopyPostgresToDuckDb) in a new folder under the system's temporary folder,
-/// removed with this object.
+/// `--from DATE` and `--to DATE` of a reader (docs/tables.md "Dates").
+struct WindowFlags {
+  std::string from;
+  std::string to;
+  [[nodiscard]] base::Result<sink::DateWindow> Parse() const {
+    return sink::ParseDateWindow(from, to);
+  }
+};
+void AddWindowOptions(CLI::App& sub, WindowFlags& flags);
+
+/// The zone of local dates, as `frota replay` chose it: `flag` (--time-zone), else
+/// `gtfs_zone` (the GTFS agency's), else America/Sao_Paulo.
+base::Result<base::TimeZone> ReaderTimeZone(std::string_view flag, std::string_view gtfs_zone);
+
+/// The DuckDB file a reader works on: `db` as given, or for a PostgreSQL DSN `postgres`
+/// a copy of its results (sink::CopyPostgresToDuckDb), or for a bounded `window` a copy of
+/// the window's rows (sink::CopyDuckDbWindow, or the PostgreSQL copy of the window
+/// alone): copies in a new folder under the system's temporary folder, removed with this
+/// object.
 class ResultsFile {
  public:
-  static base::Result<std::unique_ptr<ResultsFile>> Open(const std::string& db,
-                                                         const std::string& postgres);
+  static base::Result<std::unique_ptr<ResultsFile>> Open(
+      const std::string& db, const std::string& postgres, const sink::DateWindow& window = {},
+      const base::TimeZone& zone = base::TimeZone::Utc());
+  /// Open with the window of `flags` in the zone `time_zone` (ReaderTimeZone, no GTFS).
+  static base::Result<std::unique_ptr<ResultsFile>> OpenWindow(const std::string& db,
+                                                               const std::string& postgres,
+                                                               const WindowFlags& flags,
+                                                               std::string_view time_zone);
   ~ResultsFile();
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  /// Whether a bounded window holds no data at all.
+  [[nodiscard]] bool empty() const { return empty_; }
+  /// Prints what the window holds (sink::DescribeWindow) on stderr; nothing when unbounded.
+  void Describe() const;
 
  private:
   ResultsFile() = default;
   std::filesystem::path path_;
   std::filesystem::path scratch_;  // empty for --db
+  std::string description_;
+  bool empty_ = false;
 };
 
 }  // namespace frota::cli

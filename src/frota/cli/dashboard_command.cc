@@ -15,7 +15,6 @@
 #include "frota/gtfs/static_feed.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
-#include "frota/sink/postgres_to_duckdb.h"
 
 namespace frota::cli {
 
@@ -30,6 +29,8 @@ struct DashboardFlags {
   std::string time_zone;
   std::string lang = "pt-BR";
   std::vector<std::string> reports;
+  WindowFlags window;
+  std::int32_t days = 0;
   bool sizes = false;
   double every_s = 0;
 };
@@ -65,6 +66,43 @@ std::string DisplayName(const std::string& spec) {
   return hash == std::string::npos ? name : name + spec.substr(hash);
 }
 
+// The newest local date of data (quality has a row per feed and hour with any record).
+base::Result<std::optional<base::LocalDate>> NewestDate(const DashboardFlags& flags) {
+  constexpr std::string_view kNewest =
+      "SELECT CAST(max(local_date) - DATE '1970-01-01' AS BIGINT) FROM quality";
+  std::optional<std::int64_t> days;
+  if (flags.postgres.empty()) {
+    FROTA_ASSIGN_OR_RETURN(auto db, sink::DuckDbConnection::Open(flags.db, /*read_only=*/true));
+    FROTA_ASSIGN_OR_RETURN(auto newest, db->Query(kNewest));
+    if (!newest.IsNull(0, 0)) {
+      days = newest.Int64(0, 0);
+    }
+  } else {
+    FROTA_ASSIGN_OR_RETURN(auto pg, sink::PgConnection::Open(flags.postgres));
+    FROTA_ASSIGN_OR_RETURN(auto newest, pg->Query(kNewest));
+    if (!newest.IsNull(0, 0)) {
+      days = std::stoll(std::string(newest.Value(0, 0)));
+    }
+  }
+  if (!days) {
+    return std::optional<base::LocalDate>();
+  }
+  return std::optional<base::LocalDate>(base::LocalDateFromDays(static_cast<std::int32_t>(*days)));
+}
+
+// The dates the page shows: --from/--to, or the last --days of data.
+base::Result<sink::DateWindow> PageWindow(const DashboardFlags& flags) {
+  FROTA_ASSIGN_OR_RETURN(auto window, flags.window.Parse());
+  if (flags.days > 0) {
+    FROTA_ASSIGN_OR_RETURN(const auto newest, NewestDate(flags));
+    if (newest) {
+      window.from = *newest - std::chrono::days(flags.days - 1);
+      window.to = *newest;
+    }
+  }
+  return window;
+}
+
 int RunDashboard(const DashboardFlags& flags) {
   if (flags.lang != "pt-BR" && flags.lang != "en") {
     return ReportError(base::InvalidInput("--lang {}: use pt-BR or en", flags.lang));
@@ -97,23 +135,27 @@ int RunDashboard(const DashboardFlags& flags) {
   if (!zone.ok()) {
     return ReportError(zone.error());
   }
-  // One page from what the database holds now; PostgreSQL through a copy of its results
-  // (and the tables `frota headways --postgres` keeps there) into an in-memory DuckDB.
+  // One page from what the database holds now, of the window; PostgreSQL through a copy
+  // of its results (and the tables `frota headways --postgres` keeps there) into DuckDB,
+  // of the window's days only.
   const auto write_page = [&]() -> base::Status {
-    auto db = flags.postgres.empty() ? sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true)
-                                     : sink::CopyPostgresToDuckDb(flags.postgres);
-    if (!db.ok()) {
-      return db.error();
-    }
+    FROTA_ASSIGN_OR_RETURN(const auto window, PageWindow(flags));
+    FROTA_ASSIGN_OR_RETURN(const auto results,
+                           ResultsFile::Open(flags.db, flags.postgres, window, *zone));
+    results->Describe();
+    FROTA_ASSIGN_OR_RETURN(auto db, sink::OpenFrotaDuckDb(results->path(), /*must_exist=*/true));
     dashboard::DataModelOptions options;
     options.feed = feed ? &*feed : nullptr;
     options.area = area ? &*area : nullptr;
     options.time_zone = *zone;
     options.db_name = flags.postgres.empty() ? DisplayName(flags.db) : PostgresName(flags.postgres);
+    if (window.bounded()) {
+      options.db_name += fmt::format(", {}", window.Describe());
+    }
     options.gtfs_name = DisplayName(flags.gtfs);
     options.area_name = DisplayName(flags.area);
     options.reports.assign(flags.reports.begin(), flags.reports.end());
-    FROTA_ASSIGN_OR_RETURN(auto model, dashboard::BuildDataModel(**db, options));
+    FROTA_ASSIGN_OR_RETURN(auto model, dashboard::BuildDataModel(*db, options));
     const std::string html = dashboard::RenderHtml(model.json, {flags.lang});
     // Written beside the page and renamed over it: a reader never sees half a file.
     FROTA_RETURN_IF_ERROR(base::WriteFileAtomic(flags.out, html));
@@ -183,6 +225,11 @@ void AddDashboardCommand(CLI::App& app, CommandMain& run) {
   sub->add_option(
       "--report", flags->reports,
       "A JSON stage report to show on the Quality page (e.g. replay --report); repeatable");
+  AddWindowOptions(*sub, flags->window);
+  auto* days = sub->add_option("--days", flags->days,
+                               "Show the last N local days of data (the newest date included)")
+                   ->check(CLI::Range(1, 100'000));
+  days->excludes("--from")->excludes("--to");
   sub->add_flag("--sizes", flags->sizes, "Print the size of each section of the embedded data");
   sub->add_option("--every", flags->every_s,
                   "Write the page again every S seconds (atomically) until SIGINT or SIGTERM")

@@ -15,6 +15,8 @@ struct EvaluateFlags {
   std::string db;
   std::string postgres;
   std::string truth;
+  std::string time_zone;
+  WindowFlags window;
   bool json = false;
 };
 
@@ -24,9 +26,13 @@ int RunEvaluate(const EvaluateFlags& flags) {
   }
   // PostgreSQL: its results (with the tables `frota headways --postgres` wrote there)
   // copied into a DuckDB file, read as a --db file is.
-  auto results = ResultsFile::Open(flags.db, flags.postgres);
+  auto results = ResultsFile::OpenWindow(flags.db, flags.postgres, flags.window, flags.time_zone);
   if (!results.ok()) {
     return ReportError(results.error());
+  }
+  (*results)->Describe();
+  if ((*results)->empty()) {
+    return kExitOk;
   }
   sim::EvaluateOptions options;
   options.db = (*results)->path();
@@ -57,6 +63,9 @@ void AddEvaluateCommand(CLI::App& app, CommandMain& run) {
   auto* postgres = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   db->excludes(postgres);
   sub->add_option("--truth", flags->truth, "truth.json written by frota simulate")->required();
+  AddWindowOptions(*sub, flags->window);
+  sub->add_option("--time-zone", flags->time_zone,
+                  "IANA zone of the local dates of --from and --to (default: America/Sao_Paulo)");
   sub->add_flag("--json", flags->json, "Print one JSON document on stdout");
   sub->callback([&run, flags] { run = [flags]() -> int { return RunEvaluate(*flags); }; });
 }

@@ -6,7 +6,6 @@
 #include "frota/serve/store.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/export.h"
-#include "frota/sink/postgres_to_duckdb.h"
 
 namespace frota::cli {
 
@@ -19,6 +18,8 @@ struct ExportFlags {
   std::string format = "csv";
   std::string gtfs_rt;
   std::string gtfs;
+  std::string time_zone;
+  WindowFlags window;
 };
 
 // `--gtfs-rt DIR`: the feed `frota serve` would have answered, minute by minute.
@@ -54,10 +55,19 @@ int RunExport(const ExportFlags& flags) {
   if (flags.format != "csv" && flags.format != "parquet") {
     return ReportError(base::InvalidInput("--format {}: use csv or parquet", flags.format));
   }
-  // PostgreSQL: its tables copied into DuckDB, then the same export code, so the files
-  // are byte-identical to those of a DuckDB database holding the same rows.
-  auto db = flags.postgres.empty() ? sink::OpenFrotaDuckDb(flags.db, /*must_exist=*/true)
-                                   : sink::CopyPostgresToDuckDb(flags.postgres);
+  // PostgreSQL, or a window: the rows copied into a DuckDB file, then the same export
+  // code, so the files are byte-identical to those of a DuckDB database holding the same
+  // rows.
+  const auto results =
+      ResultsFile::OpenWindow(flags.db, flags.postgres, flags.window, flags.time_zone);
+  if (!results.ok()) {
+    return ReportError(results.error());
+  }
+  (*results)->Describe();
+  if ((*results)->empty()) {
+    return kExitOk;
+  }
+  auto db = sink::OpenFrotaDuckDb((*results)->path(), /*must_exist=*/true);
   if (!db.ok()) {
     return ReportError(db.error());
   }
@@ -91,6 +101,9 @@ void AddExportCommand(CLI::App& app, CommandMain& run) {
                   "feed as of each minute: DIR/vehicle-positions-YYYY-MM-DDTHH-MM-SSZ.pb");
   sub->add_option("--gtfs", flags->gtfs,
                   "Static GTFS (zip or folder) the jobs ran with, for --gtfs-rt");
+  AddWindowOptions(*sub, flags->window);
+  sub->add_option("--time-zone", flags->time_zone,
+                  "IANA zone of the local dates of --from and --to (default: America/Sao_Paulo)");
   sub->callback([flags, &run] {
     if (flags->db.empty() && flags->postgres.empty()) {
       throw CLI::RequiredError("--db or --postgres");

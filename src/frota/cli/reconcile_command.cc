@@ -2,6 +2,7 @@
 
 #include "frota/batch/reconcile.h"
 #include "frota/cli/commands.h"
+#include "frota/gtfs/static_feed.h"
 
 namespace frota::cli {
 
@@ -12,16 +13,42 @@ struct ReconcileFlags {
   std::string db;
   std::string postgres;
   std::string mode;
+  WindowFlags window;
   bool json = false;
 };
 
+// The zone of the window's dates, as replay chose it: --time-zone, else the GTFS agency's
+// (the GTFS read only for this), else Rio's.
+base::Result<base::TimeZone> WindowZone(const runner::ReplayConfig& replay) {
+  if (!replay.time_zone.empty() || replay.gtfs.empty()) {
+    return ReaderTimeZone(replay.time_zone, {});
+  }
+  FROTA_ASSIGN_OR_RETURN(const auto feed, gtfs::StaticFeed::Load(replay.gtfs));
+  return ReaderTimeZone({}, feed.time_zone());
+}
+
 int RunReconcile(ReconcileFlags& flags) {
-  // PostgreSQL: its results copied into a DuckDB file first (the same tables and views),
-  // which the recomputation attaches as it attaches a stream's database.
-  auto results = ResultsFile::Open(flags.db, flags.postgres);
+  const auto window = flags.window.Parse();
+  if (!window.ok()) {
+    return ReportError(window.error());
+  }
+  const auto zone = window->bounded() ? WindowZone(flags.config.replay)
+                                      : base::Result<base::TimeZone>(base::TimeZone::Utc());
+  if (!zone.ok()) {
+    return ReportError(zone.error());
+  }
+  // PostgreSQL, or a window: the stream's results copied into a DuckDB file first (the
+  // same tables and views; of a window, its rows), which the recomputation attaches as
+  // it attaches a stream's database.
+  auto results = ResultsFile::Open(flags.db, flags.postgres, *window, *zone);
   if (!results.ok()) {
     return ReportError(results.error());
   }
+  (*results)->Describe();
+  if ((*results)->empty()) {
+    return kExitOk;
+  }
+  flags.config.options.window = *window;
   if (!flags.mode.empty()) {
     const auto mode = model::ParseMode(flags.mode);
     if (!mode) {
@@ -67,6 +94,7 @@ void AddReconcileCommand(CLI::App& app, CommandMain& run) {
   sub->add_option("--memory-limit", flags->config.options.memory_limit,
                   "DuckDB memory limit of the recomputation, e.g. 4GB; beyond it DuckDB spills "
                   "to a temp folder (default: a third of the RAM, at most 8GB)");
+  AddWindowOptions(*sub, flags->window);
   sub->add_flag("--json", flags->json, "Print the report as JSON");
   sub->callback([flags, &run] {
     if (flags->db.empty() && flags->postgres.empty()) {

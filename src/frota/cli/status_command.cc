@@ -24,6 +24,8 @@ struct StatusFlags {
   std::string db;
   std::string postgres;
   std::size_t runs = 10;
+  std::string time_zone;
+  WindowFlags window;
   bool json = false;
 };
 
@@ -35,15 +37,21 @@ struct StatusFlags {
 using TextRows = std::vector<std::vector<std::optional<std::string>>>;
 using TextQuery = std::function<base::Result<TextRows>(const std::string&)>;
 
-std::string RunsSql(std::size_t limit) {
+// Only the epochs whose watermark, and the polls whose time, are in the window (`where`).
+struct StatusWindow {
+  std::string batches = "TRUE";
+  std::string polls = "TRUE";
+};
+
+std::string RunsSql(std::size_t limit, const StatusWindow& where) {
   return fmt::format(
       "SELECT run_id, CAST(count(*) AS VARCHAR), "
       "CAST(date_trunc('second', min(committed_at)) AS VARCHAR), "
       "CAST(date_trunc('second', max(committed_at)) AS VARCHAR), "
       "CAST(date_trunc('second', max(watermark)) AS VARCHAR), CAST(sum(positions) AS VARCHAR), "
-      "CAST(sum(rejected) AS VARCHAR) FROM batches GROUP BY run_id "
+      "CAST(sum(rejected) AS VARCHAR) FROM batches WHERE {} GROUP BY run_id "
       "ORDER BY max(committed_at) DESC, run_id LIMIT {}",
-      limit);
+      where.batches, limit);
 }
 
 constexpr const char* kFeedsSql =
@@ -53,7 +61,7 @@ constexpr const char* kFeedsSql =
     "CAST(sum(CASE WHEN \"repeat\" THEN 1 ELSE 0 END) AS VARCHAR), "
     "CAST(date_trunc('second', max(CASE WHEN failure IS NULL THEN polled_at END)) AS VARCHAR), "
     "CAST(date_trunc('second', max(CASE WHEN failure IS NOT NULL THEN polled_at END)) "
-    "AS VARCHAR) FROM collector_polls GROUP BY feed_id ORDER BY feed_id";
+    "AS VARCHAR) FROM collector_polls WHERE {} GROUP BY feed_id ORDER BY feed_id";
 
 // The input's partitions: not the regularity follower's (runner/regularity_follower.h),
 // whose "offset" counts the positions it has read.
@@ -68,7 +76,8 @@ constexpr const char* kHasPollsSql =
 std::string Text(const std::optional<std::string>& v) { return v ? *v : std::string("-"); }
 
 base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std::size_t runs,
-                                                    const std::string& name) {
+                                                    const std::string& name,
+                                                    const StatusWindow& where) {
   nlohmann::ordered_json j;
   j["database"] = name;
   nlohmann::ordered_json run_list = nlohmann::ordered_json::array();
@@ -77,7 +86,7 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
     std::sort(rows.begin(), rows.end(), less);
     return rows;
   };
-  FROTA_ASSIGN_OR_RETURN(auto run_rows_unsorted, query(RunsSql(runs)));
+  FROTA_ASSIGN_OR_RETURN(auto run_rows_unsorted, query(RunsSql(runs, where)));
   const auto run_rows = bytewise(std::move(run_rows_unsorted), [](const auto& a, const auto& b) {
     return std::tie(b[3], a[0]) < std::tie(a[3], b[0]);  // newest last commit first
   });
@@ -97,7 +106,8 @@ base::Result<nlohmann::ordered_json> DatabaseStatus(const TextQuery& query, std:
   nlohmann::ordered_json feeds = nlohmann::ordered_json::array();
   FROTA_ASSIGN_OR_RETURN(const auto has_polls, query(kHasPollsSql));
   if (Text(has_polls.at(0)[0]) != "0") {
-    FROTA_ASSIGN_OR_RETURN(auto feed_rows_unsorted, query(kFeedsSql));
+    FROTA_ASSIGN_OR_RETURN(auto feed_rows_unsorted,
+                           query(fmt::format(fmt::runtime(kFeedsSql), where.polls)));
     const auto feed_rows = bytewise(std::move(feed_rows_unsorted),
                                     [](const auto& a, const auto& b) { return a[0] < b[0]; });
     for (const auto& r : feed_rows) {
@@ -144,7 +154,22 @@ std::string DatabaseStatusText(const nlohmann::ordered_json& j) {
   return out;
 }
 
+// The window's conditions: an epoch by the local date of its watermark, a poll by its
+// time's (the catalog's date column of collector_polls).
+base::Result<StatusWindow> StatusWindowOf(const StatusFlags& flags) {
+  FROTA_ASSIGN_OR_RETURN(const auto window, flags.window.Parse());
+  FROTA_ASSIGN_OR_RETURN(const auto zone, ReaderTimeZone(flags.time_zone, {}));
+  StatusWindow where;
+  where.batches = sink::WindowCondition({"watermark", model::ColumnType::kTimestamp}, window, zone);
+  where.polls = sink::WindowCondition(*sink::TableDateColumn("collector_polls", {}), window, zone);
+  return where;
+}
+
 int RunDatabaseStatus(const StatusFlags& flags) {
+  const auto where = StatusWindowOf(flags);
+  if (!where.ok()) {
+    return ReportError(where.error());
+  }
   std::unique_ptr<sink::DuckDbConnection> duck;
   std::unique_ptr<sink::PgConnection> pg;
   TextQuery query;
@@ -196,7 +221,7 @@ int RunDatabaseStatus(const StatusFlags& flags) {
       return rows;
     };
   }
-  const auto status = DatabaseStatus(query, flags.runs, name);
+  const auto status = DatabaseStatus(query, flags.runs, name, *where);
   if (!status.ok()) {
     return ReportError(status.error().WithContext(fmt::format("status of {}", name)));
   }
@@ -242,6 +267,10 @@ void AddStatusCommand(CLI::App& app, CommandMain& run) {
                   "A results database instead: its runs (epoch ledger), sources and feeds");
   sub->add_option("--postgres", flags->postgres, "The same for a PostgreSQL database (DSN)");
   sub->add_option("--runs", flags->runs, "How many recent runs")->capture_default_str();
+  AddWindowOptions(*sub, flags->window);
+  sub->add_option("--time-zone", flags->time_zone,
+                  "With --db or --postgres and a window: the zone of its local dates (default: "
+                  "America/Sao_Paulo); epochs count by their watermark's date, polls by theirs");
   sub->add_flag("--json", flags->json, "One JSON document on stdout");
   sub->callback([flags, &run] { run = [flags] { return RunStatus(*flags); }; });
 }

@@ -5,6 +5,17 @@
 
 namespace frota::sink {
 
+std::string SqlStringLiteral(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    out += c;
+    if (c == '\'') {
+      out += '\'';
+    }
+  }
+  return out + "'";
+}
+
 DuckDbResult::~DuckDbResult() {
   if (valid_) {
     duckdb_destroy_result(&result_);

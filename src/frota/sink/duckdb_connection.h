@@ -15,6 +15,9 @@
 
 namespace frota::sink {
 
+/// `text` as an SQL string literal ('it''s'), for DuckDB and PostgreSQL alike.
+std::string SqlStringLiteral(std::string_view text);
+
 /// A value bound to a prepared statement's parameter.
 struct SqlParam {
   enum class Kind { kText, kBlob, kInt64, kNull };

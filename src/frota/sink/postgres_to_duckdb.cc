@@ -13,6 +13,7 @@
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/pg_copy.h"
 #include "frota/sink/postgres_sink.h"
+#include "frota/sink/window.h"
 
 namespace frota::sink {
 
@@ -265,7 +266,8 @@ void AppendCopyText(std::string& out, std::string_view value) {
 }  // namespace
 
 base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
-    const std::string& dsn, const std::filesystem::path& scratch, PostgresCopySummary* summary) {
+    const std::string& dsn, const std::filesystem::path& scratch, PostgresCopySummary* summary,
+    const DateWindow& window, const base::TimeZone& zone) {
   FROTA_ASSIGN_OR_RETURN(auto pg, PgConnection::Open(dsn));
   FROTA_RETURN_IF_ERROR(CheckPostgresSchema(*pg));
   if (!scratch.empty() && std::filesystem::exists(scratch)) {
@@ -274,15 +276,19 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
   FROTA_ASSIGN_OR_RETURN(auto duck, OpenFrotaDuckDb(scratch, /*must_exist=*/false));
   FROTA_RETURN_IF_ERROR(pg->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
   FROTA_RETURN_IF_ERROR(duck->Execute("BEGIN TRANSACTION"));
-  const auto copy_table = [&](const CopiedTable& table) -> base::Status {
+  const auto copy_table = [&](const CopiedTable& table,
+                              const std::vector<std::string>& columns) -> base::Status {
+    const auto date = TableDateColumn(table.name, columns);
+    const std::string condition = date ? WindowCondition(*date, window, zone) : "TRUE";
     FROTA_ASSIGN_OR_RETURN(auto appender,
                            ChunkAppender::Create(*duck, table.target, table.columns));
     StreamingCopy copy(*appender, table);
     const auto status =
         // A query, not the table: the raw tables are partitioned (postgres_schema_v9.sql),
         // and COPY reads a partitioned table only through one.
-        pg->CopyOut(fmt::format("COPY (SELECT * FROM {}) TO STDOUT (FORMAT binary)",
-                                QuoteIdentifier(table.name)),
+        // The window's condition prunes them to its days.
+        pg->CopyOut(fmt::format("COPY (SELECT * FROM {} WHERE {}) TO STDOUT (FORMAT binary)",
+                                QuoteIdentifier(table.name), condition),
                     [&](std::string_view piece) { return copy.Feed(piece); });
     if (!status.ok()) {
       return status.error().WithContext(fmt::format("copying table {}", table.name));
@@ -298,12 +304,12 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
   };
   const auto& tables = CopiedTables();
   const auto silver = AddSilverText(*duck, [&]() -> base::Status {
-    const auto positions = copy_table(tables[0]);
-    return positions.ok() ? copy_table(tables[1]) : positions;  // then rejected
+    const auto positions = copy_table(tables[0], {});
+    return positions.ok() ? copy_table(tables[1], {}) : positions;  // then rejected
   });
   FROTA_RETURN_IF_ERROR(silver);
   for (std::size_t i = 2; i < tables.size(); ++i) {
-    FROTA_RETURN_IF_ERROR(copy_table(tables[i]));
+    FROTA_RETURN_IF_ERROR(copy_table(tables[i], {}));
   }
   // Tables other commands wrote into the same database (`frota headways`' tables, say):
   // every base table the embedded schema does not have, as it is.
@@ -322,6 +328,7 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
   }
   struct Extra {
     CopiedTable table;
+    std::vector<std::string> column_names;
     std::string ddl;
   };
   std::vector<Extra> extra;
@@ -331,7 +338,7 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
       continue;
     }
     if (extra.empty() || extra.back().table.name != name) {
-      extra.push_back({{name, {}, name}, {}});
+      extra.push_back({{name, {}, name}, {}, {}});
     }
     const auto type = DuckTypeOf(others.Value(r, 2));
     if (!type) {
@@ -342,11 +349,12 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     e.ddl += fmt::format("{}{} {}", e.table.columns.empty() ? "" : ", ",
                          QuoteIdentifier(others.Value(r, 1)), DuckTypeName(*type));
     e.table.columns.push_back(*type);
+    e.column_names.emplace_back(others.Value(r, 1));
   }
   for (const auto& e : extra) {
     FROTA_RETURN_IF_ERROR(
         duck->Execute(fmt::format("CREATE TABLE {} ({})", QuoteIdentifier(e.table.name), e.ddl)));
-    FROTA_RETURN_IF_ERROR(copy_table(e.table));
+    FROTA_RETURN_IF_ERROR(copy_table(e.table, e.column_names));
   }
   FROTA_RETURN_IF_ERROR(duck->Execute("COMMIT"));
   FROTA_RETURN_IF_ERROR(pg->Execute("COMMIT"));
@@ -358,7 +366,8 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
 namespace frota::sink {
 
 base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& dsn,
-                                   const std::vector<std::string>& tables) {
+                                   const std::vector<std::string>& tables, const DateWindow& window,
+                                   const base::TimeZone& zone) {
   FROTA_ASSIGN_OR_RETURN(auto pg, PgConnection::Open(dsn));
   FROTA_RETURN_IF_ERROR(CheckPostgresSchema(*pg));
   FROTA_RETURN_IF_ERROR(pg->Execute("BEGIN"));
@@ -375,8 +384,10 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
     std::string ddl;
     std::string names;
     std::string select;
+    std::vector<std::string> column_names;
     for (std::size_t c = 0; c < columns.rows(); ++c) {
       const std::string name = columns.String(c, 0);
+      column_names.push_back(name);
       const std::string type = columns.String(c, 1);
       const auto pg_type = PgTypeOf(type);
       if (!pg_type) {
@@ -391,10 +402,17 @@ base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& ds
     // included: the sinks upsert into it on that key. Any other is made anew.
     const bool in_schema = std::any_of(CopiedTables().begin(), CopiedTables().end(),
                                        [&](const CopiedTable& t) { return t.name == table; });
+    // A window replaces only its own days of a table that has them.
+    FROTA_ASSIGN_OR_RETURN(auto exists,
+                           pg->Query(fmt::format("SELECT to_regclass({}) IS NOT NULL",
+                                                 SqlStringLiteral(QuoteIdentifier(table)))));
+    const bool keep = in_schema || (window.bounded() && exists.Value(0, 0) == "t");
+    const auto date = TableDateColumn(table, column_names);
+    const std::string condition = date ? WindowCondition(*date, window, zone) : "TRUE";
     FROTA_RETURN_IF_ERROR(
-        pg->Execute(in_schema ? fmt::format("DELETE FROM {}", QuoteIdentifier(table))
-                              : fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
-                                            QuoteIdentifier(table), QuoteIdentifier(table), ddl)));
+        pg->Execute(keep ? fmt::format("DELETE FROM {} WHERE {}", QuoteIdentifier(table), condition)
+                         : fmt::format("DROP TABLE IF EXISTS {}; CREATE TABLE {} ({})",
+                                       QuoteIdentifier(table), QuoteIdentifier(table), ddl)));
     FROTA_ASSIGN_OR_RETURN(
         auto rows, duck.Query(fmt::format("SELECT {} FROM {}", select, QuoteIdentifier(table))));
     // DuckDB's text for a double is the shortest that reads back to the same bits, so the

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "frota/base/status.h"
+#include "frota/base/time_zone.h"
 #include "frota/sink/duckdb_connection.h"
+#include "frota/sink/window.h"
 
 namespace frota::sink {
 
@@ -34,9 +36,13 @@ struct PostgresCopySummary {
 /// READ transaction: a consistent snapshot even while consumers commit. Binary COPY both ways:
 /// doubles, reals and timestamps arrive bit for bit. The PostgreSQL database must have frota's
 /// schema (not newer than this binary); a password in the DSN never appears in an error.
+/// Only the rows in `window` are copied (local dates in `zone`; sink/window.h), each
+/// table filtered by its date column, which PostgreSQL prunes to the window's day
+/// partitions: the copy costs the window, not the history.
 base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
     const std::string& dsn, const std::filesystem::path& scratch = {},
-    PostgresCopySummary* summary = nullptr);
+    PostgresCopySummary* summary = nullptr, const DateWindow& window = {},
+    const base::TimeZone& zone = base::TimeZone::Utc());
 
 /// Replaces the tables `tables` of the frota database at `dsn` by the DuckDB tables of
 /// the same names in `duck`, every row copied by column name, all in one transaction: a
@@ -45,7 +51,12 @@ base::Result<std::unique_ptr<DuckDbConnection>> CopyPostgresToDuckDb(
 /// definition and key and has its rows replaced; any other is dropped and created anew,
 /// with PostgreSQL's types for DuckDB's. For commands that compute on a copy (CopyPostgresToDuckDb)
 /// and keep what they computed beside the results, as `frota headways --postgres` does.
+/// With a bounded `window` (local dates in `zone`), only the window's rows of a table
+/// that places rows on dates (sink/window.h TableDateColumn) are replaced; a table
+/// without dates is replaced whole.
 base::Status ReplacePostgresTables(DuckDbConnection& duck, const std::string& dsn,
-                                   const std::vector<std::string>& tables);
+                                   const std::vector<std::string>& tables,
+                                   const DateWindow& window = {},
+                                   const base::TimeZone& zone = base::TimeZone::Utc());
 
 }  // namespace frota::sink

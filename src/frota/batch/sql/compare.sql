@@ -7,7 +7,9 @@
 -- segment's length is rounded to a whole millimetre on each side and a last-bit
 -- difference of a sine can move that rounding by one. Everything else must be equal.
 
--- positions and rejected: one row per input record, keyed by where it came from.
+-- positions and rejected: one row per input record, keyed by where it came from. The batch
+-- side reads them through compared_accepted and compared_rejected (reconcile.cc,
+-- CutBatchToWindow): every row, or those of the window `--from`/`--to` asks for.
 CREATE OR REPLACE VIEW cmp_positions_stream AS
 SELECT {'source': source, 'source_offset': source_offset} AS k,
        {'feed_id': feed_id, 'vehicle_id': vehicle_id, 'mode': mode, 'route_id': route_id,
@@ -29,7 +31,7 @@ SELECT {'source': s.name, 'source_offset': p.source_offset} AS k,
         'event_time': make_timestamp(event_us), 'ingest_time': make_timestamp(ingest_us),
         'event_time_from_header': event_time_from_header} AS v,
        NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
-FROM accepted p JOIN sources s USING (source_id);
+FROM compared_accepted p JOIN sources s USING (source_id);
 
 CREATE OR REPLACE VIEW cmp_rejected_stream AS
 SELECT {'source': source, 'source_offset': source_offset} AS k,
@@ -46,7 +48,7 @@ SELECT {'source': s.name, 'source_offset': r.source_offset} AS k,
         'event_time': make_timestamp(event_us), 'ingest_time': make_timestamp(ingest_us),
         'detail': detail} AS v,
        NULL::BIGINT AS mm, NULL::BIGINT AS mm_allowance
-FROM batch_rejected r JOIN sources s USING (source_id)
+FROM compared_rejected r JOIN sources s USING (source_id)
 WHERE reason <> 'duplicate';
 
 -- The catalog's tables (model/tables.h: speed_cells, speed_lines, fleet_hours, stops,

@@ -199,7 +199,7 @@ FROM trips t JOIN vehicle_keys k USING (vehicle_key) JOIN trip_keys tk USING (tr
 -- duplicate slots: a slot of the plan (trip_id, trip_start_date, trip_start_time: a
 -- scheduled trip's start time is the plan's or empty) observed in trips of two or more
 -- vehicles; without a plan every (trip_id, trip_start_date, trip_start_time) counts.
-CREATE OR REPLACE TABLE batch_duplicate_slots AS
+CREATE OR REPLACE VIEW batch_duplicate_slots AS
 SELECT feed_id, trip_start_date, trip_id, trip_start_time,
        count(DISTINCT vehicle_id)::BIGINT AS vehicles,
        string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids
