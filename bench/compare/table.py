@@ -172,7 +172,7 @@ def targets_and_checks(args, rows, out):
         targets.append(rss_at_most(0.1))
     if "duckdb" in rows:
         targets.append(at_least("the DuckDB batch recomputation's throughput", "duckdb", 5))
-    out.append("Targets (issue 9, ratios from this run):\n")
+    out.append("Targets (ratios from this run):\n")
     out.extend(targets)
     targets = []
     if "ceiling" in rows:
@@ -186,7 +186,7 @@ def targets_and_checks(args, rows, out):
     if "duckdb" in rows:
         targets.append(at_least("the DuckDB batch recomputation's throughput", "duckdb", 10))
     if targets:
-        out.append("\nTargets (issue 39, ratios from this run):\n")
+        out.append("\nStricter targets (ratios from this run):\n")
         out.extend(targets)
     compare = args.compare
     if compare:

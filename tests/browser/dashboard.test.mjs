@@ -215,7 +215,7 @@ function buildSimulated() {
   const report = path.join(WORK, "sim-replay-report.json");
   frota("replay", "archive:" + day, "--gtfs", gtfs, "--area", area, "--db", db, "--report", report);
   frota("headways", "--db", db, "--gtfs", gtfs);
-  // Issue 34's exclusions, day types, gaps and silences on the busiest route: the tables are
+  // Exclusions, day types, gaps and silences on the busiest route: the tables are
   // made where this build's `frota headways` does not write them, the rows added either way.
   const route = sql(db, `SELECT route_id FROM headways WHERE headway_s IS NOT NULL AND planned_headway_s > 0
     GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`)[0][0];

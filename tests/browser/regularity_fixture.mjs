@@ -1,5 +1,5 @@
-// Issue 34's headway tables on a simulated day, written by hand where the `frota headways`
-// of this build does not write them yet (notes/contract-34.md): an `exclusion` column with a
+// The regularity tables on a simulated day, written by hand where the `frota headways`
+// of the build under test does not write them: an `exclusion` column with a
 // feed gap (07:30–07:50 local) and a planned break of 8 h on one route, the same route's
 // direction-0 headways again on a Saturday (×1.5), a line silence (08:10–08:25 local), and
 // covered minutes per feed and hour. The rows are added to the tables a newer `frota

@@ -1,7 +1,6 @@
-// A small simulated day end to end (issue 5's acceptance on a simulated day): replayed,
-// reconciled without a difference, its headways computed, and scored against the
-// simulator's truth: departures from the terminal found, and the lines' median
-// headways within 5 % of the true ones.
+// A small simulated day end to end: replayed, reconciled without a difference, its
+// headways computed, and scored against the simulator's truth: departures from the
+// terminal found, and the lines' median headways within 5 % of the true ones.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -106,7 +105,7 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
     EXPECT_TRUE(before->departures.computed);
     EXPECT_TRUE(before->headways.computed);
     EXPECT_TRUE(before->alerts.computed);
-    // Issue 40's target.
+    // The alerts' target: precision and recall of at least 0.9.
     EXPECT_GT(before->alerts.true_alerts, 10) << sim::EvaluationText(*before);
     EXPECT_GE(before->alerts.precision, 0.9) << sim::EvaluationText(*before);
     EXPECT_GE(before->alerts.recall, 0.9) << sim::EvaluationText(*before);
@@ -129,7 +128,7 @@ TEST(SimulatedDay, ReconcilesAndHeadwaysMatchTheTruth) {
   EXPECT_GT(d.true_reported_at_terminal, 100);
   EXPECT_GE(static_cast<double>(d.found_reported_at_terminal),
             0.95 * static_cast<double>(d.true_reported_at_terminal));
-  // Issue 34's target, outages and silent lines left out: every fault kind is on.
+  // The departures' target, outages and silent lines left out: every fault kind is on.
   EXPECT_GE(d.found_ratio, 0.95) << sim::EvaluationText(*evaluation);
   EXPECT_GT(d.left_out, 0);
 

@@ -42,7 +42,7 @@ constexpr double kCoordStep = 1e-4;         // ~11 m: finer than a map pixel at 
 constexpr double kSimplifyTolerance = 1.5;  // in coordinate steps (~15 m)
 constexpr std::size_t kMaxDuplicateSlots = 2000;
 constexpr std::size_t kMaxReportEntries = 300;
-// Issue 34's whole-day fields of headway_summary that the page shows, when present.
+// The whole-day fields of headway_summary that the page shows, when present.
 constexpr const char* kSummaryColumns[] = {
     "departures_found",       "departures_planned",     "departures_unobserved",
     "departures_unplanned",   "departures_tagged_late", "headways_measured",

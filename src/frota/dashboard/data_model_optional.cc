@@ -92,7 +92,7 @@ Json Builder::ExcludedSection(const TypeIndex& type_index) const {
           {"hour", hour},       {"reason", reason}, {"n", count}};
 }
 
-/// headway_summary's whole-day issue-34 fields, one row per (line, direction, day type;
+/// headway_summary's whole-day fields, one row per (line, direction, day type;
 /// -1 = all); shares rounded to 4 decimals, counts whole. Null without those columns.
 template <typename TypeIndex>
 Json Builder::SummarySection(const TypeIndex& type_index) const {

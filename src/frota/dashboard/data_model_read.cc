@@ -278,8 +278,8 @@ base::Status Builder::ReadOptionalTables() {
   return base::Status::Ok();
 }
 
-// Departures found and planned per hour (and day type). Issue 34's `headway_summary`
-// (it has `departures_unobserved`) is preferred: its departures_planned leaves out the
+// Departures found and planned per hour (and day type). A `headway_summary` that has
+// `departures_unobserved` is preferred: its departures_planned leaves out the
 // planned departures inside a coverage gap, which no count of `planned_departures` can.
 // Else `frota headways` keeps one row per departure found (in `headways`, the first of a
 // day with a NULL headway) and per departure planned (`planned_departures`): counting
@@ -339,7 +339,7 @@ std::string Builder::DayTypeExpr(const TableMap& tables, const std::string& tabl
 }
 
 // Individual headways, measured only (`exclusion IS NULL` when the column exists: a
-// database older than issue 34 has none, and then every headway counts, as it did), and
+// database older than the column has none, and then every headway counts), and
 // the excluded ones counted per reason.
 base::Status Builder::ReadHeadways(const TableMap& tables) {
   if (!headways_table_) {
@@ -402,7 +402,7 @@ base::Status Builder::ReadHeadways(const TableMap& tables) {
   return base::Status::Ok();
 }
 
-// Issue 34's whole-day summary fields per route, direction and day type ('all' included),
+// The whole-day summary fields per route, direction and day type ('all' included),
 // read only when the summary has them.
 base::Status Builder::ReadHeadwaySummary(const TableMap& tables) {
   summary_table_ =

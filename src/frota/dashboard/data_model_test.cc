@@ -245,7 +245,7 @@ class DataModelTest : public ::testing::Test {
         "('rio-new', TIMESTAMP '2024-06-05 11:01:05', 1, 200, NULL, 10, 10, false, 'r')");
   }
 
-  // Issue 34's tables (notes/contract-34.md) as `frota headways` writes them: RB53
+  // The regularity tables with exclusions as `frota headways` writes them: RB53
   // direction 0 has a planned break (10:40 → 16:00 local) and a feed outage between two
   // departures; its weekday and saturday rows give the day-type selector two types.
   void FillRegularityTables() {
@@ -461,7 +461,7 @@ TEST_F(DataModelTest, ExcludedHeadwaysStayOutOfTheStatisticsAndAreCountedByReaso
   const auto june8 = std::find(dates.begin(), dates.end(), "2024-06-08") - dates.begin();
   ASSERT_LT(static_cast<std::size_t>(june8), dates.size());
   EXPECT_EQ(hw["date_day_type"][june8], 1);
-  // Departures per hour come from the issue-34 summary (observable planned departures).
+  // Departures per hour come from headway_summary (observable planned departures).
   EXPECT_EQ(hw["hours_table"], "headway_summary");
   // The summary's whole-day rows: 'all' is -1.
   const auto& sum = hw["summary"];

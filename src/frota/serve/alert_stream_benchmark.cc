@@ -1,4 +1,4 @@
-// The time from an alert's commit to its arrival on the alert stream (issue 40: within
+// The time from an alert's commit to its arrival on the alert stream (the target: within
 // 2 s of the watermark passing its moment; the engine commits an epoch at most every
 // --epoch-seconds, and this measures what serve adds after the commit). DuckDB, with
 // the server's default alert poll; one alert committed per iteration.

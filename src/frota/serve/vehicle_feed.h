@@ -1,5 +1,5 @@
 // What frota publishes as GTFS-Realtime VehiclePositions: each vehicle's latest accepted
-// position, described against the static GTFS the jobs ran with (README.md, "The
+// position, described against the static GTFS the jobs ran with (docs/serve.md, "The
 // GTFS-Realtime feed", has the mapping field by field).
 #pragma once
 

@@ -238,7 +238,7 @@ class DuckDbSink : public engine::TransactionalSink<model::EpochRows> {
   std::vector<RecentLabel> recent_labels_;
   // Each source's (partition, next offset) as the database holds it: read by Recover,
   // updated after each COMMIT. WriteCheckpoint writes only the sources that differ
-  // (sink/README.md: one statement per source cost half a second per epoch).
+  // (one statement per source cost half a second per epoch).
   std::unordered_map<std::string, std::pair<std::int32_t, std::int64_t>> progress_in_db_;
 };
 
