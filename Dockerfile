@@ -56,14 +56,15 @@ RUN apt-get update -qq \
  && ldconfig \
  && groupadd --system --gid 10001 frota \
  && useradd --system --uid 10001 --gid frota --home-dir /var/lib/frota --shell /usr/sbin/nologin frota \
- && mkdir -p /var/lib/frota /srv/www \
- && chown frota:frota /var/lib/frota /srv/www
+ && mkdir -p /var/lib/frota /var/lib/frota-feed /srv/www \
+ && chown frota:frota /var/lib/frota /var/lib/frota-feed /srv/www
 COPY --chmod=0755 deploy/frota-http /usr/local/bin/frota-http
-COPY deploy/collector.toml /etc/frota/collector.toml
+COPY deploy/collector.toml deploy/collector.feed-server.toml /etc/frota/
 USER frota
 WORKDIR /var/lib/frota
-# /healthz of `frota collect` (200 while a feed gets through), served on loopback inside
-# the container; other commands of this image turn it off in compose.yaml.
+# /healthz of `frota collect` (200 while a feed gets through) on port 9464
+# (metrics_listen of /etc/frota/collector.toml); compose.yaml gives the other services
+# checks of their own.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["frota-http", "/healthz"]
 ENTRYPOINT ["frota"]
