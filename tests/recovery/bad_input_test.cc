@@ -203,8 +203,9 @@ TEST_F(BadInput, AGtfsWithoutARouteOfTheFeedIsReportedAndItsStopsSayNull) {
       << run.err;
   EXPECT_NE(Slurp(report).find("\"unknown_routes\": [\n    \"19\"\n  ]"), std::string::npos)
       << Slurp(report);
-  // Every stop of line 19 has near_terminal null (the last column, empty in CSV); with the
-  // route known (the committed run) some are near a terminal.
+  // Every stop of line 19 has near_terminal and place null (the last two columns, empty in
+  // CSV: at no depot either); with the route known (the committed run) some are at a
+  // terminal.
   const Tree without = Export("without-19");
   const auto stops = [](const Tree& tree) {
     for (const auto& [file, bytes] : tree) {
@@ -223,11 +224,11 @@ TEST_F(BadInput, AGtfsWithoutARouteOfTheFeedIsReportedAndItsStopsSayNull) {
     const auto end = bare.find('\n', pos);
     const std::string row = bare.substr(pos, end - pos);
     ++rows;
-    null_terminal += row.back() == ',' ? 1 : 0;
+    null_terminal += row.ends_with(",,") ? 1 : 0;
     pos = end + 1;
   }
   EXPECT_EQ(null_terminal, rows);
-  EXPECT_NE(stops(committed_).find(",true\n"), std::string::npos);
+  EXPECT_NE(stops(committed_).find(",true,terminal\n"), std::string::npos);
 }
 
 }  // namespace

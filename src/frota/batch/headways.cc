@@ -135,8 +135,9 @@ std::string LocalIso(const base::TimeZone& zone, base::Timestamp t) {
 
 const std::vector<std::string>& HeadwayTables() {
   static const std::vector<std::string> kTables = {
-      "departures",    "planned_departures", "observed_dates", "headways",       "service_minutes",
-      "feed_coverage", "coverage_gaps",      "line_silences",  "headway_routes", "headway_summary"};
+      "departures",      "planned_departures", "observed_dates", "headways",
+      "service_minutes", "feed_coverage",      "coverage_gaps",  "line_silences",
+      "headway_routes",  "line_days_not_seen", "headway_summary"};
   return kTables;
 }
 
@@ -646,8 +647,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                "planned_headway_s, bunching_share, gap_share, cv, los, excess_wait_s, "
                "headways_measured, excluded_service_break, excluded_coverage_gap, "
                "share_under_60s, departures_unobserved, departures_unplanned, "
-               "departures_tagged_late, coverage_share, silent_minutes "
-               "FROM headway_summary ORDER BY route_short_name, route_id, direction_id, "
+               "departures_tagged_late, coverage_share, silent_minutes, line_days_not_seen, "
+               "departures_not_seen FROM headway_summary ORDER BY route_short_name, route_id, "
+               "direction_id, "
                "day_type, hour"));
   std::map<std::pair<std::string, int>, RouteHeadways> routes;
   std::vector<std::pair<std::string, int>> order;
@@ -693,6 +695,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     s.departures_tagged_late = rows.Int64(i, 26);
     s.coverage_share = OptionalDouble(rows, i, 27);
     s.silent_minutes = rows.Int64(i, 28);
+    s.line_days_not_seen = rows.Int64(i, 29);
+    s.departures_not_seen = rows.Int64(i, 30);
     if (s.day_type == "all" && s.hour < 0) {
       r.all = std::move(s);
     } else if (s.day_type == "all") {
@@ -703,6 +707,17 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
   }
   for (const auto& key : order) {
     report.routes.push_back(std::move(routes[key]));
+  }
+  FROTA_ASSIGN_OR_RETURN(
+      auto unseen,
+      db.Query("SELECT n.route_id, coalesce(r.route_short_name, ''), coalesce(n.direction_id, -1), "
+               "strftime(n.service_date, '%Y-%m-%d'), n.day_type, n.departures_planned "
+               "FROM line_days_not_seen n LEFT JOIN headway_routes r USING (route_id) "
+               "ORDER BY 2, 1, 3, 4"));
+  for (std::size_t i = 0; i < unseen.rows(); ++i) {
+    report.line_days_not_seen.push_back({unseen.String(i, 0), unseen.String(i, 1),
+                                         static_cast<int>(unseen.Int64(i, 2)), unseen.String(i, 3),
+                                         unseen.String(i, 4), unseen.Int64(i, 5)});
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return report;
@@ -743,6 +758,8 @@ nlohmann::ordered_json StatsJson(const HeadwayStats& s) {
   j["departures_unplanned"] = s.departures_unplanned;
   j["departures_tagged_late"] = s.departures_tagged_late;
   j["silent_minutes"] = s.silent_minutes;
+  j["line_days_not_seen"] = s.line_days_not_seen;
+  j["departures_not_seen"] = s.departures_not_seen;
   return j;
 }
 
@@ -790,6 +807,17 @@ std::string HeadwayJson(const HeadwayReport& report) {
   out["departures"] = report.departures;
   out["inferred_departures"] = report.inferred_departures;
   out["dates_without_plan"] = report.dates_without_plan;
+  nlohmann::ordered_json unseen = nlohmann::ordered_json::array();
+  for (const auto& n : report.line_days_not_seen) {
+    unseen.push_back({{"route_id", n.route_id},
+                      {"route_short_name", n.route_short_name},
+                      {"direction_id", n.direction_id >= 0 ? nlohmann::ordered_json(n.direction_id)
+                                                           : nlohmann::ordered_json()},
+                      {"service_date", n.service_date},
+                      {"day_type", n.day_type},
+                      {"departures_planned", n.departures_planned}});
+  }
+  out["line_days_not_seen"] = std::move(unseen);
   const auto zone = base::TimeZone::Load(report.time_zone);
   const base::TimeZone& local = zone.ok() ? *zone : base::TimeZone::Utc();
   nlohmann::ordered_json coverage = nlohmann::ordered_json::object();
@@ -816,25 +844,46 @@ std::string HeadwayJson(const HeadwayReport& report) {
   return out.dump(2);
 }
 
+std::string_view HeadwayTextLegend() {
+  return "route: the GTFS short name; dir: direction_id; inferred: no departure carried a trip "
+         "id\n"
+         "found: departures found in service periods; plan: planned departures the feed could "
+         "observe,\n"
+         "  on the days the line was seen; ratio: found / plan\n"
+         "median_h, plan_h: median measured and planned headway (s)\n"
+         "bunch: share of headways under 0.25 x planned; gap: share over 2 x planned\n"
+         "cv: sd(headway - planned) / mean(planned) (TCQSM); los: its A-F band\n"
+         "ewt_s: excess wait time (s), AWT - SWT over the measured headways\n"
+         "hw: headways measured; excl: headways left out (planned break or coverage gap)\n"
+         "cover: share of planned-service minutes in which the feed delivered a position\n"
+         "unseen: service dates the feed watched the line's planned service without one "
+         "position\n"
+         "  of it: their planned departures are in no column (line_days_not_seen)\n"
+         "-: nothing to measure, or fewer than --min-headways headways\n";
+}
+
 std::string HeadwayText(const HeadwayReport& report) {
   std::string out = fmt::format(
       "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7} {:>6} "
-      "{:>6} {:>5}\n",
+      "{:>6} {:>5} {:>6}\n",
       "route", "dir", "inferred", "found", "plan", "ratio", "median_h", "plan_h", "bunch", "gap",
-      "cv", "los", "ewt_s", "hw", "excl", "cover");
+      "cv", "los", "ewt_s", "hw", "excl", "cover", "unseen");
   for (const auto& r : report.routes) {
     const auto& s = r.all;
     out += fmt::format(
         "{:<8} {:>3} {:>8} {:>6} {:>6} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>3} {:>7} {:>6} "
-        "{:>6} {:>5}\n",
+        "{:>6} {:>5} {:>6}\n",
         r.route_short_name.empty() ? r.route_id : r.route_short_name,
         r.direction_id >= 0 ? std::to_string(r.direction_id) : std::string("-"),
         r.inferred ? "yes" : "no", s.departures_found, s.departures_planned, Cell(s.found_ratio, 2),
         Cell(s.median_headway_s, 0), Cell(s.planned_headway_s, 0), Cell(s.bunching_share, 2),
         Cell(s.gap_share, 2), Cell(s.cv, 2), s.los.empty() ? std::string("-") : s.los,
         Cell(s.excess_wait_s, 0), s.headways_measured,
-        s.excluded_service_break + s.excluded_coverage_gap, Cell(s.coverage_share, 2));
+        s.excluded_service_break + s.excluded_coverage_gap, Cell(s.coverage_share, 2),
+        s.line_days_not_seen);
   }
+  out += "\n";
+  out += HeadwayTextLegend();
   out += fmt::format(
       "\n{} departures ({} inferred); tables departures, headways and "
       "headway_summary written\n",
@@ -853,6 +902,16 @@ std::string HeadwayText(const HeadwayReport& report) {
     for (const auto& e : c.examples) {
       out += fmt::format("  {}\n", e);
     }
+  }
+  if (!report.line_days_not_seen.empty()) {
+    std::int64_t planned = 0;
+    for (const auto& n : report.line_days_not_seen) {
+      planned += n.departures_planned;
+    }
+    out += fmt::format(
+        "{} line-days without any vehicle of the line seen ({} planned departures left out of "
+        "plan; --json lists them)\n",
+        report.line_days_not_seen.size(), planned);
   }
   if (!report.dates_without_plan.empty()) {
     out += fmt::format("the GTFS plans nothing on {} observed dates (first {}, last {})\n",

@@ -62,6 +62,11 @@ struct HeadwayStats {
   std::int64_t departures_tagged_late = 0;
   std::optional<double> coverage_share;  // covered minutes of planned service
   std::int64_t silent_minutes = 0;       // the route silent, its feed not
+  /// Service dates on which the feed watched the route's planned service but the route
+  /// delivered no position at all, and their planned departures: neither found nor
+  /// missed, so left out of departures_planned and found_ratio.
+  std::int64_t line_days_not_seen = 0;
+  std::int64_t departures_not_seen = 0;
 };
 
 /// `--compare-inferred`: the same positions with trip ids ignored.
@@ -108,6 +113,17 @@ base::Result<StreamCheck> CheckStreamTable(sink::DuckDbConnection& db, std::stri
                                            std::string_view stream_table,
                                            std::string_view batch_table, std::size_t examples);
 
+/// A route, direction and service date the feed watched without one position of the
+/// route (HeadwayStats::line_days_not_seen).
+struct LineDayNotSeen {
+  std::string route_id;
+  std::string route_short_name;
+  int direction_id = -1;
+  std::string service_date;  // YYYY-MM-DD
+  std::string day_type;
+  std::int64_t departures_planned = 0;
+};
+
 /// What `frota headways` computed.
 struct HeadwayReport {
   /// Empty when the database holds no streamed departures, headways or alerts.
@@ -115,7 +131,8 @@ struct HeadwayReport {
   std::vector<RouteHeadways> routes;
   std::int64_t departures = 0;
   std::int64_t inferred_departures = 0;
-  std::vector<std::string> dates_without_plan;  // observed dates on which the GTFS plans nothing
+  std::vector<std::string> dates_without_plan;     // observed dates on which the GTFS plans nothing
+  std::vector<LineDayNotSeen> line_days_not_seen;  // by route, direction, service date
   std::map<std::string, FeedCoverage> feed_coverage;  // by feed id
   std::string time_zone;
   double seconds = 0;
@@ -140,7 +157,10 @@ const std::vector<std::string>& HeadwayTables();
 /// feed: covered_minutes, gaps as [start, end] local ISO times).
 std::string HeadwayJson(const HeadwayReport& report);
 
-/// The report as a table for a terminal.
+/// The report as a table for a terminal, its legend under it.
 std::string HeadwayText(const HeadwayReport& report);
+
+/// What each column of HeadwayText means (also `frota headways --help`'s footer).
+std::string_view HeadwayTextLegend();
 
 }  // namespace frota::batch

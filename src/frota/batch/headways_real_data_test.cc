@@ -98,6 +98,44 @@ TEST(HeadwaysRealData, TheRioBrtArchiveGivesPossibleStatistics) {
   }
   EXPECT_EQ(checked_lines, 6);
 
+  // Every figure a planner reads, on the same replay. No speed cell of bus or BRT above
+  // 100 km/h: a GPS leap under rule 6's 120 km/h is an implausible segment, not a speed.
+  // The trips of this archive are frequency trips without a start time: no schedule slot,
+  // so none is "duplicated". The garage at (-22.9645, -43.3915) is a depot, and its long
+  // night stands are no longer stops away from terminals.
+  auto figures = (*db)->Query(
+      "SELECT (SELECT count(*) FROM speed_cell_totals WHERE mode IN ('bus', 'brt') "
+      "        AND mean_speed_kmh > 100), "
+      "(SELECT sum(implausible_segments) FROM speed_cell_totals), "
+      "(SELECT count(*) FROM duplicate_slots), "
+      "(SELECT count(*) FILTER (WHERE NOT plan_slot) FROM trips), "
+      "(SELECT count(*) FROM stop_rows WHERE place = 'depot' "
+      "        AND abs(anchor_lat + 22.9645) < 0.003 AND abs(anchor_lon + 43.3915) < 0.003), "
+      "(SELECT count(*) FROM stop_rows WHERE place = 'en_route' AND duration_s >= 4 * 3600 "
+      "        AND abs(anchor_lat + 22.9645) < 0.003 AND abs(anchor_lon + 43.3915) < 0.003)");
+  ASSERT_TRUE(figures.ok()) << figures.error().message();
+  EXPECT_EQ(figures->Int64(0, 0), 0);
+  EXPECT_GT(figures->Int64(0, 1), 100);
+  EXPECT_EQ(figures->Int64(0, 2), 0);
+  EXPECT_GT(figures->Int64(0, 3), 3000);
+  EXPECT_GE(figures->Int64(0, 4), 10);
+  EXPECT_EQ(figures->Int64(0, 5), 0);
+
+  // Line 17 delivered positions on 2 of the archive's 51 dates: its other planned days are
+  // not seen, listed apart and out of its plan, so no line's found share mixes "no data"
+  // with "did not run".
+  std::int64_t line17_not_seen = 0;
+  for (const auto& n : report->line_days_not_seen) {
+    line17_not_seen += n.route_short_name == "17" ? 1 : 0;
+    EXPECT_GT(n.departures_planned, 0) << n.route_id << " " << n.service_date;
+  }
+  EXPECT_GE(line17_not_seen, 2 * 20) << "both directions, most planned dates";
+  for (const auto& r : report->routes) {
+    if (r.route_short_name == "17") {
+      EXPECT_LT(r.all.departures_planned, r.all.departures_not_seen) << r.direction_id;
+    }
+  }
+
   // Over every measured headway of every line: excess wait never below -SWT, and no
   // coverage gap between the two departures of a measured pair.
   auto rows = (*db)->Query(

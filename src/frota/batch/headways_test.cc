@@ -311,6 +311,32 @@ TEST_F(HeadwaysTest, ALineSilentWhileItsFeedReportsCountsSilentMinutes) {
   EXPECT_EQ(rows->Int64(0, 1), 20);
 }
 
+// On the second day the feed reports (B54) but not one B53 position: that line-day is not
+// seen. Its planned departures are neither found nor missed, so the found ratio is the
+// first day's, and the line-day is listed apart with them.
+TEST_F(HeadwaysTest, ALineDayWithoutAnyPositionOfTheLineIsNotSeenAndOutOfThePlan) {
+  WriteGtfs("B53I,06:00:00,08:00:00,600\n");
+  Watch(350, 490);
+  Depart(360, "a");
+  Depart(370, "b");
+  Watch(1440 + 350, 1440 + 490);
+  const auto report = Compute(AnyCount());
+  const auto& s = report.routes.at(0).all;
+  EXPECT_EQ(s.departures_found, 2);
+  EXPECT_EQ(s.departures_planned, 12);  // the first day's, 06:00 to 07:50
+  EXPECT_EQ(s.line_days_not_seen, 1);
+  EXPECT_EQ(s.departures_not_seen, 12);
+  ASSERT_TRUE(s.found_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*s.found_ratio, 2.0 / 12);
+  ASSERT_EQ(report.line_days_not_seen.size(), 1U);
+  EXPECT_EQ(report.line_days_not_seen[0].route_id, "R53");
+  EXPECT_EQ(report.line_days_not_seen[0].service_date, "2022-08-04");
+  EXPECT_EQ(report.line_days_not_seen[0].departures_planned, 12);
+  const auto json = nlohmann::json::parse(HeadwayJson(report));
+  EXPECT_EQ(json["line_days_not_seen"].size(), 1U);
+  EXPECT_EQ(json["routes"][0]["line_days_not_seen"].get<std::int64_t>(), 1);
+}
+
 // Property: whatever the departures and wherever an outage falls, no measured headway
 // spans it, and every pair that spans it is excluded.
 TEST_F(HeadwaysTest, AnOutageNeverYieldsAMeasuredHeadwayAcrossIt) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <variant>
 
 #include "frota/batch/headways.h"
@@ -257,10 +258,29 @@ base::Status BatchRecomputation::SetVariables(ReconcileReport& report) {
   for (const model::Mode mode : model::kAllModes) {
     variables.emplace_back(fmt::format("max_speed_kmh_{}", model::ModeName(mode)),
                            DoubleLiteral(c.MaxSpeedKmh(mode)));
+    variables.emplace_back(fmt::format("max_segment_speed_kmh_{}", model::ModeName(mode)),
+                           DoubleLiteral(c.MaxSegmentSpeedKmh(mode)));
   }
+  variables.emplace_back("has_plan", context_.feed ? "true" : "false");
   std::string statements;
   for (const auto& [name, value] : variables) {
     statements += fmt::format("SET VARIABLE {} = {};\n", name, value);
+  }
+  // The plan's trips, for the trips job's plan_slot: which are frequency trips.
+  statements += "CREATE OR REPLACE TABLE plan_trips (trip_id VARCHAR, frequency BOOLEAN);\n";
+  if (context_.feed) {
+    std::set<std::string> frequency_trips;
+    for (const auto& f : context_.feed->frequencies()) {
+      frequency_trips.insert(f.trip_id);
+    }
+    std::string values;
+    for (const auto& trip : context_.feed->trips()) {
+      values += fmt::format("{}({}, {})", values.empty() ? "" : ", ", Quoted(trip.id),
+                            frequency_trips.contains(trip.id) ? "true" : "false");
+    }
+    if (!values.empty()) {
+      statements += "INSERT INTO plan_trips VALUES " + values + ";\n";
+    }
   }
   return db_->Execute(statements);
 }

@@ -5,10 +5,12 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include "frota/base/file.h"
 #include "frota/base/log.h"
+#include "frota/base/time_zone.h"
 #include "frota/cli/commands.h"
 #include "frota/cli/run_kafka.h"
 #include "frota/collect/collector.h"
@@ -58,7 +60,7 @@ struct CollectFlags {
   double epoch_s = 0;
   std::string serve;                  // frota run --serve HOST:PORT
   KafkaRunFlags kafka_run;            // frota run --kafka --group: consume a topic (run_kafka.h)
-  runner::RetentionPolicy retention;  // frota run: --retain-days, --retain-results-days
+  runner::RetentionPolicy retention;  // --retain-days (collect, run), --retain-results-days (run)
 };
 
 // The retention of `frota run`: its flags, else the configuration's [retention].
@@ -144,11 +146,36 @@ struct Publishing {
   std::unique_ptr<PublishOnResponse> listener;
 };
 
+// Bronze retention for the publisher: `downstream`'s commits, with the cut counted back
+// from now in the feeds' zone.
+base::Status RetainPublished(const CollectFlags& flags, const collect::CollectorConfig& config,
+                             collect::Collector& collector, runner::BronzeRetention* bronze,
+                             int downstream, runner::LivePublisherConfig& pc) {
+  if (bronze == nullptr) {
+    return base::Status::Ok();
+  }
+  std::string zone_name = flags.time_zone;
+  if (zone_name.empty()) {
+    zone_name = config.feeds.empty() ? "America/Sao_Paulo" : config.feeds.front().time_zone;
+  }
+  FROTA_ASSIGN_OR_RETURN(auto zone, base::TimeZone::Load(zone_name));
+  auto shared_zone = std::make_shared<const base::TimeZone>(std::move(zone));
+  const runner::RetentionPolicy policy = RetentionOf(flags, &config);
+  auto* c = &collector;
+  pc.after_commit = [=](const std::vector<engine::SourceProgress>& committed) {
+    bronze->AfterCommit(downstream, policy.CutsAt(c->clock().Now(), *shared_zone).raw, committed);
+  };
+  return base::Status::Ok();
+}
+
 base::Result<std::unique_ptr<Publishing>> StartPublishing(const CollectFlags& flags,
                                                           const collect::CollectorConfig& config,
-                                                          collect::Collector& collector) {
+                                                          collect::Collector& collector,
+                                                          runner::BronzeRetention* bronze,
+                                                          int downstream) {
   auto out = std::make_unique<Publishing>();
   runner::LivePublisherConfig pc;
+  FROTA_RETURN_IF_ERROR(RetainPublished(flags, config, collector, bronze, downstream, pc));
   pc.archive = config.archive;
   if (!flags.time_zone.empty()) {
     pc.replay.time_zone = flags.time_zone;
@@ -328,6 +355,25 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!process && !flags.postgres.empty()) {
     return ReportError(base::InvalidInput("--postgres is for frota run; collect writes bronze"));
   }
+  // Bronze retention: what every downstream (frota run's database, the Kafka topic) has
+  // committed goes once older than the cut; collect alone commits nowhere, so keeps all.
+  std::unique_ptr<runner::BronzeRetention> bronze;
+  if (RetentionOf(flags, &*config).raw_days) {
+    if (process || publish) {
+      bronze = std::make_unique<runner::BronzeRetention>(
+          std::vector<std::filesystem::path>{config->archive},
+          (process ? 1 : 0) + (publish ? 1 : 0));
+    } else if (flags.retention.raw_days) {
+      return ReportError(base::InvalidInput(
+          "--retain-days on collect removes bronze once it is published: give --kafka and "
+          "--topic (frota run removes what its database has committed)"));
+    } else {
+      spdlog::warn(
+          "[retention] days does not apply to the archive of collect without --kafka: nothing "
+          "downstream commits what it holds, so it is all kept");
+    }
+  }
+  const int publisher_downstream = process ? 1 : 0;
   if (const auto logging = ApplyLogFile(*config); !logging.ok()) {
     return ReportError(logging.error());
   }
@@ -345,7 +391,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
   std::unique_ptr<Publishing> publishing;
   const auto start_publishing = [&]() -> base::Status {
     if (publish) {
-      FROTA_ASSIGN_OR_RETURN(publishing, StartPublishing(flags, *config, **collector));
+      FROTA_ASSIGN_OR_RETURN(publishing, StartPublishing(flags, *config, **collector, bronze.get(),
+                                                         publisher_downstream));
     }
     return base::Status::Ok();
   };
@@ -405,6 +452,16 @@ int RunCollect(const CollectFlags& flags, bool process) {
       return ReportError(opened.error());
     }
     sink = std::move(*opened);
+    collect::AddStorageGauge((*collector)->metrics(), "duckdb",
+                             [db = config->db]() -> base::Result<std::int64_t> {
+                               std::int64_t bytes = 0;
+                               for (const auto& file : {db, db + ".wal"}) {
+                                 std::error_code ec;
+                                 const auto size = std::filesystem::file_size(file, ec);
+                                 bytes += ec ? 0 : static_cast<std::int64_t>(size);
+                               }
+                               return bytes;
+                             });
   }
   // `--serve`: frota serve in this process, reading what the engine commits (DuckDB:
   // another connection to the sink's database; PostgreSQL: a connection of its own).
@@ -467,6 +524,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   live.run_id = (*collector)->run_id();
   live.db = sink_name;
   live.retention = RetentionOf(flags, &*config);
+  live.bronze = bronze.get();
   std::optional<base::Error> engine_error;
   std::thread engine([&] {
     const auto report = runner::RunLive(live, **context, catalog, *sink);
@@ -498,7 +556,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
   return kExitOk;
 }
 
-void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
+// `run` says what --kafka does for it; the rest of the flags are `collect`'s.
+void AddCommonFlags(CLI::App* sub, CollectFlags& flags, bool run) {
   sub->add_option("--config", flags.config, "TOML configuration (config/collector.example.toml)");
   sub->add_option("--feed", flags.feeds, "Quick form NAME=FORMAT,URL (repeatable)");
   sub->add_option("--interval", flags.interval_s, "Seconds between polls, for every feed");
@@ -515,8 +574,14 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags) {
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,
-                  "Publish every archived record and poll to these Kafka brokers, exactly once");
-  sub->add_option("--topic", flags.topic, "Kafka topic for --kafka (must exist)");
+                  run ? "Kafka brokers: with --group and no feed, consume --topic as one member "
+                        "of the group; with feeds, also publish every archived record and poll "
+                        "there, exactly once"
+                      : "Publish every archived record and poll to these Kafka brokers, exactly "
+                        "once");
+  sub->add_option("--topic", flags.topic,
+                  run ? "Kafka topic for --kafka: the one consumed, or published to (must exist)"
+                      : "Kafka topic for --kafka (must exist)");
   sub->add_flag("--end-marker", flags.end_marker,
                 "On stop (--for, SIGTERM) publish the end-of-input marker to every partition");
   sub->add_option("--publisher-id", flags.publisher_id,
@@ -536,7 +601,11 @@ void AddCollectCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<CollectFlags>();
   auto* sub = app.add_subcommand(
       "collect", "Poll live feeds politely into the bronze archive, with silver and gold");
-  AddCommonFlags(sub, *flags);
+  AddCommonFlags(sub, *flags, /*run=*/false);
+  AddRetainDaysOption(*sub, flags->retention,
+                      "With --kafka: keep the bronze archive for the N local days up to today, "
+                      "removing older hours once every record of them is published (default: "
+                      "keep everything)");
   sub->add_option("--kafka-property", flags->kafka_run.kafka_properties,
                   "librdkafka property KEY=VALUE for --kafka (repeatable; values never logged)");
   sub->callback([flags, &run] { run = [flags] { return RunCollect(*flags, false); }; });
@@ -548,7 +617,7 @@ void AddRunCommand(CLI::App& app, CommandMain& run) {
       "run",
       "Collect live feeds and run every job on them, exactly once into DuckDB or "
       "PostgreSQL");
-  AddCommonFlags(sub, *flags);
+  AddCommonFlags(sub, *flags, /*run=*/true);
   sub->add_option("--db", flags->db,
                   "DuckDB database file (default from the config: frota.duckdb)");
   sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");

@@ -22,18 +22,26 @@ int ReportError(const base::Error& error) {
 void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules) {
   sub.add_option("--rule", rules,
                  "Set a rule KEY=VALUE (repeatable): future_tolerance_s, stale_after_s, "
-                 "max_speed_kmh.<mode>, watermark_slack_s, idle_timeout_s")
+                 "max_speed_kmh.<mode>, watermark_slack_s, idle_timeout_s, "
+                 "max_segment_speed_kmh.<mode>")
       ->take_all()
       ->allow_extra_args(false);
 }
 
-void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention) {
+void AddRetainDaysOption(CLI::App& sub, runner::RetentionPolicy& retention, std::string_view what) {
   sub.add_option_function<std::int32_t>(
          "--retain-days", [&retention](std::int32_t days) { retention.raw_days = days; },
-         "Keep raw input (positions, rejected, duplicate_counts, collector_polls, "
-         "aircraft_positions) for the N local days up to the newest data's, removing older "
-         "days at epoch boundaries (default: keep everything)")
+         std::string(what))
       ->check(CLI::Range(1, 100'000));
+}
+
+void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention) {
+  AddRetainDaysOption(
+      sub, retention,
+      "Keep raw input (positions, rejected, duplicate_counts, collector_polls, "
+      "aircraft_positions, and the bronze archive read or written) for the N local days up to "
+      "the newest data's, removing older days at epoch boundaries once committed (default: "
+      "keep everything)");
   sub.add_option_function<std::int32_t>(
          "--retain-results-days",
          [&retention](std::int32_t days) { retention.results_days = days; },

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frota/base/status.h"
@@ -36,6 +37,8 @@ int ReportError(const base::Error& error);
 void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules);
 /// `--retain-days N` and `--retain-results-days M` (docs/tables.md "Retention").
 void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention);
+/// `--retain-days N` alone, described as `what` (collect: its archive only).
+void AddRetainDaysOption(CLI::App& sub, runner::RetentionPolicy& retention, std::string_view what);
 
 /// `--from DATE` and `--to DATE` of a reader (docs/tables.md "Dates").
 struct WindowFlags {

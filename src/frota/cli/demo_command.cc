@@ -162,11 +162,13 @@ base::Status PrintHeadlines(const fs::path& db_path) {
     }
     fmt::print("  (stops and layovers included)\n");
   }
-  FROTA_ASSIGN_OR_RETURN(
-      auto stops, db->Query("SELECT count(*), coalesce(max(duration_s), 0) FROM stop_rows "
-                            "WHERE NOT coalesce(near_terminal, false) AND duration_s >= 600"));
-  fmt::print("  stops >= 10 min away from terminals {:>4}  (longest {:.0f} min)\n",
-             stops.Int64(0, 0), stops.Double(0, 1) / 60.0);
+  FROTA_ASSIGN_OR_RETURN(auto stops,
+                         db->Query("SELECT count(*), coalesce(max(duration_s), 0) FROM stop_rows "
+                                   "WHERE place = 'en_route' AND duration_s >= 600"));
+  fmt::print(
+      "  stops >= 10 min on the way (not at terminals, not at depots) {:>4}  (longest "
+      "{:.0f} min)\n",
+      stops.Int64(0, 0), stops.Double(0, 1) / 60.0);
   fmt::print("  schedule slots with two or more vehicles {}\n", counts.Int64(0, 3));
   FROTA_ASSIGN_OR_RETURN(auto latency,
                          db->Query("SELECT round(median(latency_p50_s), 0) FROM quality_hours"));

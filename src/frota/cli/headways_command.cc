@@ -95,6 +95,7 @@ void AddHeadwaysCommand(CLI::App& app, CommandMain& run) {
   auto flags = std::make_shared<HeadwaysFlags>();
   auto* sub = app.add_subcommand(
       "headways", "Departures and headways per route, direction and hour against the GTFS plan");
+  sub->footer("\nThe text table's columns:\n" + std::string(batch::HeadwayTextLegend()));
   auto* db = sub->add_option("--db", flags->db, "DuckDB database written by replay or run");
   auto* pg = sub->add_option("--postgres", flags->postgres, "PostgreSQL DSN instead of --db");
   db->excludes(pg);

@@ -106,8 +106,13 @@ int RunInspect(const InspectFlags& flags) {
     fmt::print("{}\n", j.dump());
     return kExitOk;
   }
-  fmt::print("records         {}\naccepted        {}\nvehicles        {}\n", records, accepted,
-             vehicles.size());
+  // The population of `accepted`: records that pass rules 1-3 (and 4 with --area). Rules
+  // 5-7 (duplicate, jump, late) judge a record against the others of its vehicle: replay
+  // applies them, so it accepts fewer of the same input.
+  fmt::print(
+      "records         {}\naccepted        {}  (by rules 1-{}; replay also refuses duplicates, "
+      "jumps and late records)\nvehicles        {}\n",
+      records, accepted, flags.area.empty() ? 3 : 4, vehicles.size());
   fmt::print("event time      {} .. {}\n", min_time ? base::FormatIso8601(*min_time) : "-",
              max_time ? base::FormatIso8601(*max_time) : "-");
   for (const auto& [reason, n] : rejected) {

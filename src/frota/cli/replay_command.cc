@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -38,6 +39,17 @@ struct ReplayFlags {
   std::string alerts_topic;
   std::string alerts_brokers;
 };
+
+// Removes a DuckDB file and its write-ahead log; what cannot be removed is logged.
+void RemoveDatabase(const std::filesystem::path& db) {
+  for (const auto& file : {db, std::filesystem::path(db.string() + ".wal")}) {
+    std::error_code error;
+    std::filesystem::remove(file, error);
+    if (error) {
+      spdlog::warn("could not remove file={} error={}", file.string(), error.message());
+    }
+  }
+}
 
 int WriteReport(const std::string& path, const std::string& json) {
   if (!path.empty()) {
@@ -109,9 +121,17 @@ int RunReplayCommand(ReplayFlags& flags) {
     }
     flags.config.publish_alerts = std::move(*publish);
   }
+  // Inputs that do not open are refused before any database is made for them.
+  if (const auto partitions = runner::ReplayPartitions(flags.config); !partitions.ok()) {
+    return ReportError(partitions.error());
+  }
   model::SourceCatalog catalog;
   std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;
   sink::DuckDbSink* duckdb = nullptr;
+  // A replay that fails into a database it created (an input truncated halfway) removes
+  // it: a file holding the schema and part of one input's rows helps nobody.
+  std::error_code exists_error;
+  const bool new_db = flags.postgres.empty() && !std::filesystem::exists(flags.db, exists_error);
   if (!flags.postgres.empty()) {
     sink::PostgresSinkOptions options;
     options.dsn = flags.postgres;
@@ -136,6 +156,10 @@ int RunReplayCommand(ReplayFlags& flags) {
   }
   auto report = runner::RunReplay(flags.config, **context, catalog, *sink);
   if (!report.ok()) {
+    if (new_db) {
+      sink.reset();
+      RemoveDatabase(flags.db);
+    }
     return ReportError(report.error());
   }
   if (duckdb != nullptr) {
@@ -154,13 +178,18 @@ int RunReplayCommand(ReplayFlags& flags) {
   if (const int code = WriteReport(flags.report, json); code != kExitOk) {
     return code;
   }
-  std::int64_t rejected = 0;
+  // Refusals as the dashboard counts them: errors (every reason but duplicate) and
+  // duplicates (rule 5, not an error) apart.
+  std::int64_t errors = 0;
+  std::int64_t duplicates = 0;
   for (const auto& [reason, n] : report->rejected) {
-    rejected += n;
+    (reason == model::RejectReasonName(model::RejectReason::kDuplicate) ? duplicates : errors) += n;
   }
-  spdlog::info("replay done records={} accepted={} rejected={} epochs={} seconds={:.2f} db={}",
-               report->records, report->accepted, rejected, report->epochs, report->duration_s,
-               flags.postgres.empty() ? flags.db : sink::PgConnection::Describe(flags.postgres));
+  spdlog::info(
+      "replay done records={} accepted={} rejected={} duplicates={} epochs={} seconds={:.2f} "
+      "db={}",
+      report->records, report->accepted, errors, duplicates, report->epochs, report->duration_s,
+      flags.postgres.empty() ? flags.db : sink::PgConnection::Describe(flags.postgres));
   return kExitOk;
 }
 

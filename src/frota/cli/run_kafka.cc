@@ -219,7 +219,7 @@ void AddKafkaRunFlags(CLI::App* sub, KafkaRunFlags& flags) {
                   "With --kafka, for the crash and fault tests only: KEY=VALUE (repeatable), "
                   "pg-pause-before-commit-ms, rebalance-pause-ms or messages-per-second "
                   "(docs/scale-out.md, Test hooks)")
-      ->group("Fault injection");
+      ->group("");  // a test hook: not in --help
 }
 
 base::Status ParseFaults(const std::vector<std::string>& faults, runner::KafkaRunFaults& runner,

@@ -13,6 +13,7 @@
 #include "frota/geo/area.h"
 #include "frota/job/rules.h"
 #include "frota/source/bronze_compact.h"
+#include "frota/source/bronze_retention.h"
 
 namespace frota::collect {
 
@@ -139,6 +140,11 @@ base::Result<std::unique_ptr<Collector>> Collector::Open(CollectorConfig config,
     rss->Set(static_cast<double>(base::CurrentRssBytes()));
     fds->Set(static_cast<double>(OpenFileDescriptors()));
   });
+  AddStorageGauge(c->metrics_, "bronze",
+                  [archive = c->config_.archive]() -> base::Result<std::int64_t> {
+                    FROTA_ASSIGN_OR_RETURN(const auto usage, source::MeasureArchive(archive));
+                    return usage.disk_bytes;
+                  });
   spdlog::info("collector started run_id={} feeds={} archive={}", c->run_id_, c->pollers_.size(),
                c->config_.archive.string());
   return c;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "frota/base/listen_address.h"
 
@@ -241,6 +242,32 @@ void MetricsServer::Stop() {
     thread_.join();
   }
   server_.reset();
+}
+
+void AddStorageGauge(MetricsRegistry& registry, std::string store,
+                     std::function<base::Result<std::int64_t>()> measure,
+                     std::chrono::seconds every) {
+  Gauge* gauge =
+      &registry.GetGauge("frota_storage_bytes", "Bytes on disk of each store", {{"store", store}});
+  struct Last {
+    std::mutex mutex;
+    std::optional<std::chrono::steady_clock::time_point> at;
+  };
+  auto last = std::make_shared<Last>();
+  registry.OnRender([gauge, last, every, store = std::move(store), measure = std::move(measure)] {
+    const std::lock_guard lock(last->mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (last->at && now - *last->at < every) {
+      return;
+    }
+    last->at = now;
+    const auto bytes = measure();
+    if (bytes.ok()) {
+      gauge->Set(static_cast<double>(*bytes));
+    } else {
+      spdlog::warn("storage not measured store={} error={}", store, bytes.error().message());
+    }
+  });
 }
 
 }  // namespace frota::collect

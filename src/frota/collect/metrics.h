@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -136,5 +137,12 @@ class MetricsServer {
   std::thread thread_;
   int port_ = 0;
 };
+
+/// The gauge `frota_storage_bytes{store=STORE}`: bytes on disk of one store (the bronze
+/// archive, a DuckDB file), `measure` called at a scrape at most once every `every`
+/// (measuring walks files); a measure that fails leaves the last value.
+void AddStorageGauge(MetricsRegistry& registry, std::string store,
+                     std::function<base::Result<std::int64_t>()> measure,
+                     std::chrono::seconds every = std::chrono::seconds(60));
 
 }  // namespace frota::collect

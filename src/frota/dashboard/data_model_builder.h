@@ -47,7 +47,8 @@ constexpr const char* kSummaryColumns[] = {
     "departures_found",       "departures_planned",     "departures_unobserved",
     "departures_unplanned",   "departures_tagged_late", "headways_measured",
     "excluded_service_break", "excluded_coverage_gap",  "share_under_60s",
-    "coverage_share",         "silent_minutes"};
+    "coverage_share",         "silent_minutes",         "line_days_not_seen",
+    "departures_not_seen"};
 // Day types in the order a planner reads them; others follow by name.
 constexpr const char* kDayTypes[] = {"weekday", "saturday", "sunday", "holiday"};
 
@@ -116,12 +117,14 @@ struct SpeedCellRow {
   int hour;
   int32_t x, y;
   int64_t distance_mm, duration_us;
+  int64_t segments;
 };
 struct StopRow {
   std::string feed, vehicle, mode, route;
   int64_t start_us, end_us;
   double lat, lon;
   std::optional<bool> near_terminal;
+  std::optional<int> place;  // 0 en_route, 1 terminal, 2 depot (stop_rows' place)
 };
 struct TripRow {
   std::string feed, vehicle, route;

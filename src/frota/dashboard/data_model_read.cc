@@ -112,31 +112,44 @@ base::Status Builder::ReadSpeedLines() {
 }
 
 base::Status Builder::ReadSpeedCells() {
-  FROTA_ASSIGN_OR_RETURN(
-      auto r, Query(db_, "speed_cells",
-                    "SELECT mode, hour, cell_x, cell_y, sum(distance_mm)::BIGINT, "
-                    "sum(duration_us)::BIGINT FROM speed_cells GROUP BY ALL ORDER BY ALL"));
+  FROTA_ASSIGN_OR_RETURN(auto r,
+                         Query(db_, "speed_cells",
+                               "SELECT mode, hour, cell_x, cell_y, sum(distance_mm)::BIGINT, "
+                               "sum(duration_us)::BIGINT, sum(segments)::BIGINT FROM speed_cells "
+                               "GROUP BY ALL HAVING sum(segments) > 0 ORDER BY ALL"));
   speed_cells_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
-    speed_cells_.push_back({r.String(i, 0), static_cast<int>(r.Int64(i, 1)),
-                            static_cast<int32_t>(r.Int64(i, 2)),
-                            static_cast<int32_t>(r.Int64(i, 3)), r.Int64(i, 4), r.Int64(i, 5)});
+    speed_cells_.push_back(
+        {r.String(i, 0), static_cast<int>(r.Int64(i, 1)), static_cast<int32_t>(r.Int64(i, 2)),
+         static_cast<int32_t>(r.Int64(i, 3)), r.Int64(i, 4), r.Int64(i, 5), r.Int64(i, 6)});
   }
   return base::Status::Ok();
 }
 
 base::Status Builder::ReadStops() {
+  // The place (terminal, depot, en_route) is the read view's; a database whose views are
+  // older has near_terminal alone.
+  FROTA_ASSIGN_OR_RETURN(const auto tables, TableColumns(db_));
+  const auto view = tables.find("stop_rows");
+  const bool has_place = view != tables.end() && view->second.count("place") != 0;
   FROTA_ASSIGN_OR_RETURN(
       auto r, Query(db_, "stops",
-                    "SELECT feed_id, vehicle_id, mode, route_id, epoch_us(start_time), "
-                    "epoch_us(end_time), anchor_lat, anchor_lon, near_terminal FROM stops "
-                    "ORDER BY start_time, feed_id, vehicle_id"));
+                    fmt::format("SELECT feed_id, vehicle_id, mode, route_id, epoch_us(start_time), "
+                                "epoch_us(end_time), anchor_lat, anchor_lon, near_terminal, {} "
+                                "FROM {} ORDER BY start_time, feed_id, vehicle_id",
+                                has_place ? "CASE place WHEN 'en_route' THEN 0 WHEN 'terminal' "
+                                            "THEN 1 WHEN 'depot' THEN 2 END"
+                                          : "NULL::INTEGER",
+                                has_place ? "stop_rows" : "stops")));
   stops_.reserve(r.rows());
   for (std::size_t i = 0; i < r.rows(); ++i) {
     StopRow row{r.String(i, 0), r.String(i, 1), r.String(i, 2), r.String(i, 3), r.Int64(i, 4),
-                r.Int64(i, 5),  r.Double(i, 6), r.Double(i, 7), std::nullopt};
+                r.Int64(i, 5),  r.Double(i, 6), r.Double(i, 7), std::nullopt,   std::nullopt};
     if (!r.IsNull(i, 8)) {
       row.near_terminal = r.Bool(i, 8);
+    }
+    if (!r.IsNull(i, 9)) {
+      row.place = static_cast<int>(r.Int64(i, 9));
     }
     stops_.push_back(std::move(row));
   }

@@ -226,19 +226,19 @@ Json Builder::CellsSection() const {
   }
   struct Entry {
     int32_t mode, hour, cell;
-    int64_t distance_mm, duration_us;
+    int64_t distance_mm, duration_us, segments;
   };
   std::vector<Entry> entries;
   entries.reserve(speed_cells_.size());
   for (const auto& c : speed_cells_) {
-    entries.push_back(
-        {*modes_.Find(c.mode), c.hour, cell_index.at({c.y, c.x}), c.distance_mm, c.duration_us});
+    entries.push_back({*modes_.Find(c.mode), c.hour, cell_index.at({c.y, c.x}), c.distance_mm,
+                       c.duration_us, c.segments});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.mode, a.hour, a.cell) < std::tie(b.mode, b.hour, b.cell);
   });
   std::vector<int32_t> group_mode, group_hour, group_len, cell_delta;
-  std::vector<int64_t> distance, duration;
+  std::vector<int64_t> distance, duration, segments;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = entries[i];
     const bool new_group = i == 0 || e.mode != entries[i - 1].mode || e.hour != entries[i - 1].hour;
@@ -251,6 +251,7 @@ Json Builder::CellsSection() const {
     cell_delta.push_back(new_group ? e.cell : e.cell - entries[i - 1].cell);
     distance.push_back(RoundDiv(e.distance_mm, 1000));
     duration.push_back(RoundDiv(e.duration_us, 1'000'000));
+    segments.push_back(e.segments);
   }
   Json s;
   s["size_deg"] = options_.cell_size_deg;
@@ -264,6 +265,7 @@ Json Builder::CellsSection() const {
   s["cell_delta"] = cell_delta;
   s["distance_m"] = distance;
   s["duration_s"] = duration;
+  s["segments"] = segments;
   return s;
 }
 
@@ -374,6 +376,7 @@ Json Builder::StopsSection() {
   std::vector<int32_t> line, vehicle, start, duration;
   std::vector<int64_t> lat, lon;
   Json terminal = Json::array();
+  Json place = Json::array();
   for (const auto& s : stops_) {
     const std::string key = s.feed + '\x1f' + s.vehicle;
     const auto before = vehicles.size();
@@ -397,6 +400,11 @@ Json Builder::StopsSection() {
     } else {
       terminal.push_back(nullptr);
     }
+    if (s.place) {
+      place.push_back(*s.place);
+    } else {
+      place.push_back(nullptr);
+    }
   }
   Json s;
   s["vehicle_id"] = vehicle_ids_;
@@ -408,6 +416,7 @@ Json Builder::StopsSection() {
   s["lat"] = lat;
   s["lon"] = lon;
   s["near_terminal"] = terminal;
+  s["place"] = place;  // 0 en_route, 1 terminal, 2 depot, null: unknown
   return s;
 }
 

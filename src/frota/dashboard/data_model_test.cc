@@ -142,17 +142,17 @@ class DataModelTest : public ::testing::Test {
         "(0, 'brt', DATE '2024-06-06', 9, 1, 1)");
     Exec(
         "INSERT INTO speed_cells VALUES "
-        "(0, 'bus', DATE '2024-06-05', 7, -8641, -4582, 2, 1000000, 300000000), "
-        "(1, 'bus', DATE '2024-06-05', 7, -8641, -4582, 1, 500000, 100000000), "
-        "(0, 'bus', DATE '2024-06-05', 8, -8642, -4584, 1, 300, 60000000), "
-        "(0, 'brt', DATE '2024-06-05', 8, -8647, -4588, 3, 8000000, 600000000), "
-        "(0, 'brt', DATE '2024-06-06', 8, -8647, -4588, 1, 1000000, 120000000)");
+        "(0, 'bus', DATE '2024-06-05', 7, -8641, -4582, 2, 1000000, 300000000, 0), "
+        "(1, 'bus', DATE '2024-06-05', 7, -8641, -4582, 1, 500000, 100000000, 0), "
+        "(0, 'bus', DATE '2024-06-05', 8, -8642, -4584, 1, 300, 60000000, 0), "
+        "(0, 'brt', DATE '2024-06-05', 8, -8647, -4588, 3, 8000000, 600000000, 0), "
+        "(0, 'brt', DATE '2024-06-06', 8, -8647, -4588, 1, 1000000, 120000000, 0)");
     Exec(
         "INSERT INTO speed_lines VALUES "
-        "(0, 'bus', '10', DATE '2024-06-05', 7, 3, 1500000, 400000000), "
-        "(0, 'bus', '10', DATE '2024-06-05', 8, 1, 300, 60000000), "
-        "(0, 'brt', '53B', DATE '2024-06-05', 8, 3, 8000000, 600000000), "
-        "(1, 'brt', '53B', DATE '2024-06-06', 8, 1, 1000000, 120000000)");
+        "(0, 'bus', '10', DATE '2024-06-05', 7, 3, 1500000, 400000000, 0), "
+        "(0, 'bus', '10', DATE '2024-06-05', 8, 1, 300, 60000000, 0), "
+        "(0, 'brt', '53B', DATE '2024-06-05', 8, 3, 8000000, 600000000, 0), "
+        "(1, 'brt', '53B', DATE '2024-06-06', 8, 1, 1000000, 120000000, 0)");
     Exec(
         "INSERT INTO stops VALUES "
         "('rio-brt', " +
@@ -166,17 +166,17 @@ class DataModelTest : public ::testing::Test {
     Exec(
         "INSERT INTO trips VALUES "
         "('rio-sppo', 'B1', 't10a', '20240605', TIMESTAMP '2024-06-05 10:00:00', '10', 0, '', "
-        "-22.90, -43.20, TIMESTAMP '2024-06-05 10:50:00', -22.93, -43.215, 10, 5000000), "
+        "-22.90, -43.20, TIMESTAMP '2024-06-05 10:50:00', -22.93, -43.215, 10, 5000000, NULL), "
         "('rio-brt', " +
         Q(kHostileVehicle) +
         ", 't53', '20240605', "
         "TIMESTAMP '2024-06-05 10:00:00', '53B', 0, '', -22.95, -43.25, "
-        "TIMESTAMP '2024-06-05 11:00:00', -22.90, -43.20, 8, 9000000), "
+        "TIMESTAMP '2024-06-05 11:00:00', -22.90, -43.20, 8, 9000000, NULL), "
         "('rio-brt', " +
         Q(kEmojiVehicle) +
         ", 't53', '20240605', "
         "TIMESTAMP '2024-06-05 11:30:00', '53B', 0, '', -22.95, -43.25, "
-        "TIMESTAMP '2024-06-05 12:00:00', -22.90, -43.20, 4, 8000000)");
+        "TIMESTAMP '2024-06-05 12:00:00', -22.90, -43.20, 4, 8000000, NULL)");
     const std::string zeros14 = "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0";
     // quality columns after hour: accepted, vehicles, then the 16 reasons in schema order
     // (... out_of_area, duplicate, jump, late).
@@ -412,7 +412,7 @@ TEST_F(DataModelTest, AircraftAreOneLineWithoutRoute) {
   }
   Exec(
       "INSERT INTO speed_lines VALUES (0, 'aircraft', 'FL1', DATE '2024-06-05', 7, 1, "
-      "1000000, 5000000)");
+      "1000000, 5000000, 0)");
   Exec("INSERT INTO fleet_hours VALUES (0, 'aircraft', DATE '2024-06-05', 7, 30, 30)");
   const Json doc = Json::parse(Build().json);
   const auto modes = doc["modes"].get<std::vector<std::string>>();

@@ -39,6 +39,11 @@ struct JobConfig {
   microseconds idle_timeout = seconds(120);
   // Section 4: jobs.
   microseconds segment_max_gap = seconds(300);  // speed
+  /// speed: a segment implying more than this (by mode) is a GPS glitch that rule 6 let
+  /// through (a 2 km leap in a minute stays under its 120 km/h): counted, not summed.
+  /// Bus and BRT: 90 km/h, above any Rio bus lane's limit; the others: rule 6's limit.
+  std::array<double, std::size(model::kAllModes)> max_segment_speed_kmh = {90,  90,   120,
+                                                                           120, 1300, 120};
   double stop_radius_m = 50;
   microseconds stop_min_duration = seconds(300);
   microseconds stop_max_gap = seconds(300);
@@ -48,12 +53,20 @@ struct JobConfig {
   /// when the route is unknown. Empty: no static GTFS, near_terminal is null.
   std::function<std::optional<bool>(std::string_view route_id, double lat, double lon)>
       near_terminal;
+  /// trips: whether a trip is a schedule slot the plan defines (semantics §4 quality): a
+  /// scheduled trip of the static GTFS, or one of its frequency trips when the feed gave
+  /// the start time. Empty: no static GTFS, plan_slot is null. Called from every shard's
+  /// thread, like near_terminal.
+  std::function<bool(std::string_view trip_id, bool start_time_given)> plan_slot;
   // Section 1: hours and service dates are local to the feed.
   std::shared_ptr<const base::TimeZone> time_zone =
       std::make_shared<const base::TimeZone>(base::TimeZone::Utc());
 
   [[nodiscard]] double MaxSpeedKmh(model::Mode mode) const {
     return max_speed_kmh[static_cast<std::size_t>(mode)];
+  }
+  [[nodiscard]] double MaxSegmentSpeedKmh(model::Mode mode) const {
+    return max_segment_speed_kmh[static_cast<std::size_t>(mode)];
   }
   /// The watermark's lag behind the largest event time (semantics.md section 3): the
   /// stale limit + the future tolerance + the slack, rounded up to a whole minute (6 min

@@ -11,6 +11,7 @@ namespace frota::job {
 namespace {
 
 constexpr std::string_view kSpeedPrefix = "max_speed_kmh.";
+constexpr std::string_view kSegmentSpeedPrefix = "max_segment_speed_kmh.";
 
 microseconds Seconds(double s) { return microseconds(std::llround(s * 1e6)); }
 double ToSeconds(microseconds us) { return static_cast<double>(us.count()) / 1e6; }
@@ -40,6 +41,9 @@ std::vector<std::string> RuleKeys() {
   }
   keys.emplace_back("watermark_slack_s");
   keys.emplace_back("idle_timeout_s");
+  for (const model::Mode mode : model::kAllModes) {
+    keys.push_back(fmt::format("{}{}", kSegmentSpeedPrefix, model::ModeName(mode)));
+  }
   return keys;
 }
 
@@ -56,17 +60,22 @@ base::Status SetRule(JobConfig& config, std::string_view key, double value) {
     config.*rule.member = Seconds(value);
     return base::Status::Ok();
   }
-  if (key.substr(0, kSpeedPrefix.size()) == kSpeedPrefix) {
-    const auto mode = model::ParseMode(key.substr(kSpeedPrefix.size()));
+  for (const auto& [prefix, speeds] :
+       {std::pair{kSpeedPrefix, &JobConfig::max_speed_kmh},
+        std::pair{kSegmentSpeedPrefix, &JobConfig::max_segment_speed_kmh}}) {
+    if (key.substr(0, prefix.size()) != prefix) {
+      continue;
+    }
+    const auto mode = model::ParseMode(key.substr(prefix.size()));
     if (!mode) {
       return base::InvalidInput(
           "rule {}: no such mode '{}' (one of bus, brt, rail, ferry, aircraft, other)", key,
-          key.substr(kSpeedPrefix.size()));
+          key.substr(prefix.size()));
     }
     if (!std::isfinite(value) || value <= 0) {
       return base::InvalidInput("rule {}: {} is not a speed > 0 km/h", key, value);
     }
-    config.max_speed_kmh[static_cast<std::size_t>(*mode)] = value;
+    (config.*speeds)[static_cast<std::size_t>(*mode)] = value;
     return base::Status::Ok();
   }
   return base::InvalidInput("unknown rule '{}' (the rules: {})", key, fmt::join(RuleKeys(), ", "));
@@ -106,6 +115,10 @@ std::vector<RuleValue> RuleValues(const JobConfig& config) {
   }
   values.emplace_back("watermark_slack_s", ToSeconds(config.watermark_slack));
   values.emplace_back("idle_timeout_s", ToSeconds(config.idle_timeout));
+  for (const model::Mode mode : model::kAllModes) {
+    values.emplace_back(fmt::format("{}{}", kSegmentSpeedPrefix, model::ModeName(mode)),
+                        config.MaxSegmentSpeedKmh(mode));
+  }
   return values;
 }
 

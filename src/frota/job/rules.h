@@ -18,7 +18,7 @@ using RuleValue = std::pair<std::string, double>;
 
 /// Every rule key, in the order RuleValues lists them: future_tolerance_s,
 /// stale_after_s, max_speed_kmh.<mode> for each mode (model::kAllModes' order),
-/// watermark_slack_s, idle_timeout_s.
+/// watermark_slack_s, idle_timeout_s, max_segment_speed_kmh.<mode> for each mode.
 std::vector<std::string> RuleKeys();
 
 /// Sets one rule. Seconds are >= 0 (whole microseconds; finer is rounded), speeds and

@@ -12,12 +12,37 @@ using std::chrono::minutes;
 TEST(RulesTest, DefaultsAreTheContractsNumbers) {
   const JobConfig config;
   const std::vector<RuleValue> expected = {
-      {"future_tolerance_s", 30},       {"stale_after_s", 300},       {"max_speed_kmh.bus", 120},
-      {"max_speed_kmh.brt", 120},       {"max_speed_kmh.rail", 120},  {"max_speed_kmh.ferry", 120},
-      {"max_speed_kmh.aircraft", 1300}, {"max_speed_kmh.other", 120}, {"watermark_slack_s", 30},
-      {"idle_timeout_s", 120}};
+      {"future_tolerance_s", 30},
+      {"stale_after_s", 300},
+      {"max_speed_kmh.bus", 120},
+      {"max_speed_kmh.brt", 120},
+      {"max_speed_kmh.rail", 120},
+      {"max_speed_kmh.ferry", 120},
+      {"max_speed_kmh.aircraft", 1300},
+      {"max_speed_kmh.other", 120},
+      {"watermark_slack_s", 30},
+      {"idle_timeout_s", 120},
+      // A segment's plausible top speed: 90 km/h for bus and BRT, rule 6's for the rest.
+      {"max_segment_speed_kmh.bus", 90},
+      {"max_segment_speed_kmh.brt", 90},
+      {"max_segment_speed_kmh.rail", 120},
+      {"max_segment_speed_kmh.ferry", 120},
+      {"max_segment_speed_kmh.aircraft", 1300},
+      {"max_segment_speed_kmh.other", 120}};
   EXPECT_EQ(RuleValues(config), expected);
   EXPECT_EQ(config.max_lateness(), minutes(6));
+}
+
+TEST(RulesTest, ASegmentSpeedRuleIsSetPerModeAndRefusedWhenNotASpeed) {
+  JobConfig config;
+  ASSERT_TRUE(SetRule(config, "max_segment_speed_kmh.brt", "80").ok());
+  EXPECT_EQ(config.MaxSegmentSpeedKmh(model::Mode::kBrt), 80);
+  EXPECT_EQ(config.MaxSegmentSpeedKmh(model::Mode::kBus), 90);
+  EXPECT_EQ(config.MaxSpeedKmh(model::Mode::kBrt), 120);  // rule 6 untouched
+  const auto zero = SetRule(config, "max_segment_speed_kmh.bus", "0");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().message(), "rule max_segment_speed_kmh.bus: 0 is not a speed > 0 km/h");
+  EXPECT_FALSE(SetRule(config, "max_segment_speed_kmh.tram", "50").ok());
 }
 
 TEST(RulesTest, TheWatermarkLagIsDerivedAndRoundedUpToTheMinute) {

@@ -220,21 +220,26 @@ void Shard::AcceptPosition(VehicleState& state, const model::PositionRecord& pos
   const base::LocalHour hour = LocalHourOf(position.event_time);
   HourBucket& bucket = BucketFor(hour);
 
-  // speed: the segment from the previous accepted position, if the gap allows.
+  // speed: the segment from the previous accepted position, if the gap allows, summed
+  // when its implied speed is plausible for the mode, else only counted.
   if (state.has_accepted) {
     const auto gap = position.event_time - state.last_time;
     if (gap > std::chrono::microseconds(0) && gap <= config_->segment_max_gap) {
       const std::int64_t mm = ToMillimetres(segment_m);
       const std::int64_t us = gap.count();
+      const bool plausible = segment_m / std::chrono::duration<double>(gap).count() * 3.6 <=
+                             config_->MaxSegmentSpeedKmh(position.mode);
       const auto cell = geo::CellOf(position.lat, position.lon);
-      Sums& cell_sums = bucket.cells[CellKey{position.mode, cell.x, cell.y}];
-      ++cell_sums.segments;
-      cell_sums.distance_mm += mm;
-      cell_sums.duration_us += us;
-      Sums& line_sums = bucket.lines[LineKey{position.mode, position.route_id}];
-      ++line_sums.segments;
-      line_sums.distance_mm += mm;
-      line_sums.duration_us += us;
+      for (Sums* sums : {&bucket.cells[CellKey{position.mode, cell.x, cell.y}],
+                         &bucket.lines[LineKey{position.mode, position.route_id}]}) {
+        if (plausible) {
+          ++sums->segments;
+          sums->distance_mm += mm;
+          sums->duration_us += us;
+        } else {
+          ++sums->implausible;
+        }
+      }
     }
   }
 
@@ -408,6 +413,9 @@ void Shard::EmitTrip(std::uint64_t key, const OpenTrip& trip) {
   row.last_lon = trip.last_lon;
   row.positions = trip.positions;
   row.distance_mm = trip.distance_mm;
+  if (config_->plan_slot) {
+    row.plan_slot = config_->plan_slot(row.trip_id, !row.trip_start_time.empty());
+  }
   rows_.of<model::TripRow>().push_back(std::move(row));
 }
 
@@ -464,12 +472,12 @@ void Shard::EmitBucket(HourBucket&& bucket) {
   for (const auto& [key, sums] : bucket.cells) {
     rows_.of<model::SpeedCellRow>().push_back(
         model::SpeedCellRow{partition_id_, key.mode, hour.date, hour.hour, key.x, key.y,
-                            sums.segments, sums.distance_mm, sums.duration_us});
+                            sums.segments, sums.distance_mm, sums.duration_us, sums.implausible});
   }
   for (const auto& [key, sums] : bucket.lines) {
     rows_.of<model::SpeedLineRow>().push_back(
         model::SpeedLineRow{partition_id_, key.mode, Text(key.route_id), hour.date, hour.hour,
-                            sums.segments, sums.distance_mm, sums.duration_us});
+                            sums.segments, sums.distance_mm, sums.duration_us, sums.implausible});
   }
   for (const auto& [mode, counts] : bucket.fleet) {
     rows_.of<model::FleetHourRow>().push_back(model::FleetHourRow{

@@ -245,6 +245,7 @@ class Shard {
     std::int64_t segments = 0;
     std::int64_t distance_mm = 0;
     std::int64_t duration_us = 0;
+    std::int64_t implausible = 0;  // segments over max_segment_speed_kmh: not in the sums
   };
   struct CellKey {
     model::Mode mode;

@@ -18,17 +18,21 @@ using shard_internal::Micros;
 
 constexpr std::string_view kCheckpointKind = "job-shard";
 // Version 2 adds each buffered position's origin country and last contact (aircraft);
-// version 3 each open hour's duplicates per vehicle (duplicate_counts). Older snapshots
-// still restore: positions without the aircraft fields, hours without duplicates (their
-// refusals were emitted as rows of `rejected` when they were made).
+// version 3 each open hour's duplicates per vehicle (duplicate_counts); version 4 each open
+// speed sum's implausible segments (max_segment_speed_kmh). Older snapshots still restore:
+// positions without the aircraft fields, hours without duplicates (their refusals were
+// emitted as rows of `rejected` when they were made), sums with no implausible segment
+// (made before the rule, which summed every segment).
 constexpr std::uint32_t kOldestCheckpointVersion = 1;
-constexpr std::uint32_t kCheckpointVersion = 3;
+constexpr std::uint32_t kCheckpointVersion = 4;
 constexpr std::uint32_t kFirstVersionWithDuplicates = 3;
+constexpr std::uint32_t kFirstVersionWithImplausible = 4;
 
 }  // namespace
 
-// Snapshot format (version 3; version 1 lacks a position's last two fields, versions 1 and
-// 2 an hour's duplicates), inside a sealed checkpoint of kind "job-shard":
+// Snapshot format (version 4; version 1 lacks a position's last two fields, versions 1 and
+// 2 an hour's duplicates, versions 1 to 3 the sums' implausible segments), inside a sealed
+// checkpoint of kind "job-shard":
 //   source names table, partition_id, vehicles (key, state, pending positions), open hour
 //   buckets. Ids are process-local (source catalog, string dictionary), so the bytes hold
 //   source-table indices and strings; Restore interns them again.
@@ -292,10 +296,12 @@ base::Result<VehicleState> ReadState(base::ByteReader& r, model::StringDictionar
   return s;
 }
 
-void WriteSums(base::ByteWriter& w, std::int64_t segments, std::int64_t mm, std::int64_t us) {
+void WriteSums(base::ByteWriter& w, std::int64_t segments, std::int64_t mm, std::int64_t us,
+               std::int64_t implausible) {
   w.SignedVarint(segments);
   w.SignedVarint(mm);
   w.SignedVarint(us);
+  w.SignedVarint(implausible);
 }
 
 }  // namespace
@@ -329,13 +335,13 @@ std::string Shard::Snapshot() const {
       body.U8(static_cast<std::uint8_t>(key.mode));
       body.SignedVarint(key.x);
       body.SignedVarint(key.y);
-      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us);
+      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us, sums.implausible);
     }
     body.Varint(bucket.lines.size());
     for (const auto& [key, sums] : bucket.lines) {
       body.U8(static_cast<std::uint8_t>(key.mode));
       body.String(strings_->View(key.route_id));
-      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us);
+      WriteSums(body, sums.segments, sums.distance_mm, sums.duration_us, sums.implausible);
     }
     body.Varint(bucket.fleet.size());
     for (const auto& [mode, counts] : bucket.fleet) {
@@ -407,6 +413,16 @@ base::Status Shard::Restore(std::string_view bytes) {
     }
     vehicles.Put(vehicle_key, std::move(state), std::move(pending));
   }
+  const auto read_sums = [&r, version = opened.version]() -> base::Result<Sums> {
+    Sums sums;
+    FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
+    FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
+    FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+    if (version >= kFirstVersionWithImplausible) {
+      FROTA_ASSIGN_OR_RETURN(sums.implausible, r.SignedVarint());
+    }
+    return sums;
+  };
   std::map<Timestamp, HourBucket> hours;
   FROTA_ASSIGN_OR_RETURN(const auto hour_count, r.Varint());
   for (std::uint64_t i = 0; i < hour_count; ++i) {
@@ -418,10 +434,7 @@ base::Status Shard::Restore(std::string_view bytes) {
       FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
       FROTA_ASSIGN_OR_RETURN(const auto x, r.SignedVarint());
       FROTA_ASSIGN_OR_RETURN(const auto y, r.SignedVarint());
-      Sums sums;
-      FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(const Sums sums, read_sums());
       bucket.cells[CellKey{mode, static_cast<std::int32_t>(x), static_cast<std::int32_t>(y)}] =
           sums;
     }
@@ -429,10 +442,7 @@ base::Status Shard::Restore(std::string_view bytes) {
     for (std::uint64_t j = 0; j < lines; ++j) {
       FROTA_ASSIGN_OR_RETURN(const auto mode, ReadMode(r));
       FROTA_ASSIGN_OR_RETURN(const auto route, ReadId(r, strings));
-      Sums sums;
-      FROTA_ASSIGN_OR_RETURN(sums.segments, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.distance_mm, r.SignedVarint());
-      FROTA_ASSIGN_OR_RETURN(sums.duration_us, r.SignedVarint());
+      FROTA_ASSIGN_OR_RETURN(const Sums sums, read_sums());
       bucket.lines[LineKey{mode, route}] = sums;
     }
     FROTA_ASSIGN_OR_RETURN(const auto fleets, r.Varint());

@@ -153,6 +153,31 @@ TEST(TripsJob, PositionsOfOtherTripsInBetweenDoNotSplitATrip) {
   EXPECT_NEAR(a.distance_mm / 1000.0, 1000.0, 0.01);  // straight from the first to the third
 }
 
+// The plan (given as the rule) says which trips are schedule slots: "S" is scheduled, "F"
+// a frequency trip shown without its start time, "X" unknown to it.
+TEST(TripsJob, EachTripSaysWhetherItIsASlotOfThePlan) {
+  Fixture f;
+  f.config.plan_slot = [](std::string_view trip_id, bool start_time_given) {
+    return trip_id == "S" || (trip_id == "F" && start_time_given);
+  };
+  auto h = f.MakeHarness();
+  h.Record(f.P(0, 0, "S"));
+  h.Record(f.P(2000, 0, "F"));
+  h.Record(f.P(4000, 0, "X"));
+  h.Watermark(T(100'000));
+  ASSERT_EQ(h.output().of<model::TripRow>().size(), 3U);
+  for (const auto& trip : h.output().of<model::TripRow>()) {
+    ASSERT_TRUE(trip.plan_slot.has_value()) << trip.trip_id;
+    EXPECT_EQ(*trip.plan_slot, trip.trip_id == "S") << trip.trip_id;
+  }
+  Fixture without_plan;
+  auto h2 = without_plan.MakeHarness();
+  h2.Record(without_plan.P(0, 0, "S"));
+  h2.Watermark(T(100'000));
+  ASSERT_EQ(h2.output().of<model::TripRow>().size(), 1U);
+  EXPECT_FALSE(h2.output().of<model::TripRow>()[0].plan_slot.has_value());
+}
+
 TEST(TripsJob, AGapOfMoreThan900SecondsStartsANewTripAndExactly900DoesNot) {
   Fixture f;
   auto h = f.MakeHarness();
@@ -286,6 +311,43 @@ TEST(SpeedJob, SegmentsOverFiveMinutesApartAreNotSegments) {
   }
   EXPECT_EQ(segments, 1);
   EXPECT_NEAR(mm / 1000.0, 1000.0, 0.01);
+}
+
+TEST(SpeedJob, ASegmentOverTheModesPlausibleTopSpeedIsCountedNotSummed) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(60, 1510));   // 90.6 km/h: over the bus's 90, under rule 6's 120
+  h.Record(f.P(120, 3000));  // 89.4 km/h: summed
+  h.Watermark(T(10'000));
+  EXPECT_EQ(h.output().positions.size(), 3U);  // rule 6 refused none
+  std::int64_t segments = 0;
+  std::int64_t implausible = 0;
+  std::int64_t us = 0;
+  for (const auto& c : h.output().of<model::SpeedCellRow>()) {
+    segments += c.segments;
+    implausible += c.implausible_segments;
+    us += c.duration_us;
+  }
+  EXPECT_EQ(segments, 1);
+  EXPECT_EQ(implausible, 1);
+  EXPECT_EQ(us, 60'000'000);
+  ASSERT_EQ(h.output().of<model::SpeedLineRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::SpeedLineRow>()[0].segments, 1);
+  EXPECT_EQ(h.output().of<model::SpeedLineRow>()[0].implausible_segments, 1);
+}
+
+TEST(SpeedJob, ImplausibleSegmentsOfAnOpenHourSurviveASnapshot) {
+  Fixture f;
+  auto h = f.MakeHarness();
+  h.Record(f.P(0));
+  h.Record(f.P(60, 1510));
+  h.Watermark(T(600));  // the hour is still open
+  ASSERT_TRUE(h.SnapshotAndRestore().ok());
+  h.Watermark(T(10'000));
+  ASSERT_EQ(h.output().of<model::SpeedCellRow>().size(), 1U);
+  EXPECT_EQ(h.output().of<model::SpeedCellRow>()[0].implausible_segments, 1);
+  EXPECT_EQ(h.output().of<model::SpeedCellRow>()[0].segments, 0);
 }
 
 TEST(QualityJob, CountsAcceptedVehiclesAndLatencyPerHour) {

@@ -176,7 +176,8 @@ struct Table;
 // partitions add up to the same bits in any order: exports are byte-identical whatever
 // the partitioning. Means are derived from the sums when read.
 
-/// speed_cells: one partition's segments ending in a grid cell during a local hour.
+/// speed_cells: one partition's segments ending in a grid cell during a local hour; those
+/// implying more than max_segment_speed_kmh are counted apart, not summed.
 struct SpeedCellRow {
   std::int32_t partition_id = 0;
   Mode mode = Mode::kOther;
@@ -187,6 +188,7 @@ struct SpeedCellRow {
   std::int64_t segments = 0;
   std::int64_t distance_mm = 0;
   std::int64_t duration_us = 0;
+  std::int64_t implausible_segments = 0;  // over max_segment_speed_kmh: not in the sums
 };
 
 template <>
@@ -201,6 +203,7 @@ struct Table<SpeedCellRow> {
       Sum("segments", ColumnType::kBigint),
       Sum("distance_mm", ColumnType::kBigint).NotExported().Compared(Compare::kMillimetres),
       Sum("duration_us", ColumnType::kBigint).NotExported(),
+      Sum("implausible_segments", ColumnType::kBigint),
       Derived("distance_m", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("duration_s", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("mean_speed_kmh", ColumnType::kDouble).Compared(Compare::kSkip),
@@ -224,6 +227,7 @@ struct Table<SpeedCellRow> {
     out.Int64(r.segments);
     out.Int64(r.distance_mm);
     out.Int64(r.duration_us);
+    out.Int64(r.implausible_segments);
   }
 };
 
@@ -237,6 +241,7 @@ struct SpeedLineRow {
   std::int64_t segments = 0;
   std::int64_t distance_mm = 0;
   std::int64_t duration_us = 0;
+  std::int64_t implausible_segments = 0;  // over max_segment_speed_kmh: not in the sums
 };
 
 template <>
@@ -250,6 +255,7 @@ struct Table<SpeedLineRow> {
       Sum("segments", ColumnType::kBigint),
       Sum("distance_mm", ColumnType::kBigint).NotExported().Compared(Compare::kMillimetres),
       Sum("duration_us", ColumnType::kBigint).NotExported(),
+      Sum("implausible_segments", ColumnType::kBigint),
       Derived("distance_m", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("duration_s", ColumnType::kDouble).Compared(Compare::kSkip),
       Derived("mean_speed_kmh", ColumnType::kDouble).Compared(Compare::kSkip),
@@ -271,6 +277,7 @@ struct Table<SpeedLineRow> {
     out.Int64(r.segments);
     out.Int64(r.distance_mm);
     out.Int64(r.duration_us);
+    out.Int64(r.implausible_segments);
   }
 };
 
@@ -339,6 +346,9 @@ struct Table<StopRow> {
       Value("anchor_lon", ColumnType::kDouble),
       Value("positions", ColumnType::kBigint),
       Value("near_terminal", ColumnType::kBoolean).Nullable(),
+      // terminal, depot or en_route: the read view's, from every stop of the database
+      // (a depot is a place of many long stands); a function of the compared columns.
+      Derived("place", ColumnType::kText).Nullable().Compared(Compare::kSkip),
   };
   static constexpr TableSpec kSpec{.name = "stops",
                                    .view = "stop_rows",
@@ -378,6 +388,10 @@ struct TripRow {
   double last_lon = 0;
   std::int64_t positions = 0;
   std::int64_t distance_mm = 0;
+  /// Whether (trip_id, trip_start_date[, trip_start_time]) is a schedule slot the static
+  /// GTFS defines: a scheduled trip of it, or a frequency trip when the feed gave the
+  /// start time (semantics §4 quality); null without a GTFS.
+  std::optional<bool> plan_slot;
 };
 
 template <>
@@ -398,6 +412,7 @@ struct Table<TripRow> {
       Value("last_lon", ColumnType::kDouble),
       Value("positions", ColumnType::kBigint),
       Value("distance_mm", ColumnType::kBigint).Hidden(),
+      Value("plan_slot", ColumnType::kBoolean).Nullable(),
       Derived("distance_m", ColumnType::kDouble).Compared(Compare::kMetres),
       Derived("duration_s", ColumnType::kDouble),
   };
@@ -426,6 +441,7 @@ struct Table<TripRow> {
     out.Double(r.last_lon);
     out.Int64(r.positions);
     out.Int64(r.distance_mm);
+    r.plan_slot ? out.Bool(*r.plan_slot) : out.Null();
   }
 };
 

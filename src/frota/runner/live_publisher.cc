@@ -137,6 +137,7 @@ class LivePublisher::Session {
     FROTA_ASSIGN_OR_RETURN(
         s->follower_,
         source::ArchiveFollower::Open(config.archive, &s->catalog_, config.replay, archive_resume));
+    s->committed_ = resume;
     std::int64_t resumed = 0;
     for (const auto& p : resume) {
       resumed += p.next_offset.value();
@@ -208,6 +209,7 @@ class LivePublisher::Session {
           ProgressRecord(config_.publisher_id, archive_id_, config_.run_id, progress,
                          config_.archive, end)));
       FROTA_RETURN_IF_ERROR(producer_->CommitTransaction());
+      committed_ = std::move(progress);
       out.records += static_cast<std::int64_t>(batch_.size());
       out.polls += static_cast<std::int64_t>(poll_end - next_poll);
       ++out.transactions;
@@ -221,6 +223,8 @@ class LivePublisher::Session {
   }
 
   void Abort() { producer_->AbortTransaction(std::chrono::seconds(5)); }
+  /// The progress of the last committed transaction (at first, the one resumed from).
+  [[nodiscard]] const std::vector<engine::SourceProgress>& committed() const { return committed_; }
 
  private:
   explicit Session(const LivePublisherConfig& config)
@@ -238,6 +242,7 @@ class LivePublisher::Session {
   const LivePublisherConfig& config_;
   std::string progress_topic_;
   std::string archive_id_;
+  std::vector<engine::SourceProgress> committed_;
   model::SourceCatalog catalog_;
   std::vector<std::string> names_;
   std::unique_ptr<transport::Producer> producer_;
@@ -371,6 +376,9 @@ void LivePublisher::Loop() {
       stats_.transactions += drained->transactions;
       stats_.end_marker_published = stats_.end_marker_published || drained->end_published;
       std::erase_if(unpublished_, [&](base::Timestamp t) { return t < floor; });
+    }
+    if (config_.after_commit) {
+      config_.after_commit(session->committed());
     }
     if (config_.on_stats) {
       config_.on_stats(stats());

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "frota/base/status.h"
 #include "frota/base/time.h"
@@ -61,6 +62,9 @@ struct LivePublisherConfig {
   std::function<base::Timestamp()> ingest_floor;
   /// Called on the publisher's thread after every round (metrics).
   std::function<void(const PublisherStats&)> on_stats;
+  /// Called on the publisher's thread after every round that reached Kafka, with the
+  /// progress of the last committed transaction (bronze retention: what may go).
+  std::function<void(const std::vector<engine::SourceProgress>&)> after_commit;
 };
 
 /// Publishes every record of every archived response (the partitions, offsets, order and

@@ -114,6 +114,9 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
         return progress;
       },
       [&](const engine::EpochCheckpoint& committed) {
+        if (config.bronze != nullptr) {
+          config.bronze->AfterCommit(kDatabaseDownstream, committed);
+        }
         if (config.after_commit) {
           config.after_commit({committed.epoch.value(), sink.last_seconds(), committed.watermark,
                                committed.records});

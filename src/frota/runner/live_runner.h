@@ -15,6 +15,7 @@
 #include "frota/engine/transactional_sink.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
+#include "frota/runner/bronze_retention.h"
 #include "frota/runner/replay_runner.h"
 #include "frota/runner/retention.h"
 #include "frota/source/archive_follower.h"
@@ -30,6 +31,11 @@ struct LiveEpoch {
 };
 
 /// What `frota run` asks of the engine side.
+/// The downstreams of a live archive's bronze retention: the run's database, and the
+/// Kafka publisher when the run also publishes.
+inline constexpr int kDatabaseDownstream = 0;
+inline constexpr int kPublisherDownstream = 1;
+
 struct LiveConfig {
   std::filesystem::path archive;
   std::optional<model::Mode> mode;
@@ -57,6 +63,9 @@ struct LiveConfig {
   std::string db;
   /// Retention (`--retain-days`, `--retain-results-days`, `[retention]`): none by default.
   RetentionPolicy retention;
+  /// The archive's retention (`--retain-days`; none: keep it all), told of every commit
+  /// as downstream kDatabaseDownstream.
+  BronzeRetention* bronze = nullptr;
 };
 
 /// The engine's stage report.

@@ -14,6 +14,7 @@
 #include "frota/engine/watermark.h"
 #include "frota/gtfs/holidays.h"
 #include "frota/job/pipeline.h"
+#include "frota/runner/bronze_retention.h"
 #include "frota/runner/epoch_driver.h"
 #include "frota/runner/regularity_jobs.h"
 #include "frota/source/replay_source.h"
@@ -114,6 +115,7 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
                                                      double lon) {
       return terminals->NearTerminal(route, lat, lon, radius);
     };
+    context->job.plan_slot = PlanSlotRule(*context->feed);
     if (zone.empty() && !context->feed->time_zone().empty()) {
       zone = std::string(context->feed->time_zone());
     }
@@ -131,6 +133,20 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
   return context;
 }
 
+std::function<bool(std::string_view, bool)> PlanSlotRule(const gtfs::StaticFeed& feed) {
+  auto frequency_trips = std::make_shared<std::unordered_set<std::string>>();
+  for (const auto& f : feed.frequencies()) {
+    frequency_trips->insert(f.trip_id);
+  }
+  const gtfs::StaticFeed* plan = &feed;
+  return [plan, frequency_trips](std::string_view trip_id, bool start_time_given) {
+    if (plan->FindTrip(trip_id) == nullptr) {
+      return false;  // a trip the plan does not have defines no slot of it
+    }
+    return !frequency_trips->contains(std::string(trip_id)) || start_time_given;
+  };
+}
+
 base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayConfig& config) {
   std::vector<source::InputSpec> specs;
   for (const auto& text : config.inputs) {
@@ -138,6 +154,18 @@ base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayC
     specs.push_back(std::move(spec));
   }
   return source::ExpandInputs(specs, config.feed_id);
+}
+
+// The bronze archives among the inputs (`archive:ROOT`); the inputs parsed already.
+std::vector<std::filesystem::path> ArchiveRoots(const std::vector<std::string>& inputs) {
+  std::vector<std::filesystem::path> roots;
+  for (const auto& text : inputs) {
+    const auto spec = source::ParseInputSpec(text);
+    if (spec.ok() && spec->archive) {
+      roots.push_back(spec->path);
+    }
+  }
+  return roots;
 }
 
 source::ReplayOptions ReplaySourceOptions(const ReplayConfig& config,
@@ -179,10 +207,18 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
                              config.clock != nullptr ? *config.clock : base::SystemClock::Get(),
                              config.epoch_records_per_state_unit);
 
+  // `--retain-days` also applies to the bronze archives replayed (`archive:ROOT`), as far
+  // as each commit covers them.
+  BronzeRetention bronze(config.retention.raw_days ? ArchiveRoots(config.inputs)
+                                                   : std::vector<std::filesystem::path>(),
+                         /*downstreams=*/1);
   AsyncCommitter::AfterCommit after_commit;
-  if (config.after_commit) {
-    after_commit = [&config](const engine::EpochCheckpoint& committed) {
-      config.after_commit(committed.epoch.value());
+  if (config.after_commit || bronze.enabled()) {
+    after_commit = [&config, &bronze](const engine::EpochCheckpoint& committed) {
+      bronze.AfterCommit(0, committed);
+      if (config.after_commit) {
+        config.after_commit(committed.epoch.value());
+      }
     };
   }
   // Offsets after the last record offered, per partition (filled once the input is

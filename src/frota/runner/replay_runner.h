@@ -84,6 +84,12 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
 /// input (replay, publish, reconcile, bench/engine_ceiling) reads it through this and
 /// ReplaySourceOptions, so they all see the same records.
 base::Result<std::vector<source::PartitionInput>> ReplayPartitions(const ReplayConfig& config);
+
+/// The trips job's plan_slot rule for `feed` (semantics §4 quality): a trip of the plan
+/// without frequencies is a slot; a frequency trip only when the feed gave its start
+/// time; a trip the plan does not have, none. `feed` must outlive the rule.
+std::function<bool(std::string_view trip_id, bool start_time_given)> PlanSlotRule(
+    const gtfs::StaticFeed& feed);
 /// How every partition of a replay is read: the mode asked for, the context's zone.
 source::ReplayOptions ReplaySourceOptions(const ReplayConfig& config, const ReplayContext& context);
 /// The size of the partitions' files in bytes (a file that cannot be read counts 0).

@@ -33,16 +33,6 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
-struct Interval {
-  std::int64_t start_us;
-  std::int64_t end_us;
-  bool matched = false;
-};
-
-bool Overlaps(const Interval& a, const Interval& b) {
-  return a.start_us <= b.end_us && b.start_us <= a.end_us;
-}
-
 double Ratio(std::int64_t a, std::int64_t b) {
   return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0;
 }
@@ -87,10 +77,10 @@ base::Result<bool> HasTable(sink::DuckDbConnection& db, std::string_view table) 
 base::Result<bool> HasColumn(sink::DuckDbConnection& db, std::string_view table,
                              std::string_view column) {
   FROTA_ASSIGN_OR_RETURN(
-      auto rows,
-      db.Query(fmt::format(
-          "SELECT count(*) FROM duckdb_columns() WHERE table_name = {} AND column_name = {}",
-          Quote(table), Quote(column))));
+      auto rows, db.Query(fmt::format(
+                     "SELECT count(*) FROM information_schema.columns WHERE table_name = {} AND "
+                     "column_name = {}",
+                     Quote(table), Quote(column))));
   return rows.Int64(0, 0) > 0;
 }
 
@@ -358,7 +348,224 @@ base::Status ScoreHeadways(sink::DuckDbConnection& db, const Truth& truth,
   return base::Status::Ok();
 }
 
+// One side of the stop matching: a stop of one bus and what the matching made of it.
+struct ScoredStop {
+  std::int64_t start_us;
+  std::int64_t end_us;
+  std::string place;
+  std::string route_id;  // true stops: for the feed's outages and silences
+  std::int64_t match = -1;
+};
+
+std::int64_t OverlapUs(const ScoredStop& a, const ScoredStop& b) {
+  return std::min(a.end_us, b.end_us) - std::max(a.start_us, b.start_us);
+}
+
+// Matches one bus's true and found stops one to one: every overlapping pair, the longest
+// overlap first (then the earlier true stop, then the earlier found one).
+void MatchStops(std::vector<ScoredStop>& truths, std::vector<ScoredStop>& founds) {
+  struct Pair {
+    std::int64_t overlap_us;
+    std::size_t t;
+    std::size_t f;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t t = 0; t < truths.size(); ++t) {
+    for (std::size_t f = 0; f < founds.size(); ++f) {
+      if (const std::int64_t overlap = OverlapUs(truths[t], founds[f]); overlap >= 0) {
+        pairs.push_back({overlap, t, f});
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+    return std::tie(b.overlap_us, a.t, a.f) < std::tie(a.overlap_us, b.t, b.f);
+  });
+  for (const Pair& p : pairs) {
+    if (truths[p.t].match < 0 && founds[p.f].match < 0) {
+      truths[p.t].match = static_cast<std::int64_t>(p.f);
+      founds[p.f].match = static_cast<std::int64_t>(p.t);
+    }
+  }
+}
+
+// A true stop's place: the simulator's buses stand at terminals (pull-out, layover,
+// pull-in, all within 250 m of one), at a depot (kind `depot`) or on the way.
+std::string TruePlace(const TruthStop& s) {
+  if (s.kind == "depot") {
+    return "depot";
+  }
+  return s.near_terminal ? "terminal" : "en_route";
+}
+
+void Finish(Evaluation::StopScores& s) {
+  s.recall = Ratio(s.recalled, s.true_stops);
+  s.precision = Ratio(s.precise, s.found - s.fragments);
+}
+
 }  // namespace
+
+base::Status ScoreStops(sink::DuckDbConnection& db, const Truth& truth,
+                        const EvaluateOptions& options, Evaluation::Stops& out) {
+  std::map<std::string, std::pair<std::vector<ScoredStop>, std::vector<ScoredStop>>> by_bus;
+  for (const auto& s : truth.stops) {
+    by_bus[s.vehicle_id].first.push_back({s.start_us, s.end_us, TruePlace(s), s.route_id});
+  }
+  // The place is the read view's (stop_rows); a database with older views has
+  // near_terminal alone.
+  FROTA_ASSIGN_OR_RETURN(const bool has_place, HasColumn(db, "stop_rows", "place"));
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Query(fmt::format(
+          "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false), {} FROM {} "
+          "WHERE feed_id = {} ORDER BY vehicle_id, start_time",
+          has_place ? "coalesce(place, 'en_route')"
+                    : "CASE WHEN near_terminal THEN 'terminal' ELSE 'en_route' END",
+          has_place ? "stop_rows" : "stops", Quote(truth.feed_id))));
+  const auto min_us = static_cast<std::int64_t>(options.min_stop_s * 1e6);
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    const ScoredStop found{rows.TimestampMicros(r, 1), rows.TimestampMicros(r, 2),
+                           rows.String(r, 4), ""};
+    if (rows.Bool(r, 3) && found.end_us - found.start_us >= min_us) {
+      ++out.found_near_terminal;
+    }
+    by_bus[rows.String(r, 0)].second.push_back(found);
+  }
+  for (auto& [bus, stops] : by_bus) {
+    auto& [truths, founds] = stops;
+    MatchStops(truths, founds);
+    for (const ScoredStop& t : truths) {
+      if (t.end_us - t.start_us < min_us) {
+        continue;
+      }
+      if (Hidden(truth, t.route_id, t.start_us, t.end_us)) {
+        ++out.left_out;
+        out.left_out_found += t.match >= 0 ? 1 : 0;
+        continue;
+      }
+      for (Evaluation::StopScores* s :
+           {static_cast<Evaluation::StopScores*>(&out), &out.by_place[t.place]}) {
+        ++s->true_stops;
+        s->recalled += t.match >= 0 ? 1 : 0;
+      }
+    }
+    for (const ScoredStop& f : founds) {
+      if (f.end_us - f.start_us < min_us) {
+        continue;
+      }
+      // Unmatched, but inside a true stop that another found stop matched.
+      const bool fragment =
+          f.match < 0 && std::any_of(truths.begin(), truths.end(), [&](const ScoredStop& t) {
+            return t.match >= 0 && OverlapUs(t, f) >= 0;
+          });
+      for (Evaluation::StopScores* s :
+           {static_cast<Evaluation::StopScores*>(&out), &out.by_place[f.place]}) {
+        ++s->found;
+        s->precise += f.match >= 0 ? 1 : 0;
+        s->fragments += fragment ? 1 : 0;
+      }
+    }
+  }
+  Finish(out);
+  for (const char* place : {"terminal", "depot", "en_route"}) {
+    Finish(out.by_place[place]);
+  }
+  return base::Status::Ok();
+}
+
+namespace {
+
+// Whether any [start, end) of `rows` (microsecond columns 0 and 1) overlaps [from, to).
+bool AnyOverlap(sink::DuckDbResult& rows, std::int64_t from, std::int64_t to) {
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    if (rows.Int64(r, 0) < to && from < rows.Int64(r, 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+base::Status ScoreDayFaults(sink::DuckDbConnection& db, const Truth& truth,
+                            const EvaluateOptions& options,
+                            std::map<std::string, FaultScore>& faults) {
+  const std::string feed = Quote(truth.feed_id);
+  // Outages: the feed's coverage gaps (frota headways), else its feed_blind alerts.
+  {
+    FaultScore outage{static_cast<std::int64_t>(truth.outages.size()), -1};
+    FROTA_ASSIGN_OR_RETURN(const bool gaps, HasTable(db, "coverage_gaps"));
+    FROTA_ASSIGN_OR_RETURN(const bool alerts, HasTable(db, "alerts"));
+    if (gaps || alerts) {
+      FROTA_ASSIGN_OR_RETURN(
+          auto rows,
+          db.Query(gaps ? fmt::format("SELECT epoch_us(start_time), epoch_us(end_time) FROM "
+                                      "coverage_gaps WHERE feed_id = {}",
+                                      feed)
+                        : fmt::format("SELECT epoch_us(start_time), epoch_us(coalesce(end_time, "
+                                      "start_time + INTERVAL 5 MINUTE)) FROM alerts "
+                                      "WHERE kind = 'feed_blind' AND feed_id = {}",
+                                      feed)));
+      outage.detected = 0;
+      for (const auto& o : truth.outages) {
+        outage.detected += AnyOverlap(rows, o.start_us, o.end_us) ? 1 : 0;
+      }
+    }
+    faults["feed_outage"] = outage;
+  }
+  // Line silences: frota headways' line_silences of the route.
+  {
+    FaultScore silent{static_cast<std::int64_t>(truth.line_silences.size()), -1};
+    FROTA_ASSIGN_OR_RETURN(const bool present, HasTable(db, "line_silences"));
+    if (present) {
+      silent.detected = 0;
+      for (const auto& s : truth.line_silences) {
+        FROTA_ASSIGN_OR_RETURN(
+            auto rows, db.Query(fmt::format("SELECT epoch_us(start_time), epoch_us(end_time) FROM "
+                                            "line_silences WHERE feed_id = {} AND route_id = {}",
+                                            feed, Quote(s.route_id))));
+        silent.detected += AnyOverlap(rows, s.start_us, s.end_us) ? 1 : 0;
+      }
+    }
+    faults["line_silent"] = silent;
+  }
+  // Never tagged: the run's departure found all the same, from the geometry alone.
+  {
+    FaultScore never{0, -1};
+    FROTA_ASSIGN_OR_RETURN(const bool present, HasRows(db, "departures"));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows,
+        db.Query(present ? fmt::format("SELECT vehicle_id, route_id, epoch_us(departure_time) "
+                                       "FROM departures WHERE feed_id = {} AND inferred",
+                                       feed)
+                         : std::string("SELECT NULL::VARCHAR, NULL::VARCHAR, 0 WHERE false")));
+    never.detected = present ? 0 : -1;
+    const auto early = static_cast<std::int64_t>(options.departure_early_s * 1e6);
+    const auto late = static_cast<std::int64_t>(options.departure_late_s * 1e6);
+    for (const auto& d : truth.departures) {
+      if (!d.never_tagged) {
+        continue;
+      }
+      ++never.injected;
+      for (std::size_t r = 0; present && r < rows.rows(); ++r) {
+        const std::int64_t t = rows.Int64(r, 2);
+        if (rows.String(r, 0) == d.vehicle_id && rows.String(r, 1) == d.route_id &&
+            t >= d.time_us - early && t <= d.time_us + late) {
+          ++never.detected;
+          break;
+        }
+      }
+    }
+    faults["never_tagged"] = never;
+  }
+  // A stale plan: the routes operated off the GTFS frota was given. No rule of frota
+  // tells a plan from what ran, so it is listed, not scored.
+  faults["stale_plan"] = {static_cast<std::int64_t>(truth.stale_plan.size()), -1};
+  // Every other fault of the day, with what the truth counted of it.
+  for (const auto& f : truth.faults) {
+    faults.try_emplace(f.fault, FaultScore{f.injected, -1});
+  }
+  return base::Status::Ok();
+}
 
 base::Status ScoreDeparturesAndHeadways(sink::DuckDbConnection& db, const Truth& truth,
                                         const EvaluateOptions& options, Evaluation& out) {
@@ -395,57 +602,7 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
   const std::string feed = Quote(truth.feed_id);
   Evaluation out;
 
-  // Stops: scored by bus and overlapping time.
-  {
-    std::map<std::string, std::vector<Interval>> true_stops;
-    for (const auto& s : truth.stops) {
-      true_stops[s.vehicle_id].push_back({s.start_us, s.end_us});
-    }
-    FROTA_ASSIGN_OR_RETURN(
-        auto rows,
-        db->Query(fmt::format(
-            "SELECT vehicle_id, start_time, end_time, coalesce(near_terminal, false) FROM stops "
-            "WHERE feed_id = {} ORDER BY vehicle_id, start_time",
-            feed)));
-    std::map<std::string, std::vector<Interval>> found;
-    for (std::size_t r = 0; r < rows.rows(); ++r) {
-      found[rows.String(r, 0)].push_back({rows.TimestampMicros(r, 1), rows.TimestampMicros(r, 2)});
-      if (rows.Bool(r, 3) &&
-          rows.TimestampMicros(r, 2) - rows.TimestampMicros(r, 1) >= options.min_stop_s * 1e6) {
-        ++out.stops.found_near_terminal;
-      }
-    }
-    const auto min_us = static_cast<std::int64_t>(options.min_stop_s * 1e6);
-    for (const auto& [vehicle, list] : true_stops) {
-      const auto it = found.find(vehicle);
-      for (const auto& t : list) {
-        if (t.end_us - t.start_us < min_us) {
-          continue;
-        }
-        ++out.stops.true_stops;
-        if (it != found.end() && std::any_of(it->second.begin(), it->second.end(),
-                                             [&](const Interval& f) { return Overlaps(f, t); })) {
-          ++out.stops.recalled;
-        }
-      }
-    }
-    for (const auto& [vehicle, list] : found) {
-      const auto it = true_stops.find(vehicle);
-      for (const auto& f : list) {
-        if (f.end_us - f.start_us < min_us) {
-          continue;
-        }
-        ++out.stops.found;
-        if (it != true_stops.end() &&
-            std::any_of(it->second.begin(), it->second.end(),
-                        [&](const Interval& t) { return Overlaps(f, t); })) {
-          ++out.stops.precise;
-        }
-      }
-    }
-    out.stops.recall = Ratio(out.stops.recalled, out.stops.true_stops);
-    out.stops.precision = Ratio(out.stops.precise, out.stops.found);
-  }
+  FROTA_RETURN_IF_ERROR(ScoreStops(*db, truth, options, out.stops));
 
   // The trips table, for the trip faults below.
   const fs::path gtfs_path = ResolveTruthPath(options.truth, truth.gtfs);
@@ -598,6 +755,7 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
     }
     out.faults["reassigned_while_parked"] = reassigned;
   }
+  FROTA_RETURN_IF_ERROR(ScoreDayFaults(*db, truth, options, out.faults));
 
   // semantics §2 counts, expected and reported.
   {
@@ -627,13 +785,22 @@ base::Result<Evaluation> Evaluate(const EvaluateOptions& options) {
 std::string EvaluationJson(const Evaluation& e) {
   nlohmann::ordered_json j;
   const auto round = [](double v) { return std::round(v * 1e6) / 1e6; };
-  j["stops"] = {{"precision", round(e.stops.precision)},
-                {"recall", round(e.stops.recall)},
-                {"true", e.stops.true_stops},
-                {"found", e.stops.found},
-                {"recalled", e.stops.recalled},
-                {"precise", e.stops.precise},
-                {"found_near_terminal", e.stops.found_near_terminal}};
+  const auto stop_scores = [&](const Evaluation::StopScores& s) {
+    return nlohmann::ordered_json{{"precision", round(s.precision)},
+                                  {"recall", round(s.recall)},
+                                  {"true", s.true_stops},
+                                  {"found", s.found},
+                                  {"recalled", s.recalled},
+                                  {"precise", s.precise},
+                                  {"fragments", s.fragments}};
+  };
+  j["stops"] = stop_scores(e.stops);
+  j["stops"]["found_near_terminal"] = e.stops.found_near_terminal;
+  j["stops"]["left_out"] = e.stops.left_out;
+  j["stops"]["left_out_found"] = e.stops.left_out_found;
+  for (const auto& [place, scores] : e.stops.by_place) {
+    j["stops"]["by_place"][place] = stop_scores(scores);
+  }
   j["departures"] = {
       {"computed", e.departures.computed},
       {"true", e.departures.true_departures},
@@ -699,7 +866,10 @@ std::string EvaluationJson(const Evaluation& e) {
   }
   nlohmann::ordered_json faults = nlohmann::ordered_json::object();
   for (const auto& [name, score] : e.faults) {
-    nlohmann::ordered_json f = {{"injected", score.injected}, {"detected", score.detected}};
+    nlohmann::ordered_json f = {
+        {"injected", score.injected},
+        {"detected",
+         score.detected >= 0 ? nlohmann::ordered_json(score.detected) : nlohmann::ordered_json()}};
     if (score.expected >= 0) {
       f["expected"] = score.expected;
       f["as_expected"] = score.as_expected;
@@ -718,8 +888,16 @@ std::string EvaluationJson(const Evaluation& e) {
 
 std::string EvaluationText(const Evaluation& e) {
   std::string out;
-  out += fmt::format("stops       precision {:.4f}  recall {:.4f}  (true {}, found {})\n",
-                     e.stops.precision, e.stops.recall, e.stops.true_stops, e.stops.found);
+  out += fmt::format(
+      "stops       precision {:.4f}  recall {:.4f}  (true {}, found {}, {} fragments of split "
+      "stops); {} more overlapping outages and silent lines left out ({} of them found)\n",
+      e.stops.precision, e.stops.recall, e.stops.true_stops, e.stops.found, e.stops.fragments,
+      e.stops.left_out, e.stops.left_out_found);
+  for (const auto& [place, s] : e.stops.by_place) {
+    out +=
+        fmt::format("  {:<9} precision {:.4f}  recall {:.4f}  (true {}, found {}, {} fragments)\n",
+                    place, s.precision, s.recall, s.true_stops, s.found, s.fragments);
+  }
   if (!e.departures.computed) {
     out += "departures  not in the database: run frota headways on it first\n";
   } else {
@@ -771,7 +949,8 @@ std::string EvaluationText(const Evaluation& e) {
   out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", "fault", "injected", "detected",
                      "expected", "as_expected");
   for (const auto& [name, s] : e.faults) {
-    out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", name, s.injected, s.detected,
+    out += fmt::format("{:<26} {:>10} {:>10} {:>10} {:>11}\n", name, s.injected,
+                       s.detected >= 0 ? fmt::format("{}", s.detected) : "-",
                        s.expected >= 0 ? fmt::format("{}", s.expected) : "-",
                        s.as_expected >= 0 ? fmt::format("{}", s.as_expected) : "-");
   }

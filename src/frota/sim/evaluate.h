@@ -38,6 +38,8 @@ struct EvaluateOptions {
 
 struct FaultScore {
   std::int64_t injected = 0;
+  /// -1 where frota has no rule that could tell the fault (stale_plan,
+  /// headerless_response: `null` in the JSON).
   std::int64_t detected = 0;
   /// Record faults: how many the rules of semantics §2 should refuse, and how many were
   /// refused for exactly the reason the truth expects. -1 where it does not apply.
@@ -46,14 +48,30 @@ struct FaultScore {
 };
 
 struct Evaluation {
-  struct Stops {
-    double precision = 0;
-    double recall = 0;
-    std::int64_t true_stops = 0;  // true stops >= min_stop_s
+  /// Stops, matched one to one per bus: each true stop with the found stop of the bus
+  /// that overlaps it longest (pairs taken by overlap, longest first). A found stop that
+  /// overlaps a true stop already matched to another found stop is a `fragment` (one
+  /// standstill the rule split, as a terminal's GPS drift does): counted apart, in neither
+  /// side of precision. True stops overlapping a feed outage or a silence of their route
+  /// are stops the feed could not show: left out of recall and counted apart.
+  struct StopScores {
+    std::int64_t true_stops = 0;  // visible true stops >= min_stop_s
+    std::int64_t recalled = 0;    // of those, matched to a found stop
     std::int64_t found = 0;       // found stops >= min_stop_s
-    std::int64_t recalled = 0;    // true stops overlapped by a found stop of the bus
-    std::int64_t precise = 0;     // found stops overlapping a true stop of the bus
+    std::int64_t precise = 0;     // of those, matched to a true stop
+    std::int64_t fragments = 0;   // of those, pieces of a true stop matched to another
+    double precision = 0;         // precise / (found - fragments)
+    double recall = 0;            // recalled / true_stops
+  };
+  struct Stops : StopScores {
     std::int64_t found_near_terminal = 0;
+    /// True stops >= min_stop_s the feed could not show, and how many were found anyway.
+    std::int64_t left_out = 0;
+    std::int64_t left_out_found = 0;
+    /// By place: `terminal`, `depot` or `en_route`; a true stop by the truth's kind and
+    /// near_terminal, a found one by the `stops` table's place (near_terminal where the
+    /// table has no place).
+    std::map<std::string, StopScores> by_place;
   } stops;
   struct Departures {
     /// False when the database has no `departures` table (`frota headways` not run).
@@ -151,6 +169,20 @@ struct Evaluation {
 bool IsDeparture(const gtfs::StaticFeed& feed, const std::string& trip_id, double lat, double lon);
 
 struct Truth;
+
+/// The stop scores alone, from the `stops` table (Evaluation::Stops). Evaluate runs it.
+base::Status ScoreStops(sink::DuckDbConnection& db, const Truth& truth,
+                        const EvaluateOptions& options, Evaluation::Stops& out);
+
+/// The faults the tables cannot show record by record: feed_outage (a `coverage_gaps` row,
+/// else a feed_blind alert, overlapping the outage), line_silent (a `line_silences` row
+/// of the route overlapping the silence), never_tagged (a departure of the bus in the
+/// matching window inferred from geometry), and every other fault kind of the truth's
+/// `faults` with its injected count (detected -1 where no rule could tell it). Evaluate
+/// runs it after the record and trip faults.
+base::Status ScoreDayFaults(sink::DuckDbConnection& db, const Truth& truth,
+                            const EvaluateOptions& options,
+                            std::map<std::string, FaultScore>& faults);
 
 /// The departure and headway scores alone, from the `departures` and `headways` tables
 /// of `frota headways` (and `headway_summary`'s names and counts where present); each

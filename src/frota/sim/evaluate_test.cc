@@ -205,5 +205,128 @@ TEST(EvaluateHeadways, ReadsAVersionOneTruthAsHeadwaysWithoutExclusions) {
   EXPECT_EQ(read->headways[1].exclusion, "");
 }
 
+// A `stops` table as the stream writes it (the columns evaluate reads), with `place`.
+std::unique_ptr<sink::DuckDbConnection> StopsDatabase() {
+  auto db = sink::DuckDbConnection::Open("");
+  EXPECT_TRUE(db.ok());
+  EXPECT_TRUE((*db)
+                  ->Execute("CREATE TABLE stops (feed_id VARCHAR, vehicle_id VARCHAR, start_time "
+                            "TIMESTAMP, end_time TIMESTAMP, near_terminal BOOLEAN, place VARCHAR);"
+                            "CREATE VIEW stop_rows AS SELECT * FROM stops")
+                  .ok());
+  return std::move(*db);
+}
+
+void AddStop(sink::DuckDbConnection& db, const std::string& vehicle, double from, double to,
+             const std::string& place) {
+  ASSERT_TRUE(db.Execute(fmt::format("INSERT INTO stops VALUES ('frota-sim', '{}', {}, {}, {}, "
+                                     "'{}')",
+                                     vehicle, Sql(Minute(from)), Sql(Minute(to)),
+                                     place == "terminal" ? "true" : "false", place))
+                  .ok());
+}
+
+TruthStop Stop(const std::string& vehicle, double from, double to, const std::string& kind,
+               bool near_terminal) {
+  return {vehicle, "100", Minute(from), Minute(to), 0, 0, kind, near_terminal};
+}
+
+TEST(EvaluateStops, ASplitTrueStopIsOneMatchAndItsOtherPiecesFragments) {
+  Truth truth = BaseTruth();
+  truth.stops = {Stop("A", 0, 30, "layover", true), Stop("A", 100, 110, "incident", false)};
+  auto db = StopsDatabase();
+  // The layover, split in three by the terminal's drift: the longest piece matches.
+  AddStop(*db, "A", 0, 8, "terminal");
+  AddStop(*db, "A", 8, 20, "terminal");
+  AddStop(*db, "A", 20, 30, "terminal");
+  AddStop(*db, "A", 50, 60, "en_route");  // no true stop: not precise
+  Evaluation::Stops out;
+  ASSERT_TRUE(ScoreStops(*db, truth, EvaluateOptions{}, out).ok());
+  EXPECT_EQ(out.true_stops, 2);
+  EXPECT_EQ(out.recalled, 1);
+  EXPECT_EQ(out.found, 4);
+  EXPECT_EQ(out.precise, 1);
+  EXPECT_EQ(out.fragments, 2);
+  EXPECT_DOUBLE_EQ(out.precision, 0.5);  // 1 of the 2 found stops that are not fragments
+  EXPECT_DOUBLE_EQ(out.recall, 0.5);
+  EXPECT_EQ(out.by_place["terminal"].true_stops, 1);
+  EXPECT_EQ(out.by_place["terminal"].recalled, 1);
+  EXPECT_EQ(out.by_place["terminal"].fragments, 2);
+  EXPECT_DOUBLE_EQ(out.by_place["terminal"].precision, 1);
+  EXPECT_EQ(out.by_place["en_route"].true_stops, 1);
+  EXPECT_EQ(out.by_place["en_route"].recalled, 0);
+  EXPECT_EQ(out.by_place["en_route"].found, 1);
+  EXPECT_EQ(out.by_place["en_route"].precise, 0);
+  EXPECT_EQ(out.by_place["depot"].true_stops, 0);
+}
+
+TEST(EvaluateStops, LeavesOutTrueStopsOverlappingAnOutageOrASilenceOfTheirRoute) {
+  Truth truth = BaseTruth();
+  truth.stops = {Stop("A", 0, 10, "layover", true), Stop("A", 40, 50, "layover", true),
+                 Stop("B", 60, 70, "incident", false), Stop("C", 80, 90, "depot", false)};
+  truth.outages = {{"", Minute(45), Minute(47)}};                  // hides A's second stop
+  truth.line_silences = {{"100", Minute(65), Minute(75)}};         // hides B's
+  truth.line_silences.push_back({"101", Minute(85), Minute(86)});  // another route: C stays
+  auto db = StopsDatabase();
+  AddStop(*db, "A", 0, 10, "terminal");
+  AddStop(*db, "B", 60, 66, "en_route");  // found although hidden: counted apart
+  AddStop(*db, "C", 80, 90, "depot");
+  Evaluation::Stops out;
+  ASSERT_TRUE(ScoreStops(*db, truth, EvaluateOptions{}, out).ok());
+  EXPECT_EQ(out.true_stops, 2);
+  EXPECT_EQ(out.recalled, 2);
+  EXPECT_EQ(out.left_out, 2);
+  EXPECT_EQ(out.left_out_found, 1);
+  EXPECT_EQ(out.found, 3);
+  EXPECT_EQ(out.precise, 3);
+  EXPECT_EQ(out.by_place["depot"].recalled, 1);
+  EXPECT_EQ(out.by_place["depot"].precise, 1);
+}
+
+TEST(EvaluateFaults, ListsEveryFaultKindOfTheTruthAndScoresThoseTheTablesShow) {
+  Truth truth = BaseTruth();
+  truth.outages = {{"", Minute(10), Minute(30)}, {"", Minute(200), Minute(240)}};
+  truth.line_silences = {{"100", Minute(60), Minute(80)}};
+  truth.stale_plan = {{"101", 12, 240}};
+  truth.departures = {Departure("A", "100", 0, 100), Departure("B", "100", 0, 300)};
+  truth.departures[0].never_tagged = true;
+  truth.departures[1].never_tagged = true;
+  truth.faults.push_back({"headerless_response", "response", 7, 350, 0.02, 40, {}});
+  auto db = Database();
+  ASSERT_TRUE(db->Execute("CREATE TABLE coverage_gaps (feed_id VARCHAR, start_time TIMESTAMP, "
+                          "end_time TIMESTAMP, minutes INTEGER);"
+                          "CREATE TABLE line_silences (feed_id VARCHAR, route_id VARCHAR, "
+                          "start_time TIMESTAMP, end_time TIMESTAMP, minutes INTEGER)")
+                  .ok());
+  ASSERT_TRUE(
+      db->Execute(fmt::format("INSERT INTO coverage_gaps VALUES ('frota-sim', {}, {}, 18);"
+                              "INSERT INTO line_silences VALUES ('frota-sim', '100', {}, "
+                              "{}, 15)",
+                              Sql(Minute(11)), Sql(Minute(29)), Sql(Minute(62)), Sql(Minute(77))))
+          .ok());
+  AddFound(*db, "A", "100", 0, 103);  // inferred below: the never-tagged run was found
+  ASSERT_TRUE(db->Execute("UPDATE departures SET inferred = true").ok());
+  std::map<std::string, FaultScore> faults;
+  ASSERT_TRUE(ScoreDayFaults(*db, truth, EvaluateOptions{}, faults).ok());
+  EXPECT_EQ(faults["feed_outage"].injected, 2);
+  EXPECT_EQ(faults["feed_outage"].detected, 1);
+  EXPECT_EQ(faults["line_silent"].injected, 1);
+  EXPECT_EQ(faults["line_silent"].detected, 1);
+  EXPECT_EQ(faults["never_tagged"].injected, 2);
+  EXPECT_EQ(faults["never_tagged"].detected, 1);
+  EXPECT_EQ(faults["stale_plan"].injected, 1);
+  EXPECT_EQ(faults["stale_plan"].detected, -1);
+  EXPECT_EQ(faults["headerless_response"].injected, 7);
+  EXPECT_EQ(faults["headerless_response"].detected, -1);
+  Evaluation e;
+  e.faults = faults;
+  const auto json = nlohmann::json::parse(EvaluationJson(e));
+  for (const char* kind :
+       {"feed_outage", "line_silent", "never_tagged", "stale_plan", "headerless_response"}) {
+    EXPECT_TRUE(json["faults"].contains(kind)) << kind;
+  }
+  EXPECT_TRUE(json["faults"]["stale_plan"]["detected"].is_null());
+}
+
 }  // namespace
 }  // namespace frota::sim

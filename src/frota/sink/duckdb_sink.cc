@@ -30,6 +30,7 @@ extern const std::string_view kSchemaV6Sql;
 extern const std::string_view kSchemaV7Sql;
 extern const std::string_view kSchemaV8Sql;
 extern const std::string_view kSchemaV9Sql;
+extern const std::string_view kSchemaV10Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -186,7 +187,7 @@ base::Status EnsureSchema(DuckDbConnection& db) {
       {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
       {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
       {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}},
-      {9, {sql::kSchemaV9Sql}}};
+      {9, {sql::kSchemaV9Sql}}, {10, {sql::kSchemaV10Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {

@@ -23,7 +23,7 @@
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 9;
+inline constexpr int kDuckDbSchemaVersion = 10;
 
 /// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
 /// handed out in a transaction are forgotten again if it rolls back.

@@ -42,8 +42,8 @@ const std::vector<ExportTable>& ExportTables() {
     // A view over trips (semantics §4 quality).
     tables.push_back(
         {"duplicate_slots",
-         "SELECT feed_id, trip_start_date, trip_id, vehicles, vehicle_ids FROM duplicate_slots "
-         "ORDER BY feed_id, trip_start_date, trip_id"});
+         "SELECT feed_id, trip_start_date, trip_id, trip_start_time, vehicles, vehicle_ids "
+         "FROM duplicate_slots ORDER BY feed_id, trip_start_date, trip_id, trip_start_time"});
     return tables;
   }();
   return kTables;

@@ -27,6 +27,7 @@ extern const std::string_view kPostgresSchemaV6Sql;
 extern const std::string_view kPostgresSchemaV7Sql;
 extern const std::string_view kPostgresSchemaV8Sql;
 extern const std::string_view kPostgresSchemaV9Sql;
+extern const std::string_view kPostgresSchemaV10Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -215,11 +216,12 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     FROTA_RETURN_IF_ERROR(db.Query(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)));
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
-    const Migration migrations[] = {{1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
-                                    {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
-                                    {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql},
-                                    {7, sql::kPostgresSchemaV7Sql}, {8, sql::kPostgresSchemaV8Sql},
-                                    {9, sql::kPostgresSchemaV9Sql}};
+    const Migration migrations[] = {
+        {1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
+        {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
+        {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql},
+        {7, sql::kPostgresSchemaV7Sql}, {8, sql::kPostgresSchemaV8Sql},
+        {9, sql::kPostgresSchemaV9Sql}, {10, sql::kPostgresSchemaV10Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {

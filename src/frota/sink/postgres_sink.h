@@ -19,7 +19,7 @@
 namespace frota::sink {
 
 /// The PostgreSQL schema version this binary writes; older databases are migrated.
-inline constexpr int kPostgresSchemaVersion = 9;
+inline constexpr int kPostgresSchemaVersion = 10;
 
 /// Creates the schema in an empty database, migrates an older one, recreates missing
 /// views, and refuses a database whose schema is newer than this binary or that holds

@@ -62,12 +62,14 @@ WHERE reason <> 'duplicate';
 -- percentiles, is summed over partitions on the stream side.
 
 CREATE OR REPLACE VIEW cmp_duplicate_slots_stream AS
-SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id} AS k,
+SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id,
+        'trip_start_time': trip_start_time} AS k,
        {'vehicles': vehicles, 'vehicle_ids': vehicle_ids} AS v, NULL::BIGINT AS mm
 FROM stream.duplicate_slots;
 
 CREATE OR REPLACE VIEW cmp_duplicate_slots_batch AS
-SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id} AS k,
+SELECT {'feed_id': feed_id, 'trip_start_date': trip_start_date, 'trip_id': trip_id,
+        'trip_start_time': trip_start_time} AS k,
        {'vehicles': vehicles, 'vehicle_ids': vehicle_ids} AS v, NULL::BIGINT AS mm,
        NULL::BIGINT AS mm_allowance
 FROM batch_duplicate_slots;

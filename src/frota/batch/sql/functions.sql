@@ -31,6 +31,15 @@ CREATE OR REPLACE MACRO jump_limit_kmh(mode) AS
             WHEN 'aircraft' THEN getvariable('max_speed_kmh_aircraft')
             ELSE getvariable('max_speed_kmh_other') END;
 
+-- A speed segment's plausible top speed for its mode (rule max_segment_speed_kmh.<mode>).
+CREATE OR REPLACE MACRO segment_limit_kmh(mode) AS
+  CASE mode WHEN 'bus' THEN getvariable('max_segment_speed_kmh_bus')
+            WHEN 'brt' THEN getvariable('max_segment_speed_kmh_brt')
+            WHEN 'rail' THEN getvariable('max_segment_speed_kmh_rail')
+            WHEN 'ferry' THEN getvariable('max_segment_speed_kmh_ferry')
+            WHEN 'aircraft' THEN getvariable('max_segment_speed_kmh_aircraft')
+            ELSE getvariable('max_segment_speed_kmh_other') END;
+
 -- Floor division of microseconds (correct for instants before 1970 too).
 CREATE OR REPLACE MACRO floor_div(a, b) AS (a - (((a % b) + b) % b)) // b;
 

@@ -92,6 +92,8 @@ CREATE TABLE headway_routes (
 );
 
 -- Per route and direction; day_type 'all' sums every day type, hour -1 the whole day.
+-- departures_planned leaves out the line-days not seen (line_days_not_seen, below), which
+-- are counted apart with their planned departures (departures_not_seen).
 DROP TABLE IF EXISTS headway_summary;
 CREATE TABLE headway_summary (
   route_id VARCHAR NOT NULL,
@@ -122,10 +124,27 @@ CREATE TABLE headway_summary (
   departures_unplanned BIGINT NOT NULL,
   departures_tagged_late BIGINT NOT NULL,
   coverage_share DOUBLE,
-  silent_minutes BIGINT NOT NULL
+  silent_minutes BIGINT NOT NULL,
+  line_days_not_seen BIGINT NOT NULL,
+  departures_not_seen BIGINT NOT NULL
 );
 
 -- @statistics: the statements below run after headways.cc has filled the tables above.
+
+-- Line-days not seen: a route, direction and service date whose planned service the feed
+-- watched (some covered minute) while the route delivered no position at all in it (every
+-- covered minute silent). Nothing tells whether such a line ran: a feed that does not
+-- carry it that day, a line cut or renamed. Their planned departures are neither found
+-- nor missed: left out of `departures_planned` and the found ratio, listed here.
+CREATE OR REPLACE TABLE line_days_not_seen AS
+SELECT m.route_id, m.direction_id, m.service_date, any_value(m.day_type) AS day_type,
+       (SELECT count(*) FROM planned_departures p
+        WHERE p.route_id = m.route_id AND p.direction_id IS NOT DISTINCT FROM m.direction_id
+          AND p.service_date = m.service_date AND NOT p.unobserved) AS departures_planned
+FROM service_minutes m
+GROUP BY m.route_id, m.direction_id, m.service_date
+HAVING sum(m.covered_minutes) > 0 AND sum(m.covered_minutes) = sum(m.silent_minutes);
+
 INSERT INTO headway_summary
 WITH found AS (
   SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
@@ -173,10 +192,17 @@ WITH found AS (
 ), planned AS (
   SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
          coalesce(hour, -1) AS hour,
-         count(*) FILTER (WHERE NOT unobserved) AS departures_planned,
+         count(*) FILTER (WHERE NOT unobserved AND NOT not_seen) AS departures_planned,
          count(*) FILTER (WHERE unobserved) AS departures_unobserved,
-         count(DISTINCT service_date) AS planned_service_dates
-  FROM (SELECT *, coalesce(direction_id, -1) AS dir FROM planned_departures)
+         count(DISTINCT service_date) AS planned_service_dates,
+         count(DISTINCT service_date) FILTER (WHERE not_seen AND NOT unobserved)
+           AS line_days_not_seen,
+         count(*) FILTER (WHERE not_seen AND NOT unobserved) AS departures_not_seen
+  FROM (SELECT p.*, coalesce(p.direction_id, -1) AS dir, n.route_id IS NOT NULL AS not_seen
+        FROM planned_departures p
+        LEFT JOIN line_days_not_seen n
+          ON n.route_id = p.route_id AND n.direction_id IS NOT DISTINCT FROM p.direction_id
+         AND n.service_date = p.service_date)
   GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
                           (route_id, dir, day_type, hour))
 ), minutes AS (
@@ -220,7 +246,8 @@ SELECT k.route_id, coalesce(r.route_short_name, ''), nullif(k.dir, -1),
        coalesce(p.departures_unobserved, 0), coalesce(f.departures_unplanned, 0),
        coalesce(f.departures_tagged_late, 0),
        mi.covered_minutes / nullif(mi.planned_minutes, 0),
-       coalesce(mi.silent_minutes, 0)
+       coalesce(mi.silent_minutes, 0),
+       coalesce(p.line_days_not_seen, 0), coalesce(p.departures_not_seen, 0)
 FROM keys k
 LEFT JOIN found f USING (route_id, dir, day_type, hour)
 LEFT JOIN measured m USING (route_id, dir, day_type, hour)

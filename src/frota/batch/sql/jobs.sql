@@ -7,25 +7,32 @@ FROM input_positions GROUP BY vehicle_key;
 
 -- speed: a segment joins consecutive accepted positions of a key 0 < dt <= 300 s apart
 -- and belongs to the local hour and grid cell of its end. Lengths are whole millimetres
--- per segment, so sums are exact integers.
+-- per segment, so sums are exact integers. A segment implying more than its mode's
+-- plausible top speed is counted as implausible and left out of the sums.
 CREATE OR REPLACE TABLE segments AS
 SELECT mode, route_id, local_date, hour,
        floor(lon / getvariable('cell_degrees'))::INTEGER AS cell_x,
        floor(lat / getvariable('cell_degrees'))::INTEGER AS cell_y,
        millimetres(haversine_m(prev_lat, prev_lon, lat, lon)) AS distance_mm,
-       event_us - prev_event_us AS duration_us
+       event_us - prev_event_us AS duration_us,
+       implied_kmh(prev_lat, prev_lon, prev_event_us, lat, lon, event_us)
+         > segment_limit_kmh(mode) AS implausible
 FROM accepted
 WHERE event_us - prev_event_us > 0
   AND event_us - prev_event_us <= getvariable('segment_max_gap_us');
 
 CREATE OR REPLACE TABLE batch_speed_cells AS
-SELECT mode, local_date, hour, cell_x, cell_y, count(*) AS segments,
-       sum(distance_mm)::BIGINT AS distance_mm, sum(duration_us)::BIGINT AS duration_us
+SELECT mode, local_date, hour, cell_x, cell_y, count(*) FILTER (WHERE NOT implausible) AS segments,
+       coalesce(sum(distance_mm) FILTER (WHERE NOT implausible), 0)::BIGINT AS distance_mm,
+       coalesce(sum(duration_us) FILTER (WHERE NOT implausible), 0)::BIGINT AS duration_us,
+       count(*) FILTER (WHERE implausible) AS implausible_segments
 FROM segments GROUP BY ALL;
 
 CREATE OR REPLACE TABLE batch_speed_lines AS
-SELECT mode, route_id, local_date, hour, count(*) AS segments,
-       sum(distance_mm)::BIGINT AS distance_mm, sum(duration_us)::BIGINT AS duration_us
+SELECT mode, route_id, local_date, hour, count(*) FILTER (WHERE NOT implausible) AS segments,
+       coalesce(sum(distance_mm) FILTER (WHERE NOT implausible), 0)::BIGINT AS distance_mm,
+       coalesce(sum(duration_us) FILTER (WHERE NOT implausible), 0)::BIGINT AS duration_us,
+       count(*) FILTER (WHERE implausible) AS implausible_segments
 FROM segments GROUP BY ALL;
 
 -- fleet_hours: vehicles with at least one accepted position in the hour, and positions.
@@ -181,15 +188,24 @@ SELECT k.feed_id, k.vehicle_id, tk.trip_id, tk.trip_start_date,
        t.last_lat, t.last_lon, t.positions, t.distance_mm,
        round(t.distance_mm::DOUBLE / 1000, 3) AS distance_m,
        round(epoch(make_timestamp(t.last_us) - make_timestamp(t.first_us))::DOUBLE, 6)
-         AS duration_s
+         AS duration_s,
+       -- A schedule slot of the plan (semantics §4 quality): a scheduled trip of it, a
+       -- frequency trip only with the feed's start time; NULL without a plan.
+       CASE WHEN getvariable('has_plan')
+            THEN coalesce((SELECT NOT p.frequency OR t.trip_start_time <> '' FROM plan_trips p
+                           WHERE p.trip_id = tk.trip_id), false) END AS plan_slot
 FROM trips t JOIN vehicle_keys k USING (vehicle_key) JOIN trip_keys tk USING (trip_key);
 
--- duplicate slots: (trip_id, trip_start_date) observed in trips of two or more vehicles.
+-- duplicate slots: a slot of the plan (trip_id, trip_start_date, trip_start_time: a
+-- scheduled trip's start time is the plan's or empty) observed in trips of two or more
+-- vehicles; without a plan every (trip_id, trip_start_date, trip_start_time) counts.
 CREATE OR REPLACE VIEW batch_duplicate_slots AS
-SELECT feed_id, trip_start_date, trip_id, count(DISTINCT vehicle_id)::BIGINT AS vehicles,
+SELECT feed_id, trip_start_date, trip_id, trip_start_time,
+       count(DISTINCT vehicle_id)::BIGINT AS vehicles,
        string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids
 FROM batch_trips
-GROUP BY feed_id, trip_start_date, trip_id
+WHERE coalesce(plan_slot, true)
+GROUP BY feed_id, trip_start_date, trip_id, trip_start_time
 HAVING count(DISTINCT vehicle_id) >= 2;
 
 -- rejected: every refused record, with its reason and detail.

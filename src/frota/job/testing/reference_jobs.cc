@@ -189,10 +189,16 @@ ReferenceTables RunReference(
       const auto x = static_cast<std::int32_t>(std::floor(b.lon / 0.005));
       const auto y = static_cast<std::int32_t>(std::floor(b.lat / 0.005));
       auto& cell = t.speed_cells[{static_cast<int>(b.mode), local.date, local.hour, x, y}];
+      auto& line = t.speed_lines[{static_cast<int>(b.mode), b.route_id, local.date, local.hour}];
+      const double kmh = Distance(a, b) / (static_cast<double>(dt) / 1e6) * 3.6;
+      if (kmh > config.MaxSegmentSpeedKmh(b.mode)) {
+        ++std::get<3>(cell);
+        ++std::get<3>(line);
+        continue;
+      }
       ++std::get<0>(cell);
       std::get<1>(cell) += mm;
       std::get<2>(cell) += dt;
-      auto& line = t.speed_lines[{static_cast<int>(b.mode), b.route_id, local.date, local.hour}];
       ++std::get<0>(line);
       std::get<1>(line) += mm;
       std::get<2>(line) += dt;
@@ -265,6 +271,7 @@ ReferenceTables FromRows(const std::vector<model::EpochRows>& batches, const Job
       std::get<0>(cell) += r.segments;
       std::get<1>(cell) += r.distance_mm;
       std::get<2>(cell) += r.duration_us;
+      std::get<3>(cell) += r.implausible_segments;
     }
     for (const auto& r : rows.of<model::SpeedLineRow>()) {
       auto& line = t.speed_lines[{static_cast<int>(r.mode), r.route_id,
@@ -272,6 +279,7 @@ ReferenceTables FromRows(const std::vector<model::EpochRows>& batches, const Job
       std::get<0>(line) += r.segments;
       std::get<1>(line) += r.distance_mm;
       std::get<2>(line) += r.duration_us;
+      std::get<3>(line) += r.implausible_segments;
     }
     for (const auto& r : rows.of<model::FleetHourRow>()) {
       auto& fleet =

@@ -32,13 +32,13 @@ struct ReferenceTables {
   std::map<std::pair<std::string, std::int64_t>, model::RejectReason> rejected;
   // (feed, vehicle, date, hour) -> refused duplicates
   std::map<std::tuple<std::string, std::string, std::int32_t, int>, std::int64_t> duplicate_counts;
-  // (mode, date, hour, x, y) -> (segments, mm, us)
+  // (mode, date, hour, x, y) -> (segments, mm, us, implausible segments)
   std::map<std::tuple<int, std::int32_t, int, std::int32_t, std::int32_t>,
-           std::tuple<std::int64_t, std::int64_t, std::int64_t>>
+           std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>>
       speed_cells;
-  // (mode, route, date, hour) -> (segments, mm, us)
+  // (mode, route, date, hour) -> (segments, mm, us, implausible segments)
   std::map<std::tuple<int, std::string, std::int32_t, int>,
-           std::tuple<std::int64_t, std::int64_t, std::int64_t>>
+           std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>>
       speed_lines;
   // (mode, date, hour) -> (vehicles, positions)
   std::map<std::tuple<int, std::int32_t, int>, std::pair<std::int64_t, std::int64_t>> fleet_hours;

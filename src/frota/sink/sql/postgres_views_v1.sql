@@ -13,7 +13,8 @@ SELECT mode, local_date, hour, cell_x, cell_y,
        round(sum(duration_us)::numeric / 1e6, 3)::double precision AS duration_s,
        round((3600 * sum(distance_mm)::double precision
               / nullif(sum(duration_us), 0)::double precision)::numeric, 3)::double precision
-         AS mean_speed_kmh
+         AS mean_speed_kmh,
+       sum(implausible_segments)::bigint AS implausible_segments
 FROM speed_cells
 GROUP BY mode, local_date, hour, cell_x, cell_y;
 
@@ -26,7 +27,8 @@ SELECT mode, route_id, local_date, hour,
        round(sum(duration_us)::numeric / 1e6, 3)::double precision AS duration_s,
        round((3600 * sum(distance_mm)::double precision
               / nullif(sum(duration_us), 0)::double precision)::numeric, 3)::double precision
-         AS mean_speed_kmh
+         AS mean_speed_kmh,
+       sum(implausible_segments)::bigint AS implausible_segments
 FROM speed_lines
 GROUP BY mode, route_id, local_date, hour;
 
@@ -44,17 +46,35 @@ SELECT feed_id, vehicle_id, local_date, hour, sum(records)::bigint AS records
 FROM duplicate_counts
 GROUP BY feed_id, vehicle_id, local_date, hour;
 
+-- A stop's place: as views_v1.sql (DuckDB) says.
+CREATE OR REPLACE VIEW stop_depot_cells AS
+SELECT floor(anchor_lat / 0.002)::bigint AS cell_y, floor(anchor_lon / 0.002)::bigint AS cell_x
+FROM stops
+GROUP BY 1, 2
+HAVING count(DISTINCT vehicle_id) FILTER (WHERE near_terminal = false
+                                            AND end_time - start_time >= INTERVAL '2 hours') >= 3
+   AND count(DISTINCT start_time::date)
+         FILTER (WHERE near_terminal = false AND end_time - start_time >= INTERVAL '2 hours') >= 3
+   AND count(*) FILTER (WHERE near_terminal) = 0;
+
 CREATE OR REPLACE VIEW stop_rows AS
 SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time,
        round(extract(epoch FROM end_time - start_time), 6)::double precision AS duration_s,
-       anchor_lat, anchor_lon, positions, near_terminal
-FROM stops;
+       anchor_lat, anchor_lon, positions, near_terminal,
+       CASE WHEN near_terminal THEN 'terminal'
+            WHEN EXISTS (SELECT 1 FROM stop_depot_cells d
+                         WHERE abs(d.cell_y - floor(s.anchor_lat / 0.002)::bigint) <= 1
+                           AND abs(d.cell_x - floor(s.anchor_lon / 0.002)::bigint) <= 1)
+              THEN 'depot'
+            WHEN near_terminal = false THEN 'en_route' END AS place
+FROM stops s;
 
 CREATE OR REPLACE VIEW trip_rows AS
 SELECT feed_id, vehicle_id, trip_id, trip_start_date, first_time, route_id, direction_id,
        trip_start_time, first_lat, first_lon, last_time, last_lat, last_lon, positions,
        round(distance_mm::numeric / 1000, 3)::double precision AS distance_m,
-       round(extract(epoch FROM last_time - first_time), 6)::double precision AS duration_s
+       round(extract(epoch FROM last_time - first_time), 6)::double precision AS duration_s,
+       plan_slot
 FROM trips;
 
 CREATE OR REPLACE VIEW latency_percentiles AS
@@ -102,11 +122,15 @@ FROM quality q
 LEFT JOIN latency_percentiles p USING (feed_id, local_date, hour)
 GROUP BY q.feed_id, q.local_date, q.hour;
 
--- Schedule slots observed with two or more vehicles (semantics.md section 4, quality).
+-- Schedule slots observed with two or more vehicles (semantics.md section 4, quality): only
+-- trips that are slots of the plan (trips.plan_slot; every trip without a plan).
+-- trip_start_time comes last: PostgreSQL's CREATE OR REPLACE VIEW only adds columns at the end.
 CREATE OR REPLACE VIEW duplicate_slots AS
 SELECT feed_id, trip_start_date, trip_id,
        count(DISTINCT vehicle_id)::bigint AS vehicles,
-       string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids
+       string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids,
+       trip_start_time
 FROM trips
-GROUP BY feed_id, trip_start_date, trip_id
+WHERE coalesce(plan_slot, true)
+GROUP BY feed_id, trip_start_date, trip_id, trip_start_time
 HAVING count(DISTINCT vehicle_id) >= 2;

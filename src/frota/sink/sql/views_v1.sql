@@ -59,7 +59,10 @@ SELECT mode, local_date, hour, cell_x, cell_y,
        sum(duration_us)::BIGINT AS duration_us,
        round(sum(distance_mm)::DOUBLE / 1000, 3) AS distance_m,
        round(sum(duration_us)::DOUBLE / 1e6, 3) AS duration_s,
-       round(3600 * sum(distance_mm)::DOUBLE / sum(duration_us)::DOUBLE, 3) AS mean_speed_kmh
+       round(3600 * sum(distance_mm)::DOUBLE / nullif(sum(duration_us), 0)::DOUBLE, 3)
+         AS mean_speed_kmh,
+       -- Segments over max_segment_speed_kmh: counted, never in the sums above.
+       sum(implausible_segments)::BIGINT AS implausible_segments
 FROM speed_cells
 GROUP BY mode, local_date, hour, cell_x, cell_y;
 
@@ -70,7 +73,10 @@ SELECT mode, route_id, local_date, hour,
        sum(duration_us)::BIGINT AS duration_us,
        round(sum(distance_mm)::DOUBLE / 1000, 3) AS distance_m,
        round(sum(duration_us)::DOUBLE / 1e6, 3) AS duration_s,
-       round(3600 * sum(distance_mm)::DOUBLE / sum(duration_us)::DOUBLE, 3) AS mean_speed_kmh
+       round(3600 * sum(distance_mm)::DOUBLE / nullif(sum(duration_us), 0)::DOUBLE, 3)
+         AS mean_speed_kmh,
+       -- Segments over max_segment_speed_kmh: counted, never in the sums above.
+       sum(implausible_segments)::BIGINT AS implausible_segments
 FROM speed_lines
 GROUP BY mode, route_id, local_date, hour;
 
@@ -88,17 +94,42 @@ SELECT feed_id, vehicle_id, local_date, hour, sum(records)::BIGINT AS records
 FROM duplicate_counts
 GROUP BY feed_id, vehicle_id, local_date, hour;
 
+-- A stop's place (docs/semantics-notes.md, "Depots"): `terminal` within 250 m of a
+-- terminal of its route; `depot` in a place where buses of the feed stand out of service:
+-- a cell of 0.002 degrees (about 220 m) that holds stands of 2 hours or more away from
+-- their route's terminals by 3 or more vehicles on 3 or more dates, and no stop at its
+-- own route's terminal; a stop is at it when its own cell or a neighbour is one;
+-- `en_route` otherwise; NULL when near_terminal is (the route is not in the GTFS) and the
+-- stop is at no depot.
+CREATE OR REPLACE MACRO frota_depot_cell(degrees) AS floor(degrees / 0.002)::BIGINT;
+
+CREATE OR REPLACE VIEW stop_depot_cells AS
+SELECT frota_depot_cell(anchor_lat) AS cell_y, frota_depot_cell(anchor_lon) AS cell_x
+FROM stops
+GROUP BY ALL
+HAVING count(DISTINCT vehicle_id) FILTER (WHERE near_terminal = false
+                                            AND end_time - start_time >= INTERVAL 2 HOUR) >= 3
+   AND count(DISTINCT CAST(start_time AS DATE))
+         FILTER (WHERE near_terminal = false AND end_time - start_time >= INTERVAL 2 HOUR) >= 3
+   AND count(*) FILTER (WHERE near_terminal) = 0;
+
 CREATE OR REPLACE VIEW stop_rows AS
 SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time,
        round(epoch(end_time - start_time)::DOUBLE, 6) AS duration_s,
-       anchor_lat, anchor_lon, positions, near_terminal
-FROM stops;
+       anchor_lat, anchor_lon, positions, near_terminal,
+       CASE WHEN near_terminal THEN 'terminal'
+            WHEN EXISTS (SELECT 1 FROM stop_depot_cells d
+                         WHERE abs(d.cell_y - frota_depot_cell(s.anchor_lat)) <= 1
+                           AND abs(d.cell_x - frota_depot_cell(s.anchor_lon)) <= 1) THEN 'depot'
+            WHEN near_terminal = false THEN 'en_route' END AS place
+FROM stops s;
 
 CREATE OR REPLACE VIEW trip_rows AS
 SELECT feed_id, vehicle_id, trip_id, trip_start_date, first_time, route_id, direction_id,
        trip_start_time, first_lat, first_lon, last_time, last_lat, last_lon, positions,
        round(distance_mm::DOUBLE / 1000, 3) AS distance_m,
-       round(epoch(last_time - first_time)::DOUBLE, 6) AS duration_s
+       round(epoch(last_time - first_time)::DOUBLE, 6) AS duration_s,
+       plan_slot
 FROM trips;
 
 CREATE OR REPLACE VIEW latency_percentiles AS
@@ -146,11 +177,13 @@ FROM quality q
 LEFT JOIN latency_percentiles p USING (feed_id, local_date, hour)
 GROUP BY q.feed_id, q.local_date, q.hour;
 
--- Schedule slots observed with two or more vehicles (semantics.md section 4, quality).
+-- Schedule slots observed with two or more vehicles (semantics.md section 4, quality): only
+-- trips that are slots of the plan (trips.plan_slot; every trip without a plan).
 CREATE OR REPLACE VIEW duplicate_slots AS
-SELECT feed_id, trip_start_date, trip_id,
+SELECT feed_id, trip_start_date, trip_id, trip_start_time,
        count(DISTINCT vehicle_id)::BIGINT AS vehicles,
        string_agg(DISTINCT vehicle_id, ' ' ORDER BY vehicle_id) AS vehicle_ids
 FROM trips
-GROUP BY feed_id, trip_start_date, trip_id
+WHERE coalesce(plan_slot, true)
+GROUP BY feed_id, trip_start_date, trip_id, trip_start_time
 HAVING count(DISTINCT vehicle_id) >= 2;

@@ -66,15 +66,19 @@
     const mode = effectiveMode();
     const dist = new Map();
     const dur = new Map();
+    const seg = new Map();
     for (let k = 0; k < D.chCell.length; k++) {
       if (mode !== null && D.chMode[k] !== mode) continue;
       if (hourFilter !== null && D.chHour[k] !== hourFilter) continue;
       const c = D.chCell[k];
       dist.set(c, (dist.get(c) || 0) + D.chDist[k]);
       dur.set(c, (dur.get(c) || 0) + D.chDur[k]);
+      seg.set(c, (seg.get(c) || 0) + (D.chSeg ? D.chSeg[k] : Infinity));
     }
     const out = [];
-    for (const [c, t_] of dur) if (t_ > 0) out.push({ cell: c, dist: dist.get(c), dur: t_, kmh: (3.6 * dist.get(c)) / t_ });
+    for (const [c, t_] of dur) {
+      if (t_ > 0) out.push({ cell: c, dist: dist.get(c), dur: t_, kmh: (3.6 * dist.get(c)) / t_, segments: seg.get(c), few: seg.get(c) < MIN_CELL_SEGMENTS });
+    }
     return out;
   }
   // Whether the speed cells hold any segment of the mode in scope (an aircraft-only

@@ -21,7 +21,7 @@
     for (const band of SPEED_BANDS) if (kmh < band.max) return band.color;
     return SPEED_BANDS[SPEED_BANDS.length - 1].color;
   }
-  const TERMINAL_COLORS = { near: "#0072B2", away: "#D55E00", unknown: "#8c8c8c" };
+  const TERMINAL_COLORS = { near: "#0072B2", away: "#D55E00", depot: "#7B3294", unknown: "#8c8c8c" };
   const REASON_COLORS = ["#D55E00", "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442", "#000000", "#7f7f7f", "#a6761d", "#666666", "#1b9e77", "#e7298a", "#7570b3", "#66a61e", "#b3b3b3"];
 
   // ===================================================================== 5. tooltip, charts, tables

@@ -11,6 +11,9 @@
   const HOURS = 24;
   const SLOW_KMH = 10;
   const MIN_SLOWEST_CELL_S = 600; // a cell must be observed ≥ 10 vehicle-minutes to be listed
+  // A cell's mean speed from fewer segments than this is one or two vehicles' passing: it
+  // is drawn hatched, not coloured like the rest (frota evaluate scores cells of 20 or more).
+  const MIN_CELL_SEGMENTS = 5;
   const SVG_NS = "http://www.w3.org/2000/svg";
 
   function h(tag, attrs) {

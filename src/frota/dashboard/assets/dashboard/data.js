@@ -40,6 +40,8 @@
     d.chCell = new Int32Array(n);
     d.chDist = new Float64Array(C.distance_m);
     d.chDur = new Float64Array(C.duration_s);
+    // Segments behind each cell-hour (older files: unknown, so never hatched).
+    d.chSeg = C.segments ? new Float64Array(C.segments) : null;
     let k = 0;
     for (let g = 0; g < C.group_len.length; g++) {
       let cell = 0;
@@ -91,7 +93,8 @@
       duration: S.duration_s,
       lat: S.lat.map((v) => G.lat0 + v * G.step_deg),
       lon: S.lon.map((v) => G.lon0 + v * G.step_deg),
-      terminal: S.near_terminal,
+      // 1 at a terminal, 0 away, 2 at a depot (the place; older files: near_terminal).
+      terminal: S.place && S.place.some((v) => v !== null) ? S.place : S.near_terminal,
     };
     d.stops.cell = d.stops.lat.map((lat, i) => Math.floor(d.stops.lon[i] / d.cellSize) + "," + Math.floor(lat / d.cellSize));
 

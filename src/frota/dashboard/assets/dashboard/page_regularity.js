@@ -27,8 +27,11 @@
       const band = tcqsmBand(stats.cv);
       const minutes = (v) => (isFinite(v) ? nf(v / 60, 1) : "–");
       const has = !!HW.headways;
+      const unseen = lineDaysNotSeen();
+      const foundDetail = t("rg_found_detail", { found: nf(found), planned: nf(planned) }) +
+        (unseen ? " · " + t("rg_not_seen_detail", { days: nf(unseen.days), planned: nf(unseen.planned) }) : "");
       cards.push(card("rg-kpis", t("rg_kpis"), filterSummary(), h("div", { class: "kpis" },
-        kpi("found_ratio", t("rg_found_ratio"), HW.hours ? pct(planned ? found / planned : NaN, 0) : "–", HW.hours ? t("rg_found_detail", { found: nf(found), planned: nf(planned) }) : t("rg_no_hours")),
+        kpi("found_ratio", t("rg_found_ratio"), HW.hours ? pct(planned ? found / planned : NaN, 0) : "–", HW.hours ? foundDetail : t("rg_no_hours")),
         kpi("median", t("rg_median"), has ? minutes(stats.median) : "–", t("rg_median_detail", { n: nf(stats.n) })),
         kpi("p90", t("rg_p90"), has ? minutes(stats.p90) : "–", t("rg_minutes")),
         kpi("under_60s", t("rg_under60"), has && !stats.tooFew ? pct(stats.n ? stats.under60 / stats.n : NaN) : "–", t("rg_under60_detail")),
@@ -231,6 +234,25 @@
     return card("rg-limits", t("rg_limits"), null, body);
   }
 
+  // Line-days the feed watched without one position of the line (headway_summary's whole
+  // day, for the lines and day type in scope): their planned departures are out of the
+  // found share, and said apart. Null when the summary does not count them.
+  function lineDaysNotSeen() {
+    const U = D.headways.summary;
+    if (!U || !U.line_days_not_seen) return null;
+    const dtIndex = S.dt === null ? -1 : D.headways.day_types.indexOf(S.dt);
+    const mode = effectiveMode();
+    let days = 0;
+    let planned = 0;
+    for (let i = 0; i < U.line.length; i++) {
+      if (U.day_type[i] !== dtIndex || !headwayLineOk(U.line[i])) continue;
+      if (mode !== null && D.lineMode[U.line[i]] !== mode) continue;
+      days += U.line_days_not_seen[i] || 0;
+      planned += (U.departures_not_seen && U.departures_not_seen[i]) || 0;
+    }
+    return days > 0 ? { days: days, planned: planned } : null;
+  }
+
   function regularityTable() {
     const mode = effectiveMode();
     const Hh = D.headways.hours;
@@ -269,6 +291,7 @@
         bunching: st.nPlanned ? st.bunching / st.nPlanned : NaN, gap: st.nPlanned ? st.gap / st.nPlanned : NaN, cv: st.cv, band: tcqsmBand(st.cv),
         excluded: x ? x.total : NaN, excludedText: x ? excludedText(x) : "–",
         coverage: fromSummary("coverage_share"), silent: fromSummary("silent_minutes"), late: fromSummary("departures_tagged_late"),
+        unseen: fromSummary("line_days_not_seen"),
       });
     }
     const minutes = (v) => (isFinite(v) ? nf(v, 1) : "–");
@@ -292,6 +315,7 @@
     if (U && U.coverage_share) columns.push({ key: "coverage", label: t("col_coverage"), num: true, format: (r) => pct(r.coverage, 0) });
     if (U && U.silent_minutes) columns.push({ key: "silent", label: t("col_silent"), num: true, format: (r) => count(r.silent) });
     if (U && U.departures_tagged_late) columns.push({ key: "late", label: t("col_late"), num: true, format: (r) => count(r.late) });
+    if (U && U.line_days_not_seen) columns.push({ key: "unseen", label: t("col_not_seen"), num: true, format: (r) => count(r.unseen) });
     return dataTable({
       id: "rg-lines",
       caption: t("rg_lines"),

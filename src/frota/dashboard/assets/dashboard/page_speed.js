@@ -12,6 +12,26 @@
     const parts = key.split(",").map(Number);
     return nf((parts[1] + 0.5) * D.cellSize, 3) + "; " + nf((parts[0] + 0.5) * D.cellSize, 3);
   }
+  // A cell of too few segments: diagonal strokes of its colour on white, so its speed can
+  // still be read but it does not look like a measured cell.
+  function hatchCell(ctx, x, y, w, hgt, color) {
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x, y, w, hgt);
+    ctx.clip();
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(x, y, w, hgt);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = Math.max(1, Math.min(w, hgt) / 6);
+    const step = Math.max(3, Math.min(w, hgt) / 3);
+    ctx.beginPath();
+    for (let d = -hgt; d < w; d += step) {
+      ctx.moveTo(x + d, y + hgt);
+      ctx.lineTo(x + d + hgt, y);
+    }
+    ctx.stroke();
+    ctx.restore();
+  }
   function pageSpeed() {
     const cells = cellTotals(S.hour);
     const byCell = new Map(cells.map((c) => [c.cell, c]));
@@ -28,8 +48,14 @@
           const y = D.cellY[c.cell];
           const a = project(x * size, (y + 1) * size);
           const b = project((x + 1) * size, y * size);
-          ctx.fillStyle = speedColor(c.kmh);
-          ctx.fillRect(a[0], a[1], Math.max(1, b[0] - a[0]), Math.max(1, b[1] - a[1]));
+          const w = Math.max(1, b[0] - a[0]);
+          const hgt = Math.max(1, b[1] - a[1]);
+          if (c.few) {
+            hatchCell(ctx, a[0], a[1], w, hgt, speedColor(c.kmh));
+          } else {
+            ctx.fillStyle = speedColor(c.kmh);
+            ctx.fillRect(a[0], a[1], w, hgt);
+          }
         }
         ctx.globalAlpha = 1;
         drawLineOnTop(ctx, project, S.line);
@@ -51,7 +77,7 @@
         const c = D.cellByKey.get(key);
         const e = c === undefined ? null : byCell.get(c);
         if (!e) return null;
-        return t("cell_tip", { cell: cellPlace(key), speed: nf(e.kmh, 1), min: nf(e.dur / 60), km: nf(e.dist / 1000, 1) });
+        return t("cell_tip", { cell: cellPlace(key), speed: nf(e.kmh, 1), min: nf(e.dur / 60), km: nf(e.dist / 1000, 1) }) + (e.few ? "\n" + t("sp_few_tip", { n: nf(e.segments) }) : "");
       },
       pick: (lon, lat) => {
         const key = Math.floor(lon / size) + "," + Math.floor(lat / size);
@@ -60,7 +86,7 @@
       },
     });
     map.firstChild.setAttribute("data-fk", "map:speed");
-    const slowest = cells.filter((c) => c.dur >= MIN_SLOWEST_CELL_S).sort((a, b) => a.kmh - b.kmh).slice(0, 8);
+    const slowest = cells.filter((c) => c.dur >= MIN_SLOWEST_CELL_S && !c.few).sort((a, b) => a.kmh - b.kmh).slice(0, 8);
     const list = h("div", { class: "cell-list", role: "group", "aria-label": t("sp_slowest") }, h("span", { class: "muted", text: t("sp_slowest") }));
     for (const c of slowest) {
       const key = cellKey(c.cell);
@@ -73,6 +99,7 @@
       cells.length ? null : unavailable(null, t("sp_no_cells")),
       map,
       legend(SPEED_BANDS.map((b) => ({ color: b.color, label: b.label }))),
+      h("p", { class: "map-hint", text: t("sp_hatched", { n: MIN_CELL_SEGMENTS }) }),
       legend(baseLegend(S.line)),
       h("p", { class: "map-hint", text: t("map_hint") }),
       list,

@@ -1,8 +1,9 @@
   // ---- stops -------------------------------------------------------------------------
 
   function terminalKind(v) {
-    return v === null || v === undefined ? "unknown" : v === 1 ? "near" : "away";
+    return v === null || v === undefined ? "unknown" : v === 1 ? "near" : v === 2 ? "depot" : "away";
   }
+  const KIND_LABEL = { near: "st_near", away: "st_away", depot: "st_depot", unknown: "st_unknown" };
   function stopStart(i) {
     const st = D.stops;
     const day = Math.floor(st.start[i] / 1440);
@@ -52,23 +53,26 @@
           }
         }
         if (best < 0 || bestD > 100) return null;
-        return t("stop_tip", { vehicle: st.vehicleId[st.vehicle[best]], line: lineLabel(st.line[best]), start: stopStart(best), duration: durationLabel(st.duration[best]), where: t(terminalKind(st.terminal[best]) === "near" ? "st_near" : terminalKind(st.terminal[best]) === "away" ? "st_away" : "st_unknown") });
+        return t("stop_tip", { vehicle: st.vehicleId[st.vehicle[best]], line: lineLabel(st.line[best]), start: stopStart(best), duration: durationLabel(st.duration[best]), where: t(KIND_LABEL[terminalKind(st.terminal[best])]) });
       },
     });
     map.firstChild.setAttribute("data-fk", "map:stops");
     const mapCard = card("st-map", t("st_map"), t("st_map_sub", { n: nf(idx.length) }), [
       map,
-      legend([{ color: TERMINAL_COLORS.near, label: t("st_near"), round: true }, { color: TERMINAL_COLORS.away, label: t("st_away"), round: true }, { color: TERMINAL_COLORS.unknown, label: t("st_unknown"), round: true }]),
+      legend([{ color: TERMINAL_COLORS.near, label: t("st_near"), round: true }, { color: TERMINAL_COLORS.away, label: t("st_away"), round: true }, { color: TERMINAL_COLORS.depot, label: t("st_depot"), round: true }, { color: TERMINAL_COLORS.unknown, label: t("st_unknown"), round: true }]),
       legend(baseLegend(S.line)),
       h("p", { class: "map-hint", text: t("map_hint") }),
     ], { span: "span-8" });
 
+    // The share at a terminal is of the stops in service: those at a depot are apart.
     let near = 0;
     let known = 0;
+    let depot = 0;
     let total = 0;
     for (const i of idx) {
       total += st.duration[i];
-      if (st.terminal[i] !== null) {
+      if (st.terminal[i] === 2) depot++;
+      else if (st.terminal[i] !== null) {
         known++;
         if (st.terminal[i] === 1) near++;
       }
@@ -79,7 +83,8 @@
       kpi("stops", t("st_count"), nf(idx.length)),
       kpi("stop_hours", t("st_hours"), nf(total / 3600, 1)),
       kpi("stop_median", t("st_median"), isFinite(median) ? durationLabel(median) : "–"),
-      kpi("near_terminal", t("st_share_terminal"), pct(known ? near / known : NaN, 0), t("st_share_detail", { n: nf(near), of: nf(known) }))));
+      kpi("near_terminal", t("st_share_terminal"), pct(known ? near / known : NaN, 0), t("st_share_detail", { n: nf(near), of: nf(known) })),
+      kpi("at_depot", t("st_depot_count"), nf(depot), t("st_depot_detail"))));
 
     const bins = [[5, 10], [10, 15], [15, 20], [20, 30], [30, 45], [45, 60], [60, 90], [90, 120], [120, 240], [240, Infinity]];
     const binOf = (sec) => {
@@ -87,8 +92,8 @@
       for (let b = 0; b < bins.length; b++) if (minutes < bins[b][1]) return b;
       return bins.length - 1;
     };
-    const hist = { near: bins.map(() => 0), away: bins.map(() => 0), unknown: bins.map(() => 0) };
-    const byHour = { near: new Array(HOURS).fill(0), away: new Array(HOURS).fill(0), unknown: new Array(HOURS).fill(0) };
+    const hist = { near: bins.map(() => 0), away: bins.map(() => 0), depot: bins.map(() => 0), unknown: bins.map(() => 0) };
+    const byHour = { near: new Array(HOURS).fill(0), away: new Array(HOURS).fill(0), depot: new Array(HOURS).fill(0), unknown: new Array(HOURS).fill(0) };
     for (const i of idx) {
       const kind = terminalKind(st.terminal[i]);
       hist[kind][binOf(st.duration[i])]++;
@@ -98,7 +103,7 @@
       if (!lineOk(st.line[i]) || (S.cell !== null && st.cell[i] !== S.cell)) continue;
       byHour[terminalKind(st.terminal[i])][st.hour[i]]++;
     }
-    const kinds = [["near", t("st_near")], ["away", t("st_away")], ["unknown", t("st_unknown")]];
+    const kinds = [["near", t("st_near")], ["away", t("st_away")], ["depot", t("st_depot")], ["unknown", t("st_unknown")]];
     const histCard = card("st-hist", t("st_hist"), t("st_hist_sub"), chart({
       id: "st-hist",
       labels: bins.map((b) => (b[0] >= 120 ? b[0] / 60 + " h" : String(b[0]))),
@@ -121,7 +126,7 @@
         { key: "label", label: t("col_line"), button: true, value: (r) => D.lineRoute[r.line] },
         { key: "start", label: t("col_start"), format: (r) => stopStart(r.i) },
         { key: "duration", label: t("col_duration"), num: true, format: (r) => durationLabel(r.duration) },
-        { key: "terminal", label: t("col_terminal"), format: (r) => (r.terminal === "near" ? t("yes") : r.terminal === "away" ? t("no") : t("unknown")) },
+        { key: "terminal", label: t("col_terminal"), format: (r) => (r.terminal === "near" ? t("yes") : r.terminal === "away" ? t("no") : r.terminal === "depot" ? t("st_depot") : t("unknown")) },
         { key: "where", label: t("col_where"), format: (r) => r.where },
       ],
       rows: rows,
