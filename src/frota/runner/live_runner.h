@@ -31,10 +31,9 @@ struct LiveEpoch {
 };
 
 /// What `frota run` asks of the engine side.
-/// The downstreams of a live archive's bronze retention: the run's database, and the
-/// Kafka publisher when the run also publishes.
+/// The run's database among the downstreams of its archive's bronze retention (the Kafka
+/// publisher, when the run also publishes, is the next one).
 inline constexpr int kDatabaseDownstream = 0;
-inline constexpr int kPublisherDownstream = 1;
 
 struct LiveConfig {
   std::filesystem::path archive;
