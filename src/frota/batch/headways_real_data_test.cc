@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "frota/batch/headways.h"
+#include "frota/geo/area.h"
 #include "frota/runner/replay_runner.h"
 #include "frota/sink/duckdb_sink.h"
+#include "frota/sink/garages_record.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 
@@ -159,6 +161,26 @@ TEST(HeadwaysRealData, TheRioBrtArchiveGivesPossibleStatistics) {
   EXPECT_EQ(rows->Int64(0, 1), 0);
   EXPECT_GT(rows->Int64(0, 2), 0);  // the archive has gaps: the check above had work to do
   EXPECT_GT(rows->Int64(0, 3), 0);  // and the same join finds the pairs excluded for them
+
+  // Garages given (a square of about 600 m around that garage): they alone are the
+  // depots. Every stop inside is at a depot, even its long stands; none outside is, so the
+  // station cell the data's rule took for one is a depot no more.
+  const auto garage = geo::Area::FromRings(
+      {{{-43.3945, -22.9675}, {-43.3885, -22.9675}, {-43.3885, -22.9615}, {-43.3945, -22.9615}}},
+      "garage");
+  ASSERT_TRUE(garage.ok());
+  ASSERT_TRUE(
+      (*db)->Execute(sink::InsertGarageEdgesSql(sink::GarageEdges(*garage), "DOUBLE")).ok());
+  auto places = (*db)->Query(
+      "SELECT count(*) FILTER (WHERE inside AND place = 'depot'), "
+      "count(*) FILTER (WHERE inside AND place IS DISTINCT FROM 'depot'), "
+      "count(*) FILTER (WHERE NOT inside AND place = 'depot') "
+      "FROM (SELECT place, anchor_lat BETWEEN -22.9675 AND -22.9615 AND "
+      "      anchor_lon BETWEEN -43.3945 AND -43.3885 AS inside FROM stop_rows)");
+  ASSERT_TRUE(places.ok()) << places.error().message();
+  EXPECT_GE(places->Int64(0, 0), figures->Int64(0, 4));
+  EXPECT_EQ(places->Int64(0, 1), 0);
+  EXPECT_EQ(places->Int64(0, 2), 0);
 }
 
 }  // namespace

@@ -50,6 +50,7 @@ struct CollectFlags {
   std::string payload = "binary";
   double drain_wait_s = 60;
   std::string area;
+  std::string garages;  // frota run only
   std::vector<std::string> rules;
   // frota run
   std::string db;
@@ -274,6 +275,7 @@ base::Result<collect::CollectorConfig> BuildConfig(const CollectFlags& flags) {
   if (!flags.gold.empty()) config.gold = flags.gold;
   if (!flags.metrics.empty()) config.metrics_listen = flags.metrics;
   if (!flags.area.empty()) config.area = flags.area;
+  if (!flags.garages.empty()) config.garages = flags.garages;
   if (flags.no_medallion) config.medallion = false;
   if (flags.no_compact) config.compact = false;
   if (!flags.db.empty()) config.db = flags.db;
@@ -327,8 +329,8 @@ int RunCollect(const CollectFlags& flags, bool process) {
           "frota serve --postgres"));
     }
     return RunKafkaConsumer(
-        {flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area, flags.time_zone,
-         flags.epoch_s, flags.rules, RetentionOf(flags, nullptr), flags.metrics},
+        {flags.kafka, flags.topic, flags.postgres, flags.gtfs, flags.area, flags.garages,
+         flags.time_zone, flags.epoch_s, flags.rules, RetentionOf(flags, nullptr), flags.metrics},
         flags.kafka_run);
   }
   if (!flags.kafka_run.faults.empty()) {
@@ -420,6 +422,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   runner::ReplayConfig context_config;
   context_config.gtfs = flags.gtfs;
   context_config.area = config->area;
+  context_config.garages = config->garages;
   context_config.time_zone = flags.time_zone;
   context_config.rules = config->rules;
   auto context = runner::LoadReplayContext(context_config);
@@ -436,6 +439,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
     pg.dsn = flags.postgres;
     pg.run_id = (*collector)->run_id();
     pg.rules = job::RuleValues((*context)->job);
+    pg.garages = GarageRecordOf(**context);
     pg.unavailable_wait =
         std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_run.postgres_wait_s));
     auto opened = sink::PostgresSink::Open(std::move(pg), &catalog);
@@ -447,6 +451,7 @@ int RunCollect(const CollectFlags& flags, bool process) {
   } else {
     sink::DuckDbSinkOptions duckdb;
     duckdb.rules = job::RuleValues((*context)->job);
+    duckdb.garages = GarageRecordOf(**context);
     auto opened = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id(), duckdb);
     if (!opened.ok()) {
       return ReportError(opened.error());
@@ -572,6 +577,9 @@ void AddCommonFlags(CLI::App* sub, CollectFlags& flags, bool run) {
   sub->add_option("--metrics", flags.metrics,
                   "Serve /metrics and /healthz on HOST:PORT (also a consumer group member's)");
   sub->add_option("--area", flags.area, "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
+  if (run) {
+    AddGaragesOption(*sub, flags.garages);
+  }
   sub->add_option("--for", flags.for_s, "Stop cleanly after this many seconds");
   sub->add_option("--kafka", flags.kafka,
                   run ? "Kafka brokers: with --group and no feed, consume --topic as one member "

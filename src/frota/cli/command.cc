@@ -28,6 +28,16 @@ void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules) {
       ->allow_extra_args(false);
 }
 
+void AddGaragesOption(CLI::App& sub, std::string& garages) {
+  sub.add_option("--garages", garages,
+                 "GeoJSON of the garages: a stop inside one is at a depot (PATH or "
+                 "PATH#PROPERTY=VALUE); without it depots are found in the data");
+}
+
+sink::GarageRecord GarageRecordOf(const runner::ReplayContext& context) {
+  return context.garages ? sink::GarageEdges(*context.garages) : sink::GarageRecord{};
+}
+
 void AddRetainDaysOption(CLI::App& sub, runner::RetentionPolicy& retention, std::string_view what) {
   sub.add_option_function<std::int32_t>(
          "--retain-days", [&retention](std::int32_t days) { retention.raw_days = days; },

@@ -11,7 +11,9 @@
 
 #include "frota/base/status.h"
 #include "frota/base/time_zone.h"
+#include "frota/runner/replay_runner.h"
 #include "frota/runner/retention.h"
+#include "frota/sink/garages_record.h"
 #include "frota/sink/window.h"
 
 namespace frota::cli {
@@ -35,6 +37,10 @@ int ReportError(const base::Error& error);
 /// `--rule KEY=VALUE` (repeatable) into `rules`: the thresholds of semantics.md
 /// sections 2-3 by the keys of job/rules.h, applied after the configuration's [rules].
 void AddRuleOption(CLI::App& sub, std::vector<std::string>& rules);
+/// `--garages PATH[#PROPERTY=VALUE]` into `garages` (runner::ReplayConfig::garages).
+void AddGaragesOption(CLI::App& sub, std::string& garages);
+/// The edges of the context's garages for a sink's options (none without --garages).
+sink::GarageRecord GarageRecordOf(const runner::ReplayContext& context);
 /// `--retain-days N` and `--retain-results-days M` (docs/tables.md "Retention").
 void AddRetentionOptions(CLI::App& sub, runner::RetentionPolicy& retention);
 /// `--retain-days N` alone, described as `what` (collect: its archive only).

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "frota/sink/duckdb_sink.h"
+#include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota::cli {
@@ -63,6 +65,40 @@ TEST(CommandLine, AReplayWhoseInputsDoNotOpenLeavesNoDatabase) {
   EXPECT_EQ(cut.exit_code, 2) << cut.err;
   EXPECT_FALSE(fs::exists(db));
   EXPECT_FALSE(fs::exists(db.string() + ".wal"));
+}
+
+TEST(CommandLine, AReplayRecordsTheGaragesItIsGiven) {
+  testing::TempDir dir("cli_garages");
+  const fs::path garages = dir.path() / "garages.geojson";
+  {
+    // Two garages; the one picked by name is a square (two of its four edges slanted
+    // enough to count: the horizontal ones are left out).
+    std::ofstream out(garages);
+    out << R"({"type": "FeatureCollection", "features": [
+      {"type": "Feature", "properties": {"name": "A"}, "geometry": {"type": "Polygon",
+        "coordinates": [[[-43.40, -22.97], [-43.38, -22.97], [-43.38, -22.96], [-43.40, -22.96]]]}},
+      {"type": "Feature", "properties": {"name": "B"}, "geometry": {"type": "Polygon",
+        "coordinates": [[[-43.30, -22.87], [-43.28, -22.86], [-43.29, -22.85]]]}}]})";
+  }
+  const fs::path db = dir.path() / "out.duckdb";
+  const std::string sample =
+      (testing::SourceDir() / "tests/data/samples/rio-sppo-sample.json").string();
+  const auto missing = Frota(
+      {"replay", sample, "--garages", (dir.path() / "none.geojson").string(), "--db", db.string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("none.geojson"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(db));
+
+  const auto replay =
+      Frota({"replay", sample, "--garages", garages.string() + "#name=A", "--db", db.string()});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  auto opened = sink::OpenFrotaDuckDb(db, /*must_exist=*/true);
+  ASSERT_TRUE(opened.ok()) << opened.error().message();
+  auto edges = (*opened)->Query("SELECT count(*), min(lon_a), max(lon_a) FROM garage_edges");
+  ASSERT_TRUE(edges.ok()) << edges.error().message();
+  EXPECT_EQ(edges->Int64(0, 0), 2);
+  EXPECT_EQ(edges->Double(0, 1), -43.40);
+  EXPECT_EQ(edges->Double(0, 2), -43.38);
 }
 
 TEST(CommandLine, RunHelpDescribesItsOwnKafkaAndHidesTestHooks) {

@@ -137,6 +137,7 @@ int RunReplayCommand(ReplayFlags& flags) {
     options.dsn = flags.postgres;
     options.run_id = base::NewRunId(base::SystemClock::Get().Now());
     options.rules = job::RuleValues((*context)->job);
+    options.garages = GarageRecordOf(**context);
     options.unavailable_wait =
         std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
     auto opened = sink::PostgresSink::Open(std::move(options), &catalog);
@@ -146,6 +147,7 @@ int RunReplayCommand(ReplayFlags& flags) {
     sink = std::move(*opened);
   } else {
     flags.duckdb.rules = job::RuleValues((*context)->job);
+    flags.duckdb.garages = GarageRecordOf(**context);
     auto opened = sink::DuckDbSink::Open(
         flags.db, &catalog, base::NewRunId(base::SystemClock::Get().Now()), flags.duckdb);
     if (!opened.ok()) {
@@ -213,6 +215,7 @@ void AddReplayCommand(CLI::App& app, CommandMain& run) {
       ->needs(alerts_topic);
   sub->add_option("--area", flags->config.area,
                   "GeoJSON area for rule 4 (PATH or PATH#PROPERTY=VALUE)");
+  AddGaragesOption(*sub, flags->config.garages);
   auto* db = sub->add_option("--db", flags->db, "DuckDB database file")->capture_default_str();
   auto* pg = sub->add_option(
       "--postgres", flags->postgres,

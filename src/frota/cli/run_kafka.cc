@@ -270,6 +270,7 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   runner::ReplayConfig context_config;
   context_config.gtfs = source.gtfs;
   context_config.area = source.area;
+  context_config.garages = source.garages;
   context_config.time_zone = source.time_zone;
   context_config.rules = source.rules;
   auto context = runner::LoadReplayContext(context_config);
@@ -304,6 +305,7 @@ int RunKafkaConsumer(const KafkaRunSource& source, const KafkaRunFlags& flags) {
   options.dsn = source.postgres;
   options.run_id = base::NewRunId(base::SystemClock::Get().Now());
   options.rules = job::RuleValues((*context)->job);
+  options.garages = GarageRecordOf(**context);
   options.unavailable_wait = std::chrono::seconds(static_cast<std::int64_t>(flags.postgres_wait_s));
   sink::PostgresSinkOptions options_for_follower = options;
   options_for_follower.run_id = options.run_id + "-regularity";

@@ -13,7 +13,7 @@
 namespace frota::cli {
 
 /// The flags of the Kafka consumer mode, beside the ones `frota run` already has
-/// (--kafka, --topic, --postgres, --gtfs, --area, --time-zone, --epoch-seconds).
+/// (--kafka, --topic, --postgres, --gtfs, --area, --garages, --time-zone, --epoch-seconds).
 struct KafkaRunFlags {
   std::string group;
   bool until_end = false;
@@ -47,6 +47,7 @@ struct KafkaRunSource {
   std::string postgres;
   std::string gtfs;
   std::string area;
+  std::string garages;
   std::string time_zone;
   double epoch_seconds = 0;        // 0: 2 s
   std::vector<std::string> rules;  // --rule KEY=VALUE

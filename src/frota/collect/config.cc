@@ -237,6 +237,9 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
     fs::path db = base_dir / config.db;
     FROTA_RETURN_IF_ERROR(r.ReadPath("db", db, base_dir));
     config.db = db.string();
+    fs::path garages;
+    FROTA_RETURN_IF_ERROR(r.ReadPath("garages", garages, base_dir));
+    config.garages = garages.string();
     FROTA_RETURN_IF_ERROR(r.ReadSeconds("epoch_s", config.epoch_interval));
     FROTA_RETURN_IF_ERROR(r.Read("partitions", config.partitions));
     FROTA_RETURN_IF_ERROR(r.Read("kafka_brokers", config.kafka_brokers));

@@ -88,6 +88,7 @@ struct CollectorConfig {
   std::vector<FeedConfig> feeds;
   // `frota run`.
   std::string db = "frota.duckdb";
+  std::string garages;  // GeoJSON of the garages (runner::ReplayConfig::garages); empty: none
   milliseconds epoch_interval{2'000};
   std::int32_t partitions = 1;
   std::string kafka_brokers;

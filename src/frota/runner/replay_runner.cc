@@ -125,6 +125,10 @@ base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfi
     context->area.emplace(std::move(area));
     context->job.area = &*context->area;
   }
+  if (!config.garages.empty()) {
+    FROTA_ASSIGN_OR_RETURN(auto garages, geo::Area::LoadSpec(config.garages));
+    context->garages.emplace(std::move(garages));
+  }
   if (zone.empty()) {
     zone = std::string(kDefaultZone);
   }

@@ -33,9 +33,12 @@ struct ReplayConfig {
   std::vector<std::string> inputs;  // FORMAT:PATH or PATH
   std::string feed_id;              // empty: each format's name
   std::optional<model::Mode> mode;
-  std::string time_zone;           // empty: the GTFS agency's zone, else America/Sao_Paulo
-  std::string gtfs;                // empty: none
-  std::string area;                // GeoJSON path, optionally #PROPERTY=VALUE; empty: rule 4 off
+  std::string time_zone;  // empty: the GTFS agency's zone, else America/Sao_Paulo
+  std::string gtfs;       // empty: none
+  std::string area;       // GeoJSON path, optionally #PROPERTY=VALUE; empty: rule 4 off
+  /// GeoJSON of the garages, as `area`; a stop inside one is at a depot (the sinks record
+  /// them, stop_rows reads them). Empty: depots are found in the data.
+  std::string garages;
   std::vector<std::string> rules;  // `--rule KEY=VALUE` (job/rules.h), applied in order
   std::int32_t partitions = 1;
   std::size_t threads = 1;
@@ -66,16 +69,17 @@ struct ReplayConfig {
   RetentionPolicy retention;
 };
 
-/// Static context loaded once: GTFS, route resolution, terminals, area, zone.
+/// Static context loaded once: GTFS, route resolution, terminals, area, garages, zone.
 struct ReplayContext {
   std::optional<gtfs::StaticFeed> feed;
   std::optional<gtfs::RouteResolver> routes;
   std::optional<gtfs::TerminalIndex> terminals;
   std::optional<geo::Area> area;
+  std::optional<geo::Area> garages;
   job::JobConfig job;
 };
 
-/// Loads the GTFS, area and zone a replay (or a reconcile) needs, and applies
+/// Loads the GTFS, area, garages and zone a replay (or a reconcile) needs, and applies
 /// `config.rules` to the defaults; errors name the file or the rule.
 base::Result<std::unique_ptr<ReplayContext>> LoadReplayContext(const ReplayConfig& config);
 

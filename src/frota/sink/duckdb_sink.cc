@@ -31,6 +31,7 @@ extern const std::string_view kSchemaV7Sql;
 extern const std::string_view kSchemaV8Sql;
 extern const std::string_view kSchemaV9Sql;
 extern const std::string_view kSchemaV10Sql;
+extern const std::string_view kSchemaV11Sql;
 extern const std::string_view kSilverFromTextV2Sql;
 extern const std::string_view kSilverFromTextSql;
 extern const std::string_view kViewsV1Sql;
@@ -183,11 +184,12 @@ base::Status EnsureSchema(DuckDbConnection& db) {
         db.path(), version, kDuckDbSchemaVersion);
   }
   const Migration migrations[] = {
-      {1, {sql::kSchemaV1Sql}}, {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
-      {3, {sql::kSchemaV3Sql}}, {4, {sql::kSchemaV4Sql}},
-      {5, {sql::kSchemaV5Sql}}, {6, {sql::kSchemaV6Sql}},
-      {7, {sql::kSchemaV7Sql}}, {8, {sql::kSchemaV8Sql}},
-      {9, {sql::kSchemaV9Sql}}, {10, {sql::kSchemaV10Sql}}};
+      {1, {sql::kSchemaV1Sql}},  {2, {sql::kSchemaV2Sql, sql::kSilverFromTextV2Sql}},
+      {3, {sql::kSchemaV3Sql}},  {4, {sql::kSchemaV4Sql}},
+      {5, {sql::kSchemaV5Sql}},  {6, {sql::kSchemaV6Sql}},
+      {7, {sql::kSchemaV7Sql}},  {8, {sql::kSchemaV8Sql}},
+      {9, {sql::kSchemaV9Sql}},  {10, {sql::kSchemaV10Sql}},
+      {11, {sql::kSchemaV11Sql}}};
   bool migrated = false;
   for (const auto& migration : migrations) {
     if (migration.to_version <= version) {
@@ -245,6 +247,30 @@ base::Status RecordRules(DuckDbConnection& db, const RuleRecord& wanted) {
     values += fmt::format("{}({}, {}::DOUBLE)", values.empty() ? "" : ", ", SqlQuoted(key), value);
   }
   return db.Execute(fmt::format("INSERT INTO rules VALUES {}", values));
+}
+
+// Table `garage_edges`: `wanted` in place of what it holds, unless it holds exactly that
+// (so reopening with the same garages leaves the file as it was).
+base::Status RecordGarages(DuckDbConnection& db, const GarageRecord& wanted) {
+  FROTA_ASSIGN_OR_RETURN(
+      auto rows, db.Query("SELECT lat_a, lon_a, lat_b, lon_b FROM garage_edges ORDER BY edge"));
+  GarageRecord stored;
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    stored.push_back({rows.Double(i, 0), rows.Double(i, 1), rows.Double(i, 2), rows.Double(i, 3)});
+  }
+  if (stored == wanted) {
+    return base::Status::Ok();
+  }
+  FROTA_RETURN_IF_ERROR(db.Execute("BEGIN TRANSACTION"));
+  auto status = db.Execute("DELETE FROM garage_edges");
+  if (status.ok()) {
+    status = db.Execute(InsertGarageEdgesSql(wanted, "DOUBLE"));
+  }
+  if (!status.ok()) {
+    (void)db.Execute("ROLLBACK");
+    return status.error().WithContext(fmt::format("{}: recording the garages", db.path()));
+  }
+  return db.Execute("COMMIT");
 }
 
 // The watermark as a storable timestamp: NULL at its extremes (before any record, after
@@ -344,6 +370,9 @@ base::Result<std::unique_ptr<DuckDbSink>> DuckDbSink::Open(const std::filesystem
   FROTA_RETURN_IF_ERROR(sink->labels_.Load(*sink->connection_));
   if (!sink->options_.rules.empty()) {
     FROTA_RETURN_IF_ERROR(RecordRules(*sink->connection_, sink->options_.rules));
+  }
+  if (!sink->options_.garages.empty()) {
+    FROTA_RETURN_IF_ERROR(RecordGarages(*sink->connection_, sink->options_.garages));
   }
   return sink;
 }

@@ -18,12 +18,13 @@
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
 #include "frota/sink/duckdb_connection.h"
+#include "frota/sink/garages_record.h"
 #include "frota/sink/rules_record.h"
 
 namespace frota::sink {
 
 /// The schema version this binary writes; older databases are migrated on open.
-inline constexpr int kDuckDbSchemaVersion = 10;
+inline constexpr int kDuckDbSchemaVersion = 11;
 
 /// The texts of the `strings` table (schema_v2.sql) by id, kept in step with it: ids
 /// handed out in a transaction are forgotten again if it rolls back.
@@ -120,6 +121,9 @@ struct DuckDbSinkOptions {
   /// `rules` by the first run into the database; Open refuses a database recorded with
   /// other values (sink::CheckRecordedRules). Empty: neither recorded nor checked.
   RuleRecord rules;
+  /// The garages (`--garages`), written to table `garage_edges` in place of what it held
+  /// unless it holds them already. Empty: the table is left as it is.
+  GarageRecord garages;
 };
 
 /// Writes epochs into a DuckDB database file (semantics.md section 6).

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "frota/engine/checkpoint.h"
+#include "frota/geo/area.h"
 #include "frota/model/rejection_record.h"
 #include "frota/sink/catalog_sql.h"
 #include "frota/sink/export.h"
@@ -159,6 +160,115 @@ TEST_F(DuckDbSinkTest, TheRulesAreRecordedOnceAndOthersRefused) {
       << other.error().message();
 }
 
+// A square garage of 0.004 degrees around (-22.9645, -43.3915), as GeoJSON would give it.
+geo::Area SquareGarage(double half) {
+  const double lat = -22.9645;
+  const double lon = -43.3915;
+  auto area = geo::Area::FromRings({{{lon - half, lat - half},
+                                     {lon + half, lat - half},
+                                     {lon + half, lat + half},
+                                     {lon - half, lat + half}}},
+                                   "garage");
+  EXPECT_TRUE(area.ok());
+  return std::move(area).value();
+}
+
+// A stop row of route R at (lat, lon), `near_terminal` as SQL text.
+std::string InsertStop(std::string_view vehicle, double lat, double lon,
+                       std::string_view near_terminal) {
+  return fmt::format(
+      "INSERT INTO stops VALUES ('f', '{}', TIMESTAMP '2022-01-03 02:00:00', 'brt', 'R', "
+      "TIMESTAMP '2022-01-03 02:30:00', {}::DOUBLE, {}::DOUBLE, 10, {})",
+      vehicle, lat, lon, near_terminal);
+}
+
+TEST_F(DuckDbSinkTest, AStopInsideAGarageIsAtADepot) {
+  DuckDbSinkOptions options;
+  options.garages = GarageEdges(SquareGarage(0.002));
+  ASSERT_EQ(options.garages.size(), 2U) << "the square's two horizontal edges are left out";
+  {
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1", options);
+    ASSERT_TRUE(sink.ok()) << sink.error().message();
+    auto& db = (*sink)->connection();
+    // Inside the garage (even beside a terminal: the garage wins), outside it on the way,
+    // outside it at a terminal, outside it on a route the GTFS does not have.
+    for (const auto& sql : {InsertStop("in", -22.9645, -43.3915, "true"),
+                            InsertStop("way", -22.9700, -43.3915, "false"),
+                            InsertStop("term", -22.9600, -43.3990, "true"),
+                            InsertStop("unknown", -22.9400, -43.3915, "NULL")}) {
+      ASSERT_TRUE(db.Execute(sql).ok()) << sql;
+    }
+    auto places = db.Query("SELECT vehicle_id, place FROM stop_rows ORDER BY vehicle_id");
+    ASSERT_TRUE(places.ok()) << places.error().message();
+    ASSERT_EQ(places->rows(), 4U);
+    EXPECT_EQ(places->String(0, 1), "depot");     // in
+    EXPECT_EQ(places->String(1, 1), "terminal");  // term
+    EXPECT_TRUE(places->IsNull(2, 1));            // unknown
+    EXPECT_EQ(places->String(3, 1), "en_route");  // way
+  }
+  // A run without garages keeps them; one with others replaces them.
+  {
+    auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run2");
+    ASSERT_TRUE(sink.ok());
+    EXPECT_EQ((*sink)->connection().Query("SELECT count(*) FROM garage_edges")->Int64(0, 0), 2);
+  }
+  options.garages = GarageEdges(SquareGarage(0.00001));
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run3", options);
+  ASSERT_TRUE(sink.ok());
+  auto edges = (*sink)->connection().Query("SELECT count(*) FROM garage_edges");
+  EXPECT_EQ(edges->Int64(0, 0), 2);
+  auto place =
+      (*sink)->connection().Query("SELECT count(*) FILTER (WHERE place = 'depot') FROM stop_rows");
+  EXPECT_EQ(place->Int64(0, 0), 1) << "the smaller garage still holds the stop at its centre";
+}
+
+// The view's even-odd rule answers as geo::Area::Contains does, to the bit: on a ring
+// with a hole and slanted edges, at random points, at its vertices and on its edges.
+TEST_F(DuckDbSinkTest, TheGarageRuleInSqlIsTheAreaRule) {
+  auto garages = geo::Area::FromRings(
+      {{{-43.40, -22.97}, {-43.38, -22.975}, {-43.37, -22.95}, {-43.395, -22.955}},
+       {{-43.39, -22.965}, {-43.385, -22.962}, {-43.388, -22.958}}},
+      "holed");
+  ASSERT_TRUE(garages.ok());
+  DuckDbSinkOptions options;
+  options.garages = GarageEdges(*garages);
+  auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1", options);
+  ASSERT_TRUE(sink.ok()) << sink.error().message();
+  std::vector<std::pair<double, double>> points;  // (lat, lon)
+  std::uint64_t state = 12345;
+  const auto uniform = [&state](double lo, double hi) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + (hi - lo) * static_cast<double>(state >> 11) / static_cast<double>(1ULL << 53);
+  };
+  for (int i = 0; i < 2000; ++i) {
+    points.emplace_back(uniform(-22.98, -22.945), uniform(-43.405, -43.365));
+  }
+  for (const auto& ring : garages->rings()) {
+    for (std::size_t i = 0; i + 1 < ring.size(); ++i) {
+      points.emplace_back(ring[i].second, ring[i].first);
+      points.emplace_back((ring[i].second + ring[i + 1].second) / 2,
+                          (ring[i].first + ring[i + 1].first) / 2);
+    }
+  }
+  std::string values;
+  for (const auto& [lat, lon] : points) {
+    values += fmt::format("{}('{}'::DOUBLE, '{}'::DOUBLE)", values.empty() ? "" : ", ", lat, lon);
+  }
+  auto answers = (*sink)->connection().Query(fmt::format(
+      "SELECT lat, lon, frota_in_garage(lat, lon) FROM (VALUES {}) AS p(lat, lon)", values));
+  ASSERT_TRUE(answers.ok()) << answers.error().message();
+  ASSERT_EQ(answers->rows(), points.size());
+  std::int64_t inside = 0;
+  for (std::size_t i = 0; i < answers->rows(); ++i) {
+    const double lat = answers->Double(i, 0);
+    const double lon = answers->Double(i, 1);
+    EXPECT_EQ(answers->Bool(i, 2), garages->Contains(lat, lon)) << lat << ", " << lon;
+    inside += answers->Bool(i, 2) ? 1 : 0;
+  }
+  EXPECT_GT(inside, 100);
+  EXPECT_LT(inside, static_cast<std::int64_t>(points.size()) - 100);
+}
+
 TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
   {
     auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1");
@@ -167,7 +277,8 @@ TEST_F(DuckDbSinkTest, ADatabaseWithResultsFromBeforeVersion6GetsTheOldRules) {
     // Back to version 5, as a frota before the rules table left it.
     ASSERT_TRUE((*sink)
                     ->connection()
-                    .Execute("DROP TABLE rules; DROP TABLE departures; DROP TABLE headways; "
+                    .Execute("DROP TABLE garage_edges; DROP TABLE rules; DROP TABLE departures; "
+                             "DROP TABLE headways; "
                              "DROP TABLE alerts; DROP TABLE aircraft_positions; "
                              "DROP VIEW duplicate_count_totals; DROP TABLE duplicate_counts; "
                              "ALTER TABLE trips DROP COLUMN plan_slot; "

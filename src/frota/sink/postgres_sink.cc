@@ -28,6 +28,7 @@ extern const std::string_view kPostgresSchemaV7Sql;
 extern const std::string_view kPostgresSchemaV8Sql;
 extern const std::string_view kPostgresSchemaV9Sql;
 extern const std::string_view kPostgresSchemaV10Sql;
+extern const std::string_view kPostgresSchemaV11Sql;
 extern const std::string_view kPostgresViewsV1Sql;
 }  // namespace frota::sink::sql
 
@@ -217,11 +218,12 @@ base::Status EnsurePostgresSchema(PgConnection& db) {
     bool exists = false;
     FROTA_ASSIGN_OR_RETURN(const int version, SchemaVersion(db, exists));
     const Migration migrations[] = {
-        {1, sql::kPostgresSchemaV1Sql}, {2, sql::kPostgresSchemaV2Sql},
-        {3, sql::kPostgresSchemaV3Sql}, {4, sql::kPostgresSchemaV4Sql},
-        {5, sql::kPostgresSchemaV5Sql}, {6, sql::kPostgresSchemaV6Sql},
-        {7, sql::kPostgresSchemaV7Sql}, {8, sql::kPostgresSchemaV8Sql},
-        {9, sql::kPostgresSchemaV9Sql}, {10, sql::kPostgresSchemaV10Sql}};
+        {1, sql::kPostgresSchemaV1Sql},  {2, sql::kPostgresSchemaV2Sql},
+        {3, sql::kPostgresSchemaV3Sql},  {4, sql::kPostgresSchemaV4Sql},
+        {5, sql::kPostgresSchemaV5Sql},  {6, sql::kPostgresSchemaV6Sql},
+        {7, sql::kPostgresSchemaV7Sql},  {8, sql::kPostgresSchemaV8Sql},
+        {9, sql::kPostgresSchemaV9Sql},  {10, sql::kPostgresSchemaV10Sql},
+        {11, sql::kPostgresSchemaV11Sql}};
     bool migrated = false;
     for (const auto& migration : migrations) {
       if (migration.to_version <= version) {
@@ -305,7 +307,44 @@ base::Result<std::unique_ptr<PostgresSink>> PostgresSink::Open(
                            }));
     (void)recorded;
   }
+  if (!sink->options_.garages.empty()) {
+    FROTA_ASSIGN_OR_RETURN(const bool recorded,
+                           sink->WithRetry<bool>("garages", [&](bool) -> base::Result<bool> {
+                             FROTA_RETURN_IF_ERROR(sink->RecordGarages());
+                             return true;
+                           }));
+    (void)recorded;
+  }
   return sink;
+}
+
+base::Status PostgresSink::RecordGarages() {
+  FROTA_RETURN_IF_ERROR(db_->Execute("BEGIN"));
+  auto run = [&]() -> base::Status {
+    FROTA_RETURN_IF_ERROR(db_->Execute("LOCK TABLE garage_edges IN EXCLUSIVE MODE"));
+    FROTA_ASSIGN_OR_RETURN(
+        auto rows, db_->Query("SELECT lat_a, lon_a, lat_b, lon_b FROM garage_edges ORDER BY edge"));
+    GarageRecord stored;
+    for (int i = 0; i < rows.rows(); ++i) {
+      const auto degrees = [&](int column) {
+        return std::stod(std::string(rows.Value(i, column)));
+      };
+      stored.push_back({degrees(0), degrees(1), degrees(2), degrees(3)});
+    }
+    if (stored == options_.garages) {
+      return base::Status::Ok();
+    }
+    FROTA_RETURN_IF_ERROR(db_->Execute("DELETE FROM garage_edges"));
+    return db_->Execute(InsertGarageEdgesSql(options_.garages, "double precision"));
+  };
+  const auto status = run();
+  if (!status.ok()) {
+    if (!db_->broken()) {
+      (void)db_->Execute("ROLLBACK");
+    }
+    return status;
+  }
+  return db_->Execute("COMMIT");
 }
 
 base::Status PostgresSink::RecordRules() {

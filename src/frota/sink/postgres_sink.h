@@ -13,13 +13,14 @@
 #include "frota/engine/transactional_sink.h"
 #include "frota/model/rows.h"
 #include "frota/model/source.h"
+#include "frota/sink/garages_record.h"
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/rules_record.h"
 
 namespace frota::sink {
 
 /// The PostgreSQL schema version this binary writes; older databases are migrated.
-inline constexpr int kPostgresSchemaVersion = 10;
+inline constexpr int kPostgresSchemaVersion = 11;
 
 /// Creates the schema in an empty database, migrates an older one, recreates missing
 /// views, and refuses a database whose schema is newer than this binary or that holds
@@ -40,6 +41,10 @@ struct PostgresSinkOptions {
   /// `rules` by the first writer; Open refuses a database recorded with other values
   /// (sink::CheckRecordedRules). Empty: neither recorded nor checked.
   RuleRecord rules;
+  /// The garages (`--garages`), written to table `garage_edges` in place of what it held
+  /// unless it holds them already (under a table lock: members starting together write
+  /// one set). Empty: the table is left as it is.
+  GarageRecord garages;
   /// Fault injection for the crash and fault tests (`frota run --fault
   /// pg-pause-before-commit-ms=N`, docs/scale-out.md "Test hooks"): when positive, step 4
   /// waits this long (real time: it gives a test the window to SIGKILL the process)
@@ -118,6 +123,8 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
   base::Status Connect();
   // Records or checks options_.rules (table `rules`) on the live connection.
   base::Status RecordRules();
+  // Writes options_.garages (table `garage_edges`) unless the table holds them.
+  base::Status RecordGarages();
   base::Result<engine::CommitOutcome> CommitOnce(const model::EpochRows& rows,
                                                  const Transaction& tx);
   base::Result<engine::CommitOutcome> CommitWithRetry(const model::EpochRows& rows,

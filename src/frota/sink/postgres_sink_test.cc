@@ -9,7 +9,9 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
+#include "frota/geo/area.h"
 #include "frota/sink/catalog_sql.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/export.h"
@@ -157,9 +159,10 @@ engine::EpochCheckpoint Checkpoint(std::int64_t epoch, const std::string& source
 
 // SQL that takes a database of the current schema back to version 8: the raw tables
 // unpartitioned (as postgres_schema_v1.sql and v3 made them), no duplicate_counts.
-// Back to the layout of version 8: version 10's columns and rules undone, then version 9's
-// partitions and duplicate_counts.
+// Back to the layout of version 8: version 11's garages, version 10's columns and rules
+// undone, then version 9's partitions and duplicate_counts.
 constexpr std::string_view kUnpartitioned =
+    "DROP TABLE garage_edges CASCADE; DROP FUNCTION frota_in_garage; "
     "ALTER TABLE speed_cells DROP COLUMN implausible_segments CASCADE; "
     "ALTER TABLE speed_lines DROP COLUMN implausible_segments CASCADE; "
     "ALTER TABLE trips DROP COLUMN plan_slot CASCADE; "
@@ -557,6 +560,41 @@ TEST_F(PostgresSinkTest, TheRulesAreRecordedOnceAndOthersRefused) {
   EXPECT_NE(other.error().message().find("stale_after_s=600, this run has stale_after_s=300"),
             std::string::npos)
       << other.error().message();
+}
+
+// Garages recorded at open place a stop inside them at a depot, as in DuckDB; a second
+// opening with the same garages keeps the one set, one without leaves it.
+TEST_F(PostgresSinkTest, AStopInsideAGarageIsAtADepot) {
+  model::SourceCatalog catalog;
+  auto garages = geo::Area::FromRings(
+      {{{-43.3935, -22.9665}, {-43.3895, -22.9665}, {-43.3915, -22.9625}}}, "garage");
+  ASSERT_TRUE(garages.ok());
+  auto options = Options("run");
+  options.garages = GarageEdges(*garages);
+  for (int i = 0; i < 2; ++i) {
+    auto pg = PostgresSink::Open(options, &catalog);
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+  }
+  ASSERT_TRUE(PostgresSink::Open(Options("run-2"), &catalog).ok());
+  auto admin = PgConnection::Open(db_->dsn());
+  ASSERT_TRUE(admin.ok());
+  for (const auto& [vehicle, lat, near] :
+       {std::tuple{"in", -22.9645, "true"}, std::tuple{"way", -22.9700, "false"}}) {
+    ASSERT_TRUE((*admin)
+                    ->Execute(fmt::format(
+                        "INSERT INTO stops (feed_id, vehicle_id, start_time, mode, route_id, "
+                        "end_time, anchor_lat, anchor_lon, positions, near_terminal) VALUES "
+                        "('f', '{}', '2022-01-03 02:00', 'brt', 'R', '2022-01-03 02:30', {}, "
+                        "-43.3915, 10, {})",
+                        vehicle, lat, near))
+                    .ok());
+  }
+  auto places = (*admin)->Query(
+      "SELECT (SELECT count(*) FROM garage_edges), string_agg(vehicle_id || ' ' || place, ', ' "
+      "ORDER BY vehicle_id) FROM stop_rows");
+  ASSERT_TRUE(places.ok()) << places.error().message();
+  EXPECT_EQ(places->Int(0, 0), 2);  // the triangle's base is horizontal
+  EXPECT_EQ(places->Value(0, 1), "in depot, way en_route");
 }
 
 TEST_F(PostgresSinkTest, ADatabaseWithANewerSchemaIsRefused) {

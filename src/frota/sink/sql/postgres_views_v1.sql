@@ -47,6 +47,15 @@ FROM duplicate_counts
 GROUP BY feed_id, vehicle_id, local_date, hour;
 
 -- A stop's place: as views_v1.sql (DuckDB) says.
+CREATE OR REPLACE FUNCTION frota_in_garage(lat double precision, lon double precision)
+RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT count(*) % 2 = 1 FROM garage_edges e
+  WHERE (e.lat_a > lat) <> (e.lat_b > lat)
+    AND lon < least(greatest(e.lon_a + (lat - e.lat_a) * (e.lon_b - e.lon_a) / (e.lat_b - e.lat_a),
+                             least(e.lon_a, e.lon_b)),
+                    greatest(e.lon_a, e.lon_b))
+$$;
+
 CREATE OR REPLACE VIEW stop_depot_cells AS
 SELECT floor(anchor_lat / 0.002)::bigint AS cell_y, floor(anchor_lon / 0.002)::bigint AS cell_x
 FROM stops
@@ -61,7 +70,11 @@ CREATE OR REPLACE VIEW stop_rows AS
 SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time,
        round(extract(epoch FROM end_time - start_time), 6)::double precision AS duration_s,
        anchor_lat, anchor_lon, positions, near_terminal,
-       CASE WHEN near_terminal THEN 'terminal'
+       CASE WHEN EXISTS (SELECT 1 FROM garage_edges) THEN
+              CASE WHEN frota_in_garage(s.anchor_lat, s.anchor_lon) THEN 'depot'
+                   WHEN near_terminal THEN 'terminal'
+                   WHEN near_terminal = false THEN 'en_route' END
+            WHEN near_terminal THEN 'terminal'
             WHEN EXISTS (SELECT 1 FROM stop_depot_cells d
                          WHERE abs(d.cell_y - floor(s.anchor_lat / 0.002)::bigint) <= 1
                            AND abs(d.cell_x - floor(s.anchor_lon / 0.002)::bigint) <= 1)

@@ -94,14 +94,25 @@ SELECT feed_id, vehicle_id, local_date, hour, sum(records)::BIGINT AS records
 FROM duplicate_counts
 GROUP BY feed_id, vehicle_id, local_date, hour;
 
--- A stop's place (docs/semantics-notes.md, "Depots"): `terminal` within 250 m of a
--- terminal of its route; `depot` in a place where buses of the feed stand out of service:
--- a cell of 0.002 degrees (about 220 m) that holds stands of 2 hours or more away from
--- their route's terminals by 3 or more vehicles on 3 or more dates, and no stop at its
--- own route's terminal; a stop is at it when its own cell or a neighbour is one;
--- `en_route` otherwise; NULL when near_terminal is (the route is not in the GTFS) and the
--- stop is at no depot.
+-- A stop's place (docs/semantics-notes.md, "Depots"). With garages (table garage_edges,
+-- from --garages): `depot` inside them, else `terminal` within 250 m of a terminal of its
+-- route, else `en_route`. Without: `terminal` within 250 m of a terminal of its route;
+-- `depot` in a place where buses of the feed stand out of service: a cell of 0.002
+-- degrees (about 220 m) that holds stands of 2 hours or more away from their route's
+-- terminals by 3 or more vehicles on 3 or more dates, and no stop at its own route's
+-- terminal; a stop is at it when its own cell or a neighbour is one; `en_route`
+-- otherwise. NULL when near_terminal is (the route is not in the GTFS) and the stop is
+-- at no depot.
 CREATE OR REPLACE MACRO frota_depot_cell(degrees) AS floor(degrees / 0.002)::BIGINT;
+
+-- Whether (lat, lon) is inside the garages: geo::Area's even-odd rule (src/frota/geo/
+-- area.h) over every edge, computed as it computes it, so both answer alike.
+CREATE OR REPLACE MACRO frota_in_garage(lat, lon) AS
+  (SELECT count(*) FROM garage_edges e
+   WHERE (e.lat_a > lat) <> (e.lat_b > lat)
+     AND lon < least(greatest(e.lon_a + (lat - e.lat_a) * (e.lon_b - e.lon_a) / (e.lat_b - e.lat_a),
+                              least(e.lon_a, e.lon_b)),
+                     greatest(e.lon_a, e.lon_b))) % 2 = 1;
 
 CREATE OR REPLACE VIEW stop_depot_cells AS
 SELECT frota_depot_cell(anchor_lat) AS cell_y, frota_depot_cell(anchor_lon) AS cell_x
@@ -117,7 +128,11 @@ CREATE OR REPLACE VIEW stop_rows AS
 SELECT feed_id, vehicle_id, start_time, mode, route_id, end_time,
        round(epoch(end_time - start_time)::DOUBLE, 6) AS duration_s,
        anchor_lat, anchor_lon, positions, near_terminal,
-       CASE WHEN near_terminal THEN 'terminal'
+       CASE WHEN EXISTS (SELECT 1 FROM garage_edges) THEN
+              CASE WHEN frota_in_garage(s.anchor_lat, s.anchor_lon) THEN 'depot'
+                   WHEN near_terminal THEN 'terminal'
+                   WHEN near_terminal = false THEN 'en_route' END
+            WHEN near_terminal THEN 'terminal'
             WHEN EXISTS (SELECT 1 FROM stop_depot_cells d
                          WHERE abs(d.cell_y - frota_depot_cell(s.anchor_lat)) <= 1
                            AND abs(d.cell_x - frota_depot_cell(s.anchor_lon)) <= 1) THEN 'depot'
