@@ -12,17 +12,18 @@
 #include "frota/sink/duckdb_connection.h"
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/testing/test_database.h"
+#include "frota/testing/exports.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ExpectSameTables;
 using testing::FrotaBinary;
 using testing::ProcessResult;
 using testing::RunProcess;
-
-using Tree = std::vector<std::pair<std::string, std::string>>;
+using testing::Tree;
 
 constexpr const char* kDates[] = {"2024-06-04", "2024-06-05", "2024-06-06"};
 
@@ -81,23 +82,7 @@ class Windows : public ::testing::Test {
 
   static Tree Export(const std::string& name, const std::vector<std::string>& store,
                      const std::vector<std::string>& window) {
-    const auto out = dir_->path() / (name + "-export");
-    std::vector<std::string> args = {"export", "--out", out.string()};
-    args.insert(args.end(), store.begin(), store.end());
-    args.insert(args.end(), window.begin(), window.end());
-    const ProcessResult exported = Frota(args);
-    EXPECT_EQ(exported.exit_code, 0) << exported.err;
-    return testing::ReadTree(out);
-  }
-
-  static void ExpectSameTables(const Tree& expected, const Tree& actual) {
-    ASSERT_EQ(expected.size(), actual.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      EXPECT_EQ(expected[i].first, actual[i].first);
-      EXPECT_TRUE(expected[i].second == actual[i].second)
-          << expected[i].first << " differs (" << expected[i].second.size() << " vs "
-          << actual[i].second.size() << " bytes)";
-    }
+    return testing::ExportTree(store, dir_->path() / (name + "-export"), window);
   }
 
   // The rows of `sql` over the database at `db`, as text, one line per row.
