@@ -170,7 +170,9 @@ TEST(HeadwaysRealData, TheRioBrtArchiveGivesPossibleStatistics) {
       "garage");
   ASSERT_TRUE(garage.ok());
   ASSERT_TRUE(
-      (*db)->Execute(sink::InsertGarageEdgesSql(sink::GarageEdges(*garage), "DOUBLE")).ok());
+      (*db)
+          ->Execute(sink::InsertGarageEdgesSql(sink::GarageEdges(garage->rings()), "DOUBLE"))
+          .ok());
   auto places = (*db)->Query(
       "SELECT count(*) FILTER (WHERE inside AND place = 'depot'), "
       "count(*) FILTER (WHERE inside AND place IS DISTINCT FROM 'depot'), "

@@ -35,7 +35,7 @@ void AddGaragesOption(CLI::App& sub, std::string& garages) {
 }
 
 sink::GarageRecord GarageRecordOf(const runner::ReplayContext& context) {
-  return context.garages ? sink::GarageEdges(*context.garages) : sink::GarageRecord{};
+  return context.garages ? sink::GarageEdges(context.garages->rings()) : sink::GarageRecord{};
 }
 
 void AddRetainDaysOption(CLI::App& sub, runner::RetentionPolicy& retention, std::string_view what) {

@@ -184,7 +184,7 @@ std::string InsertStop(std::string_view vehicle, double lat, double lon,
 
 TEST_F(DuckDbSinkTest, AStopInsideAGarageIsAtADepot) {
   DuckDbSinkOptions options;
-  options.garages = GarageEdges(SquareGarage(0.002));
+  options.garages = GarageEdges(SquareGarage(0.002).rings());
   ASSERT_EQ(options.garages.size(), 2U) << "the square's two horizontal edges are left out";
   {
     auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1", options);
@@ -212,7 +212,7 @@ TEST_F(DuckDbSinkTest, AStopInsideAGarageIsAtADepot) {
     ASSERT_TRUE(sink.ok());
     EXPECT_EQ((*sink)->connection().Query("SELECT count(*) FROM garage_edges")->Int64(0, 0), 2);
   }
-  options.garages = GarageEdges(SquareGarage(0.00001));
+  options.garages = GarageEdges(SquareGarage(0.00001).rings());
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run3", options);
   ASSERT_TRUE(sink.ok());
   auto edges = (*sink)->connection().Query("SELECT count(*) FROM garage_edges");
@@ -231,7 +231,7 @@ TEST_F(DuckDbSinkTest, TheGarageRuleInSqlIsTheAreaRule) {
       "holed");
   ASSERT_TRUE(garages.ok());
   DuckDbSinkOptions options;
-  options.garages = GarageEdges(*garages);
+  options.garages = GarageEdges(garages->rings());
   auto sink = DuckDbSink::Open(dir_ / "t.duckdb", &catalog_, "run1", options);
   ASSERT_TRUE(sink.ok()) << sink.error().message();
   std::vector<std::pair<double, double>> points;  // (lat, lon)

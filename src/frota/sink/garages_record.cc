@@ -4,9 +4,9 @@
 
 namespace frota::sink {
 
-GarageRecord GarageEdges(const geo::Area& garages) {
+GarageRecord GarageEdges(const std::vector<std::vector<std::pair<double, double>>>& rings) {
   GarageRecord edges;
-  for (const geo::Ring& ring : garages.rings()) {
+  for (const auto& ring : rings) {
     for (std::size_t i = 0; i + 1 < ring.size(); ++i) {
       const auto [lon_a, lat_a] = ring[i];
       const auto [lon_b, lat_b] = ring[i + 1];

@@ -6,9 +6,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
-
-#include "frota/geo/area.h"
 
 namespace frota::sink {
 
@@ -26,8 +25,9 @@ struct GarageEdge {
 /// division by (lat_b - lat_a) away from zero.
 using GarageRecord = std::vector<GarageEdge>;
 
-/// The edges of every ring of `garages`.
-GarageRecord GarageEdges(const geo::Area& garages);
+/// The edges of every ring of `rings`: closed rings of (lon, lat) pairs, as
+/// geo::Area::rings() holds them.
+GarageRecord GarageEdges(const std::vector<std::vector<std::pair<double, double>>>& rings);
 
 /// `INSERT INTO garage_edges VALUES ...` of `edges` (not empty), numbered from 0 in
 /// order. Each double is a string in its shortest exact form cast to `double_type`

@@ -570,7 +570,7 @@ TEST_F(PostgresSinkTest, AStopInsideAGarageIsAtADepot) {
       {{{-43.3935, -22.9665}, {-43.3895, -22.9665}, {-43.3915, -22.9625}}}, "garage");
   ASSERT_TRUE(garages.ok());
   auto options = Options("run");
-  options.garages = GarageEdges(*garages);
+  options.garages = GarageEdges(garages->rings());
   for (int i = 0; i < 2; ++i) {
     auto pg = PostgresSink::Open(options, &catalog);
     ASSERT_TRUE(pg.ok()) << pg.error().message();
