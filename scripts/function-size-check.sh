@@ -3,8 +3,13 @@
 # over 40, as lizard (PyPI) counts them; tests, benchmarks, fuzzers and test helpers are
 # not product code. Installs lizard into a venv of its own the first time.
 #
-#   scripts/function-size-check.sh          # every product file of src/
-#   scripts/function-size-check.sh FILE...  # these files
+#   scripts/function-size-check.sh          # every product file of src/, against the list
+#   scripts/function-size-check.sh FILE...  # these files, no list: every offender reported
+#
+# scripts/function-size-known.txt lists the functions still over a limit ("FILE FUNCTION"
+# per line), each waiting to be split by meaning. The whole-tree check fails on an
+# offender that is not listed, and on a listed function that is now within the limits
+# (take it off the list): the list only shrinks.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,17 +23,36 @@ if [[ ! -x $venv/bin/lizard ]] || ! "$venv/bin/lizard" --version 2>/dev/null | g
 fi
 
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(src/frota)
+known=scripts/function-size-known.txt
+if [[ ${#targets[@]} -gt 0 ]]; then
+  known=/dev/null
+else
+  targets=(src/frota)
+fi
 # -L: lines of a function (its length); -C: cyclomatic complexity; -w: only the offenders.
 set +e
 found=$("$venv/bin/lizard" --languages cpp -L 120 -C 40 -w \
   -x '*_test.cc' -x '*_benchmark.cc' -x '*_fuzz.cc' -x '*/testing/*' "${targets[@]}")
 status=$?
 set -e
-if [[ -n $found ]]; then
-  echo "$found"
-  echo "function-size-check: $(printf '%s\n' "$found" | grep -c warning) functions over 120 lines or a complexity of 40 (split them by meaning)" >&2
-  exit 1
+[[ $status -le 1 ]] || { echo "function-size-check: lizard failed ($status)" >&2; exit "$status"; }
+
+# "FILE FUNCTION" of each offender, from lizard's "FILE:LINE: warning: FUNCTION has ...".
+offenders=$(printf '%s\n' "$found" | sed -n 's/^\([^:]*\):[0-9]*: warning: \([^ ]*\) has .*/\1 \2/p' | sort)
+listed=$(grep -v '^#' "$known" | sed '/^$/d' | sort || true)
+new=$(comm -23 <(printf '%s\n' "$offenders" | sed '/^$/d') <(printf '%s\n' "$listed" | sed '/^$/d'))
+fixed=$(comm -13 <(printf '%s\n' "$offenders" | sed '/^$/d') <(printf '%s\n' "$listed" | sed '/^$/d'))
+failed=0
+if [[ -n $new ]]; then
+  printf '%s\n' "$found" | grep -F -f <(printf '%s\n' "$new" | cut -d' ' -f2 | sed 's/$/ has /') || true
+  echo "function-size-check: $(printf '%s\n' "$new" | wc -l) functions over 120 lines or a complexity of 40 (split them by meaning)" >&2
+  failed=1
 fi
-[[ $status -eq 0 ]] || { echo "function-size-check: lizard failed ($status)" >&2; exit "$status"; }
-echo "function-size-check: every product function within 120 lines and a complexity of 40"
+if [[ -n $fixed ]]; then
+  printf '%s\n' "$fixed"
+  echo "function-size-check: these are within the limits now: take them off $known" >&2
+  failed=1
+fi
+((failed == 0)) || exit 1
+count=$(printf '%s\n' "$listed" | sed '/^$/d' | wc -l)
+echo "function-size-check: every other product function within 120 lines and a complexity of 40 ($count listed in $known)"

@@ -20,6 +20,7 @@
 #include "frota/collect/testing/fault_server.h"
 #include "frota/sink/testing/test_database.h"
 #include "frota/testing/child_process.h"
+#include "frota/testing/exports.h"
 #include "frota/testing/subprocess.h"
 #include "services.h"
 
@@ -28,24 +29,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-using Tree = std::vector<std::pair<std::string, std::string>>;
-
-std::string TakeFile(Tree& tree, const std::string& name) {
-  std::string text;
-  std::erase_if(tree, [&](const auto& file) {
-    if (file.first != name) {
-      return false;
-    }
-    text = file.second;
-    return true;
-  });
-  return text;
-}
-
-std::size_t Lines(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
 // Lines of every poll journal of an archive.
 std::size_t JournalLines(const std::filesystem::path& archive) {
   std::size_t n = 0;
@@ -224,16 +207,8 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
   const auto replay = RunProcess({FrotaBinary().string(), "-q", "replay",
                                   "archive:" + bronze.string(), "--db", embedded.string()});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
-  const auto a = dir.path() / "a";
-  const auto b = dir.path() / "b";
-  const auto from_duckdb = RunProcess(
-      {FrotaBinary().string(), "-q", "export", "--db", embedded.string(), "--out", a.string()});
-  ASSERT_EQ(from_duckdb.exit_code, 0) << from_duckdb.err;
-  const auto from_postgres = RunProcess(
-      {FrotaBinary().string(), "-q", "export", "--postgres", pg.dsn(), "--out", b.string()});
-  ASSERT_EQ(from_postgres.exit_code, 0) << from_postgres.err;
-  Tree expected = ReadTree(a);
-  Tree actual = ReadTree(b);
+  Tree expected = ExportDuckDb(embedded, dir.path() / "a");
+  Tree actual = ExportTree({"--postgres", pg.dsn()}, dir.path() / "b");
   const std::string replay_polls = TakeFile(expected, "collector_polls.csv");
   const std::string polls = TakeFile(actual, "collector_polls.csv");
   EXPECT_EQ(Lines(replay_polls), 1U) << replay_polls;  // a replay has no polls
@@ -243,14 +218,8 @@ TEST(LiveKafka, FaultyFeedsCrashesAndABrokerOutageGiveTheTablesOfAReplayOfBronze
   EXPECT_NE(polls.find(",500,http_5xx,"), std::string::npos) << polls;
   EXPECT_NE(polls.find(",429,rate_limited,"), std::string::npos) << polls;
   EXPECT_NE(polls.find(",0,timeout,"), std::string::npos) << polls;
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(actual[i].first, expected[i].first);
-    EXPECT_EQ(actual[i].second, expected[i].second) << expected[i].first;
-    if (expected[i].first == "positions.csv") {
-      EXPECT_GT(Lines(expected[i].second), 40U);  // not two empty tables
-    }
-  }
+  ExpectSameTables(expected, actual);
+  EXPECT_GT(Lines(TakeFile(expected, "positions.csv")), 40U);  // not two empty tables
 }
 
 }  // namespace

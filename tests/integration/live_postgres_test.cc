@@ -11,11 +11,11 @@
 #include "frota/base/time.h"
 #include "frota/collect/testing/fault_server.h"
 #include "frota/sink/testing/test_database.h"
+#include "frota/testing/exports.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota::testing {
 namespace {
-
 
 TEST(LivePostgres, RunIntoPostgresEqualsAReplayOfItsBronzeArchive) {
   if (sink::testing::ServerDsn().empty()) {
@@ -41,19 +41,19 @@ TEST(LivePostgres, RunIntoPostgresEqualsAReplayOfItsBronzeArchive) {
   server.SetScript("sppo", script);
 
   const auto bronze = dir.path() / "bronze";
-  const auto run = RunProcess(
-      {FrotaBinary().string(), "-q", "run", "--feed", "rio-sppo=rio-sppo," + server.Url("sppo"),
-       "--interval", "1", "--for", "8", "--archive", bronze.string(), "--reports",
-       (dir.path() / "reports").string(), "--no-medallion", "--postgres", pg.dsn(),
-       "--epoch-seconds", "1"});
+  const auto run =
+      RunProcess({FrotaBinary().string(), "-q", "run", "--feed",
+                  "rio-sppo=rio-sppo," + server.Url("sppo"), "--interval", "1", "--for", "8",
+                  "--archive", bronze.string(), "--reports", (dir.path() / "reports").string(),
+                  "--no-medallion", "--postgres", pg.dsn(), "--epoch-seconds", "1"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_GE(server.Served("sppo").size(), 5U);
 
   // A live run stops with its last positions still held back by the watermark, their
   // state committed; a replay of the same archive into the same database resumes after
   // the run's last epoch and finishes the input. Together they must equal one replay.
-  const auto resume = RunProcess({FrotaBinary().string(), "replay", "archive:" + bronze.string(),
-                                  "--postgres", pg.dsn()});
+  const auto resume = RunProcess(
+      {FrotaBinary().string(), "replay", "archive:" + bronze.string(), "--postgres", pg.dsn()});
   ASSERT_EQ(resume.exit_code, 0) << resume.err;
   EXPECT_NE(resume.err.find("resuming after epoch"), std::string::npos) << resume.err;
 
@@ -61,42 +61,16 @@ TEST(LivePostgres, RunIntoPostgresEqualsAReplayOfItsBronzeArchive) {
   const auto replay = RunProcess({FrotaBinary().string(), "-q", "replay",
                                   "archive:" + bronze.string(), "--db", embedded.string()});
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
-  const auto a = dir.path() / "a";
-  const auto b = dir.path() / "b";
-  const auto from_duckdb =
-      RunProcess({FrotaBinary().string(), "-q", "export", "--db", embedded.string(), "--out",
-                  a.string()});
-  ASSERT_EQ(from_duckdb.exit_code, 0) << from_duckdb.err;
-  const auto from_postgres = RunProcess(
-      {FrotaBinary().string(), "-q", "export", "--postgres", pg.dsn(), "--out", b.string()});
-  ASSERT_EQ(from_postgres.exit_code, 0) << from_postgres.err;
-  auto expected = ReadTree(a);
-  auto actual = ReadTree(b);
+  Tree expected = ExportDuckDb(embedded, dir.path() / "a");
+  Tree actual = ExportTree({"--postgres", pg.dsn()}, dir.path() / "b");
   // collector_polls: the run wrote every request it made, each once (a replay of bronze
   // has no polls: failed requests never reach it).
-  const auto take_polls = [](std::vector<std::pair<std::string, std::string>>& tree) {
-    std::string text;
-    std::erase_if(tree, [&](const auto& file) {
-      if (file.first != "collector_polls.csv") {
-        return false;
-      }
-      text = file.second;
-      return true;
-    });
-    return text;
-  };
-  const std::string no_polls = take_polls(expected);
-  const std::string polls = take_polls(actual);
-  EXPECT_EQ(std::count(no_polls.begin(), no_polls.end(), '\n'), 1) << no_polls;  // header
-  EXPECT_EQ(static_cast<std::size_t>(std::count(polls.begin(), polls.end(), '\n')),
-            server.Served("sppo").size() + 1)
-      << polls;
+  const std::string no_polls = TakeFile(expected, "collector_polls.csv");
+  const std::string polls = TakeFile(actual, "collector_polls.csv");
+  EXPECT_EQ(Lines(no_polls), 1U) << no_polls;  // header
+  EXPECT_EQ(Lines(polls), server.Served("sppo").size() + 1) << polls;
   EXPECT_NE(polls.find(",500,http_5xx,"), std::string::npos) << polls;
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(actual[i].first, expected[i].first);
-    EXPECT_EQ(actual[i].second, expected[i].second) << expected[i].first;
-  }
+  ExpectSameTables(expected, actual);
   // The run accepted positions: the comparison is not of two empty tables.
   for (const auto& [name, text] : expected) {
     if (name == "positions.csv") {

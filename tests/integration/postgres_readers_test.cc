@@ -18,6 +18,7 @@
 #include "frota/sink/postgres_to_duckdb.h"
 #include "frota/sink/testing/test_database.h"
 #include "frota/testing/child_process.h"
+#include "frota/testing/exports.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 
@@ -138,11 +139,8 @@ TEST_F(PostgresReaders, ReconcileFindsNoDifferenceInPostgres) {
 TEST_F(PostgresReaders, ExportEqualsTheEmbeddedDatabasesAfterHeadwaysWroteTheirTables) {
   const auto h = Frota({"headways", "--gtfs", archive_->gtfs, "--postgres", pg_->dsn()});
   ASSERT_EQ(h.exit_code, 0) << h.err;
-  const auto a = dir_.path() / "a";
-  const auto b = dir_.path() / "b";
-  ASSERT_EQ(Frota({"export", "--db", db_, "--out", a.string()}).exit_code, 0);
-  ASSERT_EQ(Frota({"export", "--postgres", pg_->dsn(), "--out", b.string()}).exit_code, 0);
-  EXPECT_EQ(ReadTree(b), ReadTree(a));
+  ExpectSameTables(ExportDuckDb(db_, dir_.path() / "a"),
+                   ExportTree({"--postgres", pg_->dsn()}, dir_.path() / "b"));
 }
 
 TEST_F(PostgresReaders, TheDashboardsDataIsTheEmbeddedDatabasesHeadwaysIncluded) {

@@ -14,13 +14,12 @@
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/postgres_to_duckdb.h"
 #include "frota/testing/child_process.h"
+#include "frota/testing/exports.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 #include "services.h"
 
 namespace frota::testing {
-
-using Tree = std::vector<std::pair<std::string, std::string>>;
 
 inline std::vector<std::string> Concat(std::vector<std::string> a,
                                        const std::vector<std::string>& b) {
@@ -38,28 +37,20 @@ inline Tree EmbeddedBaseline(const BrtArchive& a, const std::filesystem::path& d
   const auto replay = RunProcess(Concat(Concat({FrotaBinary().string(), "-q", "replay"}, a.files),
                                         Concat(JobArgs(a), {"--db", db.string()})));
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
-  const auto out = dir / "baseline-export";
-  const auto exported = RunProcess(
-      {FrotaBinary().string(), "-q", "export", "--db", db.string(), "--out", out.string()});
-  EXPECT_EQ(exported.exit_code, 0) << exported.err;
-  return ReadTree(out);
+  return ExportDuckDb(db, dir / "baseline-export");
 }
 
 /// `frota export --postgres DSN`.
 inline Tree ExportPostgres(const std::string& dsn, const std::filesystem::path& out) {
-  const auto exported = RunProcess(
-      {FrotaBinary().string(), "-q", "export", "--postgres", dsn, "--out", out.string()});
-  EXPECT_EQ(exported.exit_code, 0) << exported.err;
-  return ReadTree(out);
+  return ExportTree({"--postgres", dsn}, out);
 }
 
 /// Publishes the archive to `topic` (`frota replay --to-kafka`).
 inline ProcessResult Publish(const BrtArchive& a, const std::string& brokers,
-                             const std::string& topic,
-                             const std::vector<std::string>& extra = {}) {
-  return RunProcess(Concat(Concat({FrotaBinary().string(), "-q", "replay"}, a.files),
-                           Concat(Concat(JobArgs(a), {"--to-kafka", brokers, "--topic", topic}),
-                                  extra)));
+                             const std::string& topic, const std::vector<std::string>& extra = {}) {
+  return RunProcess(
+      Concat(Concat({FrotaBinary().string(), "-q", "replay"}, a.files),
+             Concat(Concat(JobArgs(a), {"--to-kafka", brokers, "--topic", topic}), extra)));
 }
 
 /// The argv of one consumer group member that stops at the end of the topic.
@@ -71,33 +62,6 @@ inline std::vector<std::string> ConsumerArgs(const BrtArchive& a, const std::str
                         "--group", group, "--postgres", dsn, "--until-end"},
                        JobArgs(a)),
                 extra);
-}
-
-inline std::size_t Lines(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-/// Byte-for-byte equality of two exports, naming the first differing line of a file.
-inline void ExpectSameTables(const Tree& expected, const Tree& actual) {
-  ASSERT_EQ(expected.size(), actual.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(expected[i].first, actual[i].first);
-    if (expected[i].second == actual[i].second) {
-      continue;
-    }
-    const auto& e = expected[i].second;
-    const auto& f = actual[i].second;
-    std::size_t at = 0;
-    while (at < e.size() && at < f.size() && e[at] == f[at]) {
-      ++at;
-    }
-    const auto line_start = e.rfind('\n', at == 0 ? 0 : at - 1);
-    const auto from = line_start == std::string::npos ? 0 : line_start + 1;
-    ADD_FAILURE() << expected[i].first << " differs (" << Lines(e) << " vs " << Lines(f)
-                  << " lines) at line " << Lines(e.substr(0, from)) + 1 << ":\n  expected: "
-                  << e.substr(from, e.find('\n', from) - from) << "\n  actual:   "
-                  << f.substr(from, f.find('\n', from) - from);
-  }
 }
 
 /// The departures, headways and alerts of a database (`frota export` leaves them out), each

@@ -9,6 +9,7 @@
 #include "frota/base/file.h"
 #include "frota/engine/checkpoint.h"
 #include "frota/sink/duckdb_connection.h"
+#include "frota/testing/exports.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 
@@ -20,7 +21,7 @@ using testing::FrotaBinary;
 using testing::ProcessResult;
 using testing::RunProcess;
 
-using Tree = std::vector<std::pair<std::string, std::string>>;
+using testing::Tree;
 
 std::size_t Lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -62,11 +63,7 @@ class BadInput : public ::testing::Test {
   }
 
   Tree Export(const std::string& name) const {
-    const auto out = tmp_.path() / name;
-    const ProcessResult exported = RunProcess(
-        {FrotaBinary().string(), "-q", "export", "--db", db_.string(), "--out", out.string()});
-    EXPECT_EQ(exported.exit_code, 0) << exported.err;
-    return testing::ReadTree(out);
+    return testing::ExportDuckDb(db_, tmp_.path() / name);
   }
 
   // Exactly one line on stderr, naming `what`.
@@ -133,8 +130,8 @@ TEST_F(BadInput, ACorruptDatabaseIsRefusedAndLeftAsItWas) {
   std::ofstream(text) << "not a database\n";
   for (const auto& corrupt : {half, text}) {
     const std::string before = Slurp(corrupt);
-    auto argv = std::vector<std::string>{FrotaBinary().string(), "-q", "replay", input_,
-                                         "--db", corrupt.string()};
+    auto argv = std::vector<std::string>{FrotaBinary().string(), "-q", "replay", input_, "--db",
+                                         corrupt.string()};
     const auto run = RunProcess(argv);
     ExpectOneClearMessage(run, corrupt.filename().string());
     EXPECT_TRUE(Slurp(corrupt) == before) << corrupt << " was modified";
@@ -148,8 +145,9 @@ TEST_F(BadInput, ACheckpointFromAnotherVersionIsRefusedWithoutTouchingTheDatabas
   {
     auto db = sink::DuckDbConnection::Open(db_);
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->ExecuteWith("UPDATE engine_state SET state = $1 WHERE partition_id = 0",
-                                   {sink::SqlParam::Blob(future)})
+    ASSERT_TRUE((*db)
+                    ->ExecuteWith("UPDATE engine_state SET state = $1 WHERE partition_id = 0",
+                                  {sink::SqlParam::Blob(future)})
                     .ok());
   }
   ASSERT_FALSE(fs::exists(db_.string() + ".wal"));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "frota/testing/exports.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota {
@@ -16,17 +17,13 @@ testing::ProcessResult Frota(std::vector<std::string> args) {
   return testing::RunProcess(args);
 }
 
-std::vector<std::pair<std::string, std::string>> ReplayAndExport(const fs::path& dir,
-                                                                 const std::string& name) {
+testing::Tree ReplayAndExport(const fs::path& dir, const std::string& name) {
   const fs::path sim = dir / "sim";
   const auto db = (dir / (name + ".duckdb")).string();
   const auto replay = Frota({"replay", "archive:" + sim.string(), "--gtfs", (sim / "gtfs").string(),
                              "--area", (sim / "area.geojson").string(), "--db", db});
   EXPECT_EQ(replay.exit_code, 0) << replay.err;
-  const auto out = dir / ("export-" + name);
-  const auto exported = Frota({"export", "--db", db, "--out", out.string()});
-  EXPECT_EQ(exported.exit_code, 0) << exported.err;
-  return testing::ReadTree(out);
+  return testing::ExportDuckDb(db, dir / ("export-" + name));
 }
 
 TEST(Compaction, ExportsAndInspectionAreByteIdenticalBeforeAndAfterCompact) {

@@ -11,17 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "frota/testing/exports.h"
 #include "frota/testing/subprocess.h"
 
 namespace frota {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ExpectSameTables;
 using testing::FrotaBinary;
 using testing::ProcessResult;
 using testing::RunProcess;
-
-using Tree = std::vector<std::pair<std::string, std::string>>;
+using testing::Tree;
 
 // Three simulated days that do not overlap in time (service from 6 to 9 local), one city:
 // the same vehicles, routes and feed every day.
@@ -60,21 +61,7 @@ class DayAfterDay : public ::testing::Test {
   }
 
   static Tree Export(const std::string& name, const fs::path& db) {
-    const auto out = dir_->path() / (name + "-export");
-    const ProcessResult exported = RunProcess(
-        {FrotaBinary().string(), "-q", "export", "--db", db.string(), "--out", out.string()});
-    EXPECT_EQ(exported.exit_code, 0) << exported.err;
-    return testing::ReadTree(out);
-  }
-
-  static void ExpectSameTables(const Tree& expected, const Tree& actual) {
-    ASSERT_EQ(expected.size(), actual.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      EXPECT_EQ(expected[i].first, actual[i].first);
-      EXPECT_TRUE(expected[i].second == actual[i].second)
-          << expected[i].first << " differs (" << expected[i].second.size() << " vs "
-          << actual[i].second.size() << " bytes)";
-    }
+    return testing::ExportDuckDb(db, dir_->path() / (name + "-export"));
   }
 
   static const std::string& File(const Tree& tree, std::string_view name) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <random>
 
+#include "frota/testing/exports.h"
 #include "frota/testing/shared_data.h"
 #include "frota/testing/subprocess.h"
 
@@ -12,9 +13,11 @@ namespace frota {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ExpectSameTables;
 using testing::FrotaBinary;
 using testing::ProcessResult;
 using testing::RunProcess;
+using testing::Tree;
 
 class ReplayDeterminism : public ::testing::Test {
  protected:
@@ -42,33 +45,16 @@ class ReplayDeterminism : public ::testing::Test {
   }
 
   // Replays, exports, and returns the exported tree.
-  std::vector<std::pair<std::string, std::string>> ReplayAndExport(
-      const std::string& name, const std::vector<std::string>& inputs, int partitions,
-      std::int64_t epoch_records) {
+  Tree ReplayAndExport(const std::string& name, const std::vector<std::string>& inputs,
+                       int partitions, std::int64_t epoch_records) {
     const auto db = tmp_.path() / (name + ".duckdb");
     const ProcessResult replay = RunProcess(ReplayArgs(db, inputs, partitions, epoch_records));
     EXPECT_EQ(replay.exit_code, 0) << replay.err;
     return Export(name, db);
   }
 
-  std::vector<std::pair<std::string, std::string>> Export(const std::string& name,
-                                                          const fs::path& db) {
-    const auto out = tmp_.path() / (name + "-export");
-    const ProcessResult exported = RunProcess(
-        {FrotaBinary().string(), "-q", "export", "--db", db.string(), "--out", out.string()});
-    EXPECT_EQ(exported.exit_code, 0) << exported.err;
-    return testing::ReadTree(out);
-  }
-
-  static void ExpectSameTables(const std::vector<std::pair<std::string, std::string>>& expected,
-                               const std::vector<std::pair<std::string, std::string>>& actual) {
-    ASSERT_EQ(expected.size(), actual.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      EXPECT_EQ(expected[i].first, actual[i].first);
-      EXPECT_TRUE(expected[i].second == actual[i].second)
-          << expected[i].first << " differs (" << expected[i].second.size() << " vs "
-          << actual[i].second.size() << " bytes)";
-    }
+  Tree Export(const std::string& name, const fs::path& db) {
+    return testing::ExportDuckDb(db, tmp_.path() / (name + "-export"));
   }
 
   testing::TempDir tmp_{"replay-determinism"};

@@ -5,7 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "frota/base/file.h"
@@ -318,6 +320,264 @@ std::optional<std::chrono::milliseconds> RunFor(const CollectFlags& flags) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(flags.for_s * 1000));
 }
 
+// The flag combinations collect and run refuse, once the configuration is known.
+base::Status CheckFlags(const CollectFlags& flags, const collect::CollectorConfig& config,
+                        bool process) {
+  if (!flags.kafka_run.faults.empty()) {
+    return base::InvalidInput(
+        "--fault is for a consumer group member: frota run --kafka B --topic T --group G");
+  }
+  if (!flags.kafka_run.alerts_topic.empty()) {
+    return base::InvalidInput(
+        "--alerts-topic on frota run is for a consumer group member (frota run --kafka B "
+        "--topic T --group G --gtfs ...); frota replay --gtfs has its own");
+  }
+  const bool publish = !config.kafka_brokers.empty() || !config.kafka_topic.empty();
+  if (publish && (config.kafka_brokers.empty() || config.kafka_topic.empty())) {
+    return base::InvalidInput("--kafka BROKERS and --topic T go together");
+  }
+  if (!publish && flags.end_marker) {
+    return base::InvalidInput("--end-marker is for publishing: give --kafka and --topic");
+  }
+  if (!process && !flags.postgres.empty()) {
+    return base::InvalidInput("--postgres is for frota run; collect writes bronze");
+  }
+  return base::Status::Ok();
+}
+
+// Bronze retention: what every downstream (frota run's database, the Kafka topic) has
+// committed goes once older than the cut; collect alone commits nowhere, so keeps all
+// (null: nothing is removed).
+base::Result<std::unique_ptr<runner::BronzeRetention>> OpenBronzeRetention(
+    const CollectFlags& flags, const collect::CollectorConfig& config, bool process, bool publish) {
+  if (!RetentionOf(flags, &config).raw_days) {
+    return std::unique_ptr<runner::BronzeRetention>();
+  }
+  if (process || publish) {
+    return std::make_unique<runner::BronzeRetention>(
+        std::vector<std::filesystem::path>{config.archive}, (process ? 1 : 0) + (publish ? 1 : 0));
+  }
+  if (flags.retention.raw_days) {
+    return base::InvalidInput(
+        "--retain-days on collect removes bronze once it is published: give --kafka and "
+        "--topic (frota run removes what its database has committed)");
+  }
+  spdlog::warn(
+      "[retention] days does not apply to the archive of collect without --kafka: nothing "
+      "downstream commits what it holds, so it is all kept");
+  return std::unique_ptr<runner::BronzeRetention>();
+}
+
+// The publisher of a collector, started once everything else is ready (a start that fails
+// publishes nothing: the destructor cancels, without draining or end markers) and stopped
+// once the collector stopped, after publishing what is left and the end markers.
+class PublishingSlot {
+ public:
+  PublishingSlot(const CollectFlags& flags, const collect::CollectorConfig& config,
+                 collect::Collector& collector, runner::BronzeRetention* bronze, int downstream)
+      : flags_(flags),
+        config_(config),
+        collector_(collector),
+        bronze_(bronze),
+        downstream_(downstream) {}
+
+  base::Status Start() {
+    if (config_.kafka_brokers.empty()) {
+      return base::Status::Ok();
+    }
+    FROTA_ASSIGN_OR_RETURN(publishing_,
+                           StartPublishing(flags_, config_, collector_, bronze_, downstream_));
+    return base::Status::Ok();
+  }
+  base::Status Stop() { return publishing_ ? publishing_->publisher->Stop() : base::Status::Ok(); }
+
+ private:
+  const CollectFlags& flags_;
+  const collect::CollectorConfig& config_;
+  collect::Collector& collector_;
+  runner::BronzeRetention* bronze_;
+  int downstream_;
+  std::unique_ptr<Publishing> publishing_;
+};
+
+// The first error of a run that ended: the collector's, the engine's, the publisher's.
+int ReportEnd(const base::Status& collected, const std::optional<base::Error>& engine,
+              const base::Status& published) {
+  if (!collected.ok()) {
+    return ReportError(collected.error());
+  }
+  if (engine) {
+    return ReportError(*engine);
+  }
+  if (!published.ok()) {
+    return ReportError(published.error());
+  }
+  return kExitOk;
+}
+
+// The sink of frota run and its name for logs: DuckDB (its size a storage gauge), or
+// PostgreSQL with the embedded replay's transaction (one per epoch: rows, source offsets,
+// state and ledger row; docs/scale-out.md).
+struct RunSink {
+  std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;
+  std::string name;
+};
+
+base::Result<RunSink> OpenRunSink(const CollectFlags& flags, const collect::CollectorConfig& config,
+                                  const runner::ReplayContext& context,
+                                  collect::Collector& collector, model::SourceCatalog& catalog) {
+  if (!flags.postgres.empty()) {
+    sink::PostgresSinkOptions pg;
+    pg.dsn = flags.postgres;
+    pg.run_id = collector.run_id();
+    pg.rules = job::RuleValues(context.job);
+    pg.unavailable_wait =
+        std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_run.postgres_wait_s));
+    FROTA_ASSIGN_OR_RETURN(auto opened, sink::PostgresSink::Open(std::move(pg), &catalog));
+    return RunSink{std::move(opened), sink::PgConnection::Describe(flags.postgres)};
+  }
+  sink::DuckDbSinkOptions duckdb;
+  duckdb.rules = job::RuleValues(context.job);
+  FROTA_ASSIGN_OR_RETURN(auto opened,
+                         sink::DuckDbSink::Open(config.db, &catalog, collector.run_id(), duckdb));
+  collect::AddStorageGauge(collector.metrics(), "duckdb",
+                           [db = config.db]() -> base::Result<std::int64_t> {
+                             std::int64_t bytes = 0;
+                             for (const auto& file : {db, db + ".wal"}) {
+                               std::error_code ec;
+                               const auto size = std::filesystem::file_size(file, ec);
+                               bytes += ec ? 0 : static_cast<std::int64_t>(size);
+                             }
+                             return bytes;
+                           });
+  return RunSink{std::move(opened), config.db};
+}
+
+// `--serve`: frota serve in this process, reading what the engine commits (DuckDB:
+// another connection to the sink's database; PostgreSQL: a connection of its own).
+base::Result<std::unique_ptr<serve::Server>> StartServer(
+    const CollectFlags& flags, engine::TransactionalSink<model::EpochRows>& sink) {
+  if (flags.serve.empty()) {
+    return std::unique_ptr<serve::Server>();
+  }
+  FROTA_ASSIGN_OR_RETURN(auto store, serve::OpenStore(flags.postgres, [&] {
+                           return static_cast<sink::DuckDbSink&>(sink).connection().Connect();
+                         }));
+  serve::ServerOptions options;
+  options.listen = flags.serve;
+  FROTA_ASSIGN_OR_RETURN(options.vehicle_feed, serve::LoadVehicleFeed(flags.gtfs));
+  auto server = std::make_unique<serve::Server>(std::move(store), options);
+  FROTA_RETURN_IF_ERROR(server->Start());
+  return server;
+}
+
+// The engine's metrics on the collector's page, updated after each commit.
+std::function<void(const runner::LiveEpoch&)> EngineMetrics(collect::Collector& collector) {
+  auto& metrics = collector.metrics();
+  auto& lag =
+      metrics.GetGauge("frota_engine_watermark_lag_seconds", "Wall-clock time minus the watermark");
+  auto& commit_seconds =
+      metrics.GetHistogram("frota_engine_epoch_commit_seconds", "Duration of the epoch commits",
+                           collect::DurationBuckets());
+  auto& epochs = metrics.GetCounter("frota_engine_epochs_total", "Epochs committed");
+  auto& records = metrics.GetCounter("frota_engine_records_total", "Records offered to the jobs");
+  auto* c = &collector;
+  return [&lag, &commit_seconds, &epochs, &records, c](const runner::LiveEpoch& e) {
+    commit_seconds.Observe(e.commit_seconds);
+    epochs.Add();
+    records.Add(static_cast<double>(e.records));
+    if (e.watermark != base::Timestamp::min()) {
+      lag.Set(static_cast<double>(base::ToUnixMicros(c->clock().Now()) -
+                                  base::ToUnixMicros(e.watermark)) /
+              1e6);
+    }
+  };
+}
+
+// frota collect: polls into bronze (and publishes it) until stopped.
+int CollectOnly(const CollectFlags& flags, base::StopSignal& stop, collect::Collector& collector,
+                PublishingSlot& publishing) {
+  if (const auto started = publishing.Start(); !started.ok()) {
+    return ReportError(started.error());
+  }
+  const auto status = collector.Run(stop, RunFor(flags));
+  const int exit = ReportEnd(status, std::nullopt, publishing.Stop());
+  if (exit == kExitOk) {
+    spdlog::info("collect done run_id={} reports={}", collector.run_id(),
+                 collector.report_dir().string());
+  }
+  return exit;
+}
+
+// frota run: the engine follows the archive the collector writes, in this process.
+int CollectAndProcess(const CollectFlags& flags, const collect::CollectorConfig& config,
+                      base::StopSignal& stop, collect::Collector& collector,
+                      runner::BronzeRetention* bronze, PublishingSlot& publishing) {
+  runner::ReplayConfig context_config;
+  context_config.gtfs = flags.gtfs;
+  context_config.area = config.area;
+  context_config.time_zone = flags.time_zone;
+  context_config.rules = config.rules;
+  auto context = runner::LoadReplayContext(context_config);
+  if (!context.ok()) {
+    return ReportError(context.error());
+  }
+  model::SourceCatalog catalog;
+  auto sink = OpenRunSink(flags, config, **context, collector, catalog);
+  if (!sink.ok()) {
+    return ReportError(sink.error());
+  }
+  auto server = StartServer(flags, *sink->sink);
+  if (!server.ok()) {
+    return ReportError(server.error());
+  }
+  if (const auto started = publishing.Start(); !started.ok()) {
+    return ReportError(started.error());
+  }
+  source::ArchiveWaker waker;
+  WakeOnResponse wake(waker);
+  collector.AddListener(&wake);
+  std::atomic<bool> collector_done{false};
+  runner::LiveConfig live;
+  live.archive = config.archive;
+  live.partitions = config.partitions;
+  live.threads = base::ThreadsFor(static_cast<std::size_t>(config.partitions));
+  live.epoch_interval = config.epoch_interval;
+  live.waker = &waker;
+  auto* c = &collector;
+  live.clock = &c->clock();  // one clock for the collector and the engine
+  live.stopping = [&] { return collector_done.load(); };
+  live.ingest_floor = [c] { return std::optional<base::Timestamp>(c->IngestFloor()); };
+  live.after_commit = EngineMetrics(collector);
+  live.report_file = collector.report_dir() / "run.json";
+  live.run_id = collector.run_id();
+  live.db = sink->name;
+  live.retention = RetentionOf(flags, &config);
+  live.bronze = bronze;
+  std::optional<base::Error> engine_error;
+  std::thread engine([&] {
+    const auto report = runner::RunLive(live, **context, catalog, *sink->sink);
+    if (!report.ok()) {
+      engine_error = report.error();
+      spdlog::error("engine failed error={}", report.error().message());
+      stop.Raise();  // without its engine the service must not pretend to run
+    }
+  });
+  const auto status = collector.Run(stop, RunFor(flags));
+  collector_done.store(true);
+  waker.Notify();
+  engine.join();
+  if (*server) {
+    (*server)->Stop();
+  }
+  const int exit = ReportEnd(status, engine_error, publishing.Stop());
+  if (exit == kExitOk) {
+    spdlog::info("run done run_id={} db={} reports={}", collector.run_id(), sink->name,
+                 collector.report_dir().string());
+  }
+  return exit;
+}
+
 int RunCollect(const CollectFlags& flags, bool process) {
   // `frota run --kafka B --topic T --group G` without feeds: a consumer group member.
   if (process && !flags.kafka.empty() && flags.config.empty() && flags.feeds.empty()) {
@@ -331,49 +591,18 @@ int RunCollect(const CollectFlags& flags, bool process) {
          flags.epoch_s, flags.rules, RetentionOf(flags, nullptr), flags.metrics},
         flags.kafka_run);
   }
-  if (!flags.kafka_run.faults.empty()) {
-    return ReportError(base::InvalidInput(
-        "--fault is for a consumer group member: frota run --kafka B --topic T --group G"));
-  }
-  if (!flags.kafka_run.alerts_topic.empty()) {
-    return ReportError(base::InvalidInput(
-        "--alerts-topic on frota run is for a consumer group member (frota run --kafka B "
-        "--topic T --group G --gtfs ...); frota replay --gtfs has its own"));
-  }
   auto config = BuildConfig(flags);
   if (!config.ok()) {
     return ReportError(config.error());
   }
-  const bool publish = !config->kafka_brokers.empty() || !config->kafka_topic.empty();
-  if (publish && (config->kafka_brokers.empty() || config->kafka_topic.empty())) {
-    return ReportError(base::InvalidInput("--kafka BROKERS and --topic T go together"));
+  if (const auto checked = CheckFlags(flags, *config, process); !checked.ok()) {
+    return ReportError(checked.error());
   }
-  if (!publish && flags.end_marker) {
-    return ReportError(
-        base::InvalidInput("--end-marker is for publishing: give --kafka and --topic"));
+  const bool publish = !config->kafka_brokers.empty();
+  auto bronze = OpenBronzeRetention(flags, *config, process, publish);
+  if (!bronze.ok()) {
+    return ReportError(bronze.error());
   }
-  if (!process && !flags.postgres.empty()) {
-    return ReportError(base::InvalidInput("--postgres is for frota run; collect writes bronze"));
-  }
-  // Bronze retention: what every downstream (frota run's database, the Kafka topic) has
-  // committed goes once older than the cut; collect alone commits nowhere, so keeps all.
-  std::unique_ptr<runner::BronzeRetention> bronze;
-  if (RetentionOf(flags, &*config).raw_days) {
-    if (process || publish) {
-      bronze = std::make_unique<runner::BronzeRetention>(
-          std::vector<std::filesystem::path>{config->archive},
-          (process ? 1 : 0) + (publish ? 1 : 0));
-    } else if (flags.retention.raw_days) {
-      return ReportError(base::InvalidInput(
-          "--retain-days on collect removes bronze once it is published: give --kafka and "
-          "--topic (frota run removes what its database has committed)"));
-    } else {
-      spdlog::warn(
-          "[retention] days does not apply to the archive of collect without --kafka: nothing "
-          "downstream commits what it holds, so it is all kept");
-    }
-  }
-  const int publisher_downstream = process ? 1 : 0;
   if (const auto logging = ApplyLogFile(*config); !logging.ok()) {
     return ReportError(logging.error());
   }
@@ -385,175 +614,12 @@ int RunCollect(const CollectFlags& flags, bool process) {
   if (!collector.ok()) {
     return ReportError(collector.error());
   }
-  // The publisher starts once everything else is ready (a start that fails publishes
-  // nothing: the destructor cancels, without draining or end markers); once the
-  // collector stopped, it publishes what is left (and the end markers), then stops.
-  std::unique_ptr<Publishing> publishing;
-  const auto start_publishing = [&]() -> base::Status {
-    if (publish) {
-      FROTA_ASSIGN_OR_RETURN(publishing, StartPublishing(flags, *config, **collector, bronze.get(),
-                                                         publisher_downstream));
-    }
-    return base::Status::Ok();
-  };
-  const auto stop_publishing = [&]() -> base::Status {
-    return publishing ? publishing->publisher->Stop() : base::Status::Ok();
-  };
+  // The publisher's own downstream is frota run's database, when there is one.
+  PublishingSlot publishing(flags, *config, **collector, bronze->get(), process ? 1 : 0);
   if (!process) {
-    if (const auto started = start_publishing(); !started.ok()) {
-      return ReportError(started.error());
-    }
-    const auto status = (*collector)->Run(stop, RunFor(flags));
-    const auto published = stop_publishing();
-    if (!status.ok()) {
-      return ReportError(status.error());
-    }
-    if (!published.ok()) {
-      return ReportError(published.error());
-    }
-    spdlog::info("collect done run_id={} reports={}", (*collector)->run_id(),
-                 (*collector)->report_dir().string());
-    return kExitOk;
+    return CollectOnly(flags, stop, **collector, publishing);
   }
-
-  // frota run: the engine follows the archive the collector writes, in this process.
-  runner::ReplayConfig context_config;
-  context_config.gtfs = flags.gtfs;
-  context_config.area = config->area;
-  context_config.time_zone = flags.time_zone;
-  context_config.rules = config->rules;
-  auto context = runner::LoadReplayContext(context_config);
-  if (!context.ok()) {
-    return ReportError(context.error());
-  }
-  // The sink: DuckDB, or PostgreSQL with the embedded replay's transaction (one per
-  // epoch: rows, source offsets, state and ledger row; docs/scale-out.md).
-  model::SourceCatalog catalog;
-  std::unique_ptr<engine::TransactionalSink<model::EpochRows>> sink;
-  std::string sink_name = config->db;
-  if (!flags.postgres.empty()) {
-    sink::PostgresSinkOptions pg;
-    pg.dsn = flags.postgres;
-    pg.run_id = (*collector)->run_id();
-    pg.rules = job::RuleValues((*context)->job);
-    pg.unavailable_wait =
-        std::chrono::seconds(static_cast<std::int64_t>(flags.kafka_run.postgres_wait_s));
-    auto opened = sink::PostgresSink::Open(std::move(pg), &catalog);
-    if (!opened.ok()) {
-      return ReportError(opened.error());
-    }
-    sink = std::move(*opened);
-    sink_name = sink::PgConnection::Describe(flags.postgres);
-  } else {
-    sink::DuckDbSinkOptions duckdb;
-    duckdb.rules = job::RuleValues((*context)->job);
-    auto opened = sink::DuckDbSink::Open(config->db, &catalog, (*collector)->run_id(), duckdb);
-    if (!opened.ok()) {
-      return ReportError(opened.error());
-    }
-    sink = std::move(*opened);
-    collect::AddStorageGauge((*collector)->metrics(), "duckdb",
-                             [db = config->db]() -> base::Result<std::int64_t> {
-                               std::int64_t bytes = 0;
-                               for (const auto& file : {db, db + ".wal"}) {
-                                 std::error_code ec;
-                                 const auto size = std::filesystem::file_size(file, ec);
-                                 bytes += ec ? 0 : static_cast<std::int64_t>(size);
-                               }
-                               return bytes;
-                             });
-  }
-  // `--serve`: frota serve in this process, reading what the engine commits (DuckDB:
-  // another connection to the sink's database; PostgreSQL: a connection of its own).
-  std::unique_ptr<serve::Server> server;
-  if (!flags.serve.empty()) {
-    auto store = serve::OpenStore(flags.postgres, [&] {
-      return static_cast<sink::DuckDbSink&>(*sink).connection().Connect();
-    });
-    if (!store.ok()) {
-      return ReportError(store.error());
-    }
-    serve::ServerOptions serve_options;
-    serve_options.listen = flags.serve;
-    auto vehicle_feed = serve::LoadVehicleFeed(flags.gtfs);
-    if (!vehicle_feed.ok()) {
-      return ReportError(vehicle_feed.error());
-    }
-    serve_options.vehicle_feed = std::move(*vehicle_feed);
-    server = std::make_unique<serve::Server>(std::move(*store), serve_options);
-    if (const auto started = server->Start(); !started.ok()) {
-      return ReportError(started.error());
-    }
-  }
-  if (const auto started = start_publishing(); !started.ok()) {
-    return ReportError(started.error());
-  }
-  source::ArchiveWaker waker;
-  WakeOnResponse wake(waker);
-  (*collector)->AddListener(&wake);
-  auto& metrics = (*collector)->metrics();
-  auto& lag =
-      metrics.GetGauge("frota_engine_watermark_lag_seconds", "Wall-clock time minus the watermark");
-  auto& commit_seconds =
-      metrics.GetHistogram("frota_engine_epoch_commit_seconds", "Duration of the epoch commits",
-                           collect::DurationBuckets());
-  auto& epochs = metrics.GetCounter("frota_engine_epochs_total", "Epochs committed");
-  auto& records = metrics.GetCounter("frota_engine_records_total", "Records offered to the jobs");
-  std::atomic<bool> collector_done{false};
-  runner::LiveConfig live;
-  live.archive = config->archive;
-  live.partitions = config->partitions;
-  live.threads = base::ThreadsFor(static_cast<std::size_t>(config->partitions));
-  live.epoch_interval = config->epoch_interval;
-  live.waker = &waker;
-  auto* c = collector->get();
-  live.clock = &c->clock();  // one clock for the collector and the engine
-  live.stopping = [&] { return collector_done.load(); };
-  live.ingest_floor = [c] { return std::optional<base::Timestamp>(c->IngestFloor()); };
-  live.after_commit = [&, c](const runner::LiveEpoch& e) {
-    commit_seconds.Observe(e.commit_seconds);
-    epochs.Add();
-    records.Add(static_cast<double>(e.records));
-    if (e.watermark != base::Timestamp::min()) {
-      lag.Set(static_cast<double>(base::ToUnixMicros(c->clock().Now()) -
-                                  base::ToUnixMicros(e.watermark)) /
-              1e6);
-    }
-  };
-  live.report_file = (*collector)->report_dir() / "run.json";
-  live.run_id = (*collector)->run_id();
-  live.db = sink_name;
-  live.retention = RetentionOf(flags, &*config);
-  live.bronze = bronze.get();
-  std::optional<base::Error> engine_error;
-  std::thread engine([&] {
-    const auto report = runner::RunLive(live, **context, catalog, *sink);
-    if (!report.ok()) {
-      engine_error = report.error();
-      spdlog::error("engine failed error={}", report.error().message());
-      stop.Raise();  // without its engine the service must not pretend to run
-    }
-  });
-  const auto status = (*collector)->Run(stop, RunFor(flags));
-  collector_done.store(true);
-  waker.Notify();
-  engine.join();
-  if (server) {
-    server->Stop();
-  }
-  const auto published = stop_publishing();
-  if (!status.ok()) {
-    return ReportError(status.error());
-  }
-  if (engine_error) {
-    return ReportError(*engine_error);
-  }
-  if (!published.ok()) {
-    return ReportError(published.error());
-  }
-  spdlog::info("run done run_id={} db={} reports={}", (*collector)->run_id(), sink_name,
-               (*collector)->report_dir().string());
-  return kExitOk;
+  return CollectAndProcess(flags, *config, stop, **collector, bronze->get(), publishing);
 }
 
 // `run` says what --kafka does for it; the rest of the flags are `collect`'s.

@@ -187,6 +187,116 @@ base::Status ReadRules(const toml::table& table, const std::string& file,
   return base::Status::Ok();
 }
 
+// [collector]: where the medallion layers go, logging, the area.
+base::Status ReadCollector(const toml::table& table, const std::string& file,
+                           const fs::path& base_dir, CollectorConfig& config) {
+  TableReader r(table, "collector", file);
+  FROTA_RETURN_IF_ERROR(r.ReadPath("archive", config.archive, base_dir));
+  FROTA_RETURN_IF_ERROR(r.ReadPath("silver", config.silver, base_dir));
+  FROTA_RETURN_IF_ERROR(r.ReadPath("gold", config.gold, base_dir));
+  FROTA_RETURN_IF_ERROR(r.ReadPath("reports", config.reports, base_dir));
+  FROTA_RETURN_IF_ERROR(r.Read("medallion", config.medallion));
+  FROTA_RETURN_IF_ERROR(r.Read("compact", config.compact));
+  FROTA_RETURN_IF_ERROR(r.ReadSeconds("flush_interval_s", config.flush_interval));
+  FROTA_RETURN_IF_ERROR(r.Read("metrics_listen", config.metrics_listen));
+  fs::path log_file;
+  FROTA_RETURN_IF_ERROR(r.ReadPath("log_file", log_file, base_dir));
+  config.log_file = log_file.string();
+  FROTA_RETURN_IF_ERROR(r.Read("log_level_file", config.log_level_file));
+  if (!config.log_level_file.empty() && !base::ParseLogLevel(config.log_level_file)) {
+    return base::InvalidInput(
+        "{}: collector.log_level_file '{}': not one of trace, debug, "
+        "info, warn, error, critical, off",
+        file, config.log_level_file);
+  }
+  FROTA_RETURN_IF_ERROR(r.Read("user_agent", config.user_agent));
+  fs::path area;
+  FROTA_RETURN_IF_ERROR(r.ReadPath("area", area, base_dir));
+  config.area = area.string();
+  FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+  return base::Status::Ok();
+}
+
+// [run]: frota run's database, epochs and partitions, and the topic it publishes to.
+base::Status ReadRun(const toml::table& table, const std::string& file, const fs::path& base_dir,
+                     CollectorConfig& config) {
+  TableReader r(table, "run", file);
+  fs::path db = base_dir / config.db;
+  FROTA_RETURN_IF_ERROR(r.ReadPath("db", db, base_dir));
+  config.db = db.string();
+  FROTA_RETURN_IF_ERROR(r.ReadSeconds("epoch_s", config.epoch_interval));
+  FROTA_RETURN_IF_ERROR(r.Read("partitions", config.partitions));
+  FROTA_RETURN_IF_ERROR(r.Read("kafka_brokers", config.kafka_brokers));
+  FROTA_RETURN_IF_ERROR(r.Read("kafka_topic", config.kafka_topic));
+  FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+  return base::Status::Ok();
+}
+
+// [retention]: days of bronze and of results kept (each at least 1).
+base::Status ReadRetention(const toml::table& table, const std::string& file,
+                           CollectorConfig& config) {
+  TableReader r(table, "retention", file);
+  for (auto [key, days] : {std::pair{"days", &config.retain_days},
+                           std::pair{"results_days", &config.retain_results_days}}) {
+    std::int32_t value = 0;
+    const bool given = table.contains(key);
+    FROTA_RETURN_IF_ERROR(r.Read(key, value));
+    if (given) {
+      if (value < 1) {
+        return base::InvalidInput("{}: retention.{} = {}: keep at least 1 day", file, key, value);
+      }
+      *days = value;
+    }
+  }
+  FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+  return base::Status::Ok();
+}
+
+// One [[feed]], over the [defaults].
+base::Result<FeedConfig> ReadFeed(const toml::table& table, const std::string& file,
+                                  const FeedConfig& defaults) {
+  FeedConfig feed = defaults;
+  TableReader r(table, "feed", file);
+  FROTA_RETURN_IF_ERROR(r.Read("id", feed.id));
+  std::string format;
+  FROTA_RETURN_IF_ERROR(r.Read("format", format));
+  const auto parsed = codec::ParseFormat(format);
+  if (!parsed || *parsed == codec::Format::kRioArchiveCsv) {
+    return r.ErrorAt(table, fmt::format("feed '{}': format '{}' is not one of gtfs-rt, "
+                                        "rio-sppo, rio-brt, opensky",
+                                        feed.id, format));
+  }
+  feed.format = *parsed;
+  std::string mode;
+  FROTA_RETURN_IF_ERROR(r.Read("mode", mode));
+  if (!mode.empty()) {
+    feed.mode = model::ParseMode(mode);
+    if (!feed.mode) {
+      return r.ErrorAt(table, fmt::format("feed '{}': mode '{}' is not one of bus, brt, "
+                                          "rail, ferry, aircraft, other",
+                                          feed.id, mode));
+    }
+  }
+  FROTA_RETURN_IF_ERROR(r.Read("url", feed.url));
+  FROTA_RETURN_IF_ERROR(r.ReadSeconds("window_s", feed.window));
+  FROTA_RETURN_IF_ERROR(ReadPoliteness(r, feed));
+  if (const auto* headers = r.SubTable("headers")) {
+    for (const auto& [key, value] : *headers) {
+      const auto v = value.value<std::string>();
+      if (!v) {
+        return r.ErrorAt(
+            value, fmt::format("feed '{}': header '{}' must be a string", feed.id, key.str()));
+      }
+      feed.headers[std::string(key.str())] = *v;
+    }
+  }
+  if (const auto* auth = r.SubTable("auth")) {
+    FROTA_RETURN_IF_ERROR(ReadAuth(*auth, file, "feed.auth", feed.auth));
+  }
+  FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+  return feed;
+}
+
 }  // namespace
 
 base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_view name,
@@ -207,60 +317,16 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
   TableReader top(root, "top level", file);
   FeedConfig defaults;
   if (const auto* collector = top.SubTable("collector")) {
-    TableReader r(*collector, "collector", file);
-    FROTA_RETURN_IF_ERROR(r.ReadPath("archive", config.archive, base_dir));
-    FROTA_RETURN_IF_ERROR(r.ReadPath("silver", config.silver, base_dir));
-    FROTA_RETURN_IF_ERROR(r.ReadPath("gold", config.gold, base_dir));
-    FROTA_RETURN_IF_ERROR(r.ReadPath("reports", config.reports, base_dir));
-    FROTA_RETURN_IF_ERROR(r.Read("medallion", config.medallion));
-    FROTA_RETURN_IF_ERROR(r.Read("compact", config.compact));
-    FROTA_RETURN_IF_ERROR(r.ReadSeconds("flush_interval_s", config.flush_interval));
-    FROTA_RETURN_IF_ERROR(r.Read("metrics_listen", config.metrics_listen));
-    fs::path log_file;
-    FROTA_RETURN_IF_ERROR(r.ReadPath("log_file", log_file, base_dir));
-    config.log_file = log_file.string();
-    FROTA_RETURN_IF_ERROR(r.Read("log_level_file", config.log_level_file));
-    if (!config.log_level_file.empty() && !base::ParseLogLevel(config.log_level_file)) {
-      return base::InvalidInput(
-          "{}: collector.log_level_file '{}': not one of trace, debug, "
-          "info, warn, error, critical, off",
-          file, config.log_level_file);
-    }
-    FROTA_RETURN_IF_ERROR(r.Read("user_agent", config.user_agent));
-    fs::path area;
-    FROTA_RETURN_IF_ERROR(r.ReadPath("area", area, base_dir));
-    config.area = area.string();
-    FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+    FROTA_RETURN_IF_ERROR(ReadCollector(*collector, file, base_dir, config));
   }
   if (const auto* run = top.SubTable("run")) {
-    TableReader r(*run, "run", file);
-    fs::path db = base_dir / config.db;
-    FROTA_RETURN_IF_ERROR(r.ReadPath("db", db, base_dir));
-    config.db = db.string();
-    FROTA_RETURN_IF_ERROR(r.ReadSeconds("epoch_s", config.epoch_interval));
-    FROTA_RETURN_IF_ERROR(r.Read("partitions", config.partitions));
-    FROTA_RETURN_IF_ERROR(r.Read("kafka_brokers", config.kafka_brokers));
-    FROTA_RETURN_IF_ERROR(r.Read("kafka_topic", config.kafka_topic));
-    FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+    FROTA_RETURN_IF_ERROR(ReadRun(*run, file, base_dir, config));
   }
   if (const auto* rules = top.SubTable("rules")) {
     FROTA_RETURN_IF_ERROR(ReadRules(*rules, file, config.rules));
   }
   if (const auto* retention = top.SubTable("retention")) {
-    TableReader r(*retention, "retention", file);
-    for (auto [key, days] : {std::pair{"days", &config.retain_days},
-                             std::pair{"results_days", &config.retain_results_days}}) {
-      std::int32_t value = 0;
-      const bool given = retention->contains(key);
-      FROTA_RETURN_IF_ERROR(r.Read(key, value));
-      if (given) {
-        if (value < 1) {
-          return base::InvalidInput("{}: retention.{} = {}: keep at least 1 day", file, key, value);
-        }
-        *days = value;
-      }
-    }
-    FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+    FROTA_RETURN_IF_ERROR(ReadRetention(*retention, file, config));
   }
   if (const auto* d = top.SubTable("defaults")) {
     TableReader r(*d, "defaults", file);
@@ -279,45 +345,7 @@ base::Result<CollectorConfig> ParseConfig(std::string_view text, std::string_vie
         return base::InvalidInput("{}:{}: a [[feed]] must be a table", file,
                                   node.source().begin.line);
       }
-      FeedConfig feed = defaults;
-      TableReader r(*table, "feed", file);
-      FROTA_RETURN_IF_ERROR(r.Read("id", feed.id));
-      std::string format;
-      FROTA_RETURN_IF_ERROR(r.Read("format", format));
-      const auto parsed = codec::ParseFormat(format);
-      if (!parsed || *parsed == codec::Format::kRioArchiveCsv) {
-        return r.ErrorAt(*table, fmt::format("feed '{}': format '{}' is not one of gtfs-rt, "
-                                             "rio-sppo, rio-brt, opensky",
-                                             feed.id, format));
-      }
-      feed.format = *parsed;
-      std::string mode;
-      FROTA_RETURN_IF_ERROR(r.Read("mode", mode));
-      if (!mode.empty()) {
-        feed.mode = model::ParseMode(mode);
-        if (!feed.mode) {
-          return r.ErrorAt(*table, fmt::format("feed '{}': mode '{}' is not one of bus, brt, "
-                                               "rail, ferry, aircraft, other",
-                                               feed.id, mode));
-        }
-      }
-      FROTA_RETURN_IF_ERROR(r.Read("url", feed.url));
-      FROTA_RETURN_IF_ERROR(r.ReadSeconds("window_s", feed.window));
-      FROTA_RETURN_IF_ERROR(ReadPoliteness(r, feed));
-      if (const auto* headers = r.SubTable("headers")) {
-        for (const auto& [key, value] : *headers) {
-          const auto v = value.value<std::string>();
-          if (!v) {
-            return r.ErrorAt(
-                value, fmt::format("feed '{}': header '{}' must be a string", feed.id, key.str()));
-          }
-          feed.headers[std::string(key.str())] = *v;
-        }
-      }
-      if (const auto* auth = r.SubTable("auth")) {
-        FROTA_RETURN_IF_ERROR(ReadAuth(*auth, file, "feed.auth", feed.auth));
-      }
-      FROTA_RETURN_IF_ERROR(r.CheckUnknown());
+      FROTA_ASSIGN_OR_RETURN(auto feed, ReadFeed(*table, file, defaults));
       config.feeds.push_back(std::move(feed));
     }
   }

@@ -438,12 +438,19 @@ base::Status MedallionWriter::Flush(base::Timestamp now) {
   return base::Status::Ok();
 }
 
-base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buffer,
-                                        base::Timestamp now, std::vector<std::string>& all_files) {
-  auto& db = *db_;
+// One feed's flush: the tables it fills and the files it writes, each written whole and
+// renamed into place, one per UTC date of ingest.
+struct MedallionWriter::FeedFlush {
+  sink::DuckDbConnection& db;
+  const std::string& feed_id;
+  std::string file_name;  // RUN_ID-SEQUENCE.parquet
+  const Buffer& buffer;
+  base::Timestamp now;
+  const base::TimeZone* zone;  // null: the feed names none
   std::vector<std::string> files;
+
   // Writes table `name` (already filled) to `path` atomically.
-  auto copy_out = [&](std::string_view name, const fs::path& path) -> base::Status {
+  base::Status CopyOut(std::string_view name, const fs::path& path) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec) {
@@ -460,161 +467,210 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
     FROTA_RETURN_IF_ERROR(FsyncPath(path.parent_path(), true));
     files.push_back(path.string());
     return base::Status::Ok();
-  };
-  const std::string feed_dir = "feed=" + feed_id;
-  auto dated = [&](const fs::path& root, std::string_view table, std::int32_t days) {
-    return root / table / feed_dir /
-           fmt::format("date={}", base::FormatDate(base::LocalDateFromDays(days))) /
-           fmt::format("{}-{:06d}.parquet", run_id_, sequence_);
-  };
-  ++sequence_;
-  const base::TimeZone* zone = nullptr;
-  if (!buffer.time_zone.empty()) {
-    auto it = zones_.find(buffer.time_zone);
-    if (it == zones_.end()) {
-      FROTA_ASSIGN_OR_RETURN(auto loaded, base::TimeZone::Load(buffer.time_zone));
-      it = zones_.emplace(buffer.time_zone, std::move(loaded)).first;
-    }
-    zone = &it->second;
   }
 
-  // Silver positions, one file per UTC date of ingest.
-  std::set<std::int32_t> dates;
-  for (const auto& r : buffer.positions) {
-    dates.insert(UtcDays(r.position.ingest_time));
+  [[nodiscard]] fs::path Dated(const fs::path& root, std::string_view table,
+                               std::int32_t days) const {
+    return root / table / ("feed=" + feed_id) /
+           fmt::format("date={}", base::FormatDate(base::LocalDateFromDays(days))) / file_name;
   }
-  for (const auto days : dates) {
-    FROTA_RETURN_IF_ERROR(db.Execute(fmt::format(
-        "CREATE OR REPLACE TABLE silver_positions ({}, {})", kPositionColumns, kAircraftColumns)));
-    {
-      FROTA_ASSIGN_OR_RETURN(auto a,
-                             sink::ChunkAppender::Create(db, "silver_positions", PositionTypes()));
-      for (const auto& r : buffer.positions) {
-        if (UtcDays(r.position.ingest_time) == days) {
-          FROTA_RETURN_IF_ERROR(
-              AppendPosition(*a, r.position, buffer.files[r.file], r.aircraft.get(), zone));
-        }
-      }
-      FROTA_RETURN_IF_ERROR(a->Close());
+
+  // Silver positions.
+  base::Status Positions(const fs::path& silver) {
+    std::set<std::int32_t> dates;
+    for (const auto& r : buffer.positions) {
+      dates.insert(UtcDays(r.position.ingest_time));
     }
-    FROTA_RETURN_IF_ERROR(copy_out(fmt::format("(SELECT {} FROM silver_positions)", kSensorsAsList),
-                                   dated(silver_, "positions", days)));
+    for (const auto days : dates) {
+      FROTA_RETURN_IF_ERROR(
+          db.Execute(fmt::format("CREATE OR REPLACE TABLE silver_positions ({}, {})",
+                                 kPositionColumns, kAircraftColumns)));
+      {
+        FROTA_ASSIGN_OR_RETURN(
+            auto a, sink::ChunkAppender::Create(db, "silver_positions", PositionTypes()));
+        for (const auto& r : buffer.positions) {
+          if (UtcDays(r.position.ingest_time) == days) {
+            FROTA_RETURN_IF_ERROR(
+                AppendPosition(*a, r.position, buffer.files[r.file], r.aircraft.get(), zone));
+          }
+        }
+        FROTA_RETURN_IF_ERROR(a->Close());
+      }
+      FROTA_RETURN_IF_ERROR(
+          CopyOut(fmt::format("(SELECT {} FROM silver_positions)", kSensorsAsList),
+                  Dated(silver, "positions", days)));
+    }
+    return base::Status::Ok();
   }
 
   // Silver rejections.
-  dates.clear();
-  for (const auto& row : buffer.rejections) {
-    dates.insert(UtcDays(row.rejection.ingest_time.value_or(now)));
-  }
-  for (const auto days : dates) {
-    FROTA_RETURN_IF_ERROR(db.Execute(
-        "CREATE OR REPLACE TABLE silver_rejected (feed_id VARCHAR, reason VARCHAR, "
-        "vehicle_id VARCHAR, event_time TIMESTAMP, ingest_time TIMESTAMP, detail VARCHAR, "
-        "bronze_file VARCHAR, record_index BIGINT, state_vector VARCHAR)"));
-    {
-      FROTA_ASSIGN_OR_RETURN(
-          auto a, sink::ChunkAppender::Create(
-                      db, "silver_rejected",
-                      {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
-                       ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kVarchar,
-                       ColumnType::kVarchar, ColumnType::kBigint, ColumnType::kVarchar}));
-      for (const auto& row : buffer.rejections) {
-        const model::Rejection& r = row.rejection;
-        if (UtcDays(r.ingest_time.value_or(now)) != days) {
-          continue;
-        }
-        a->SetString(0, r.feed_id.empty() ? feed_id : r.feed_id);
-        a->SetString(1, model::RejectReasonName(r.reason));
-        SetOptionalText(*a, 2, r.vehicle_id);
-        if (r.event_time) {
-          a->SetTimestampMicros(3, base::ToUnixMicros(*r.event_time));
-        } else {
-          a->SetNull(3);
-        }
-        if (r.ingest_time) {
-          a->SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time));
-        } else {
-          a->SetNull(4);
-        }
-        SetOptionalText(*a, 5, r.detail);
-        a->SetString(6, buffer.files[row.file]);
-        a->SetInt64(7, r.source.offset);
-        if (row.aircraft) {
-          a->SetString(8, row.aircraft->raw);  // the state vector as received
-        } else {
-          a->SetNull(8);
-        }
-        FROTA_RETURN_IF_ERROR(a->EndRow());
-      }
-      FROTA_RETURN_IF_ERROR(a->Close());
+  base::Status Rejections(const fs::path& silver) {
+    std::set<std::int32_t> dates;
+    for (const auto& row : buffer.rejections) {
+      dates.insert(UtcDays(row.rejection.ingest_time.value_or(now)));
     }
-    FROTA_RETURN_IF_ERROR(copy_out("silver_rejected", dated(silver_, "rejected", days)));
+    for (const auto days : dates) {
+      FROTA_RETURN_IF_ERROR(db.Execute(
+          "CREATE OR REPLACE TABLE silver_rejected (feed_id VARCHAR, reason VARCHAR, "
+          "vehicle_id VARCHAR, event_time TIMESTAMP, ingest_time TIMESTAMP, detail VARCHAR, "
+          "bronze_file VARCHAR, record_index BIGINT, state_vector VARCHAR)"));
+      {
+        FROTA_ASSIGN_OR_RETURN(
+            auto a, sink::ChunkAppender::Create(
+                        db, "silver_rejected",
+                        {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
+                         ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kVarchar,
+                         ColumnType::kVarchar, ColumnType::kBigint, ColumnType::kVarchar}));
+        for (const auto& row : buffer.rejections) {
+          if (UtcDays(row.rejection.ingest_time.value_or(now)) == days) {
+            FROTA_RETURN_IF_ERROR(AppendRejection(*a, row));
+          }
+        }
+        FROTA_RETURN_IF_ERROR(a->Close());
+      }
+      FROTA_RETURN_IF_ERROR(CopyOut("silver_rejected", Dated(silver, "rejected", days)));
+    }
+    return base::Status::Ok();
+  }
+
+  base::Status AppendRejection(sink::ChunkAppender& a, const RejectedRow& row) const {
+    const model::Rejection& r = row.rejection;
+    a.SetString(0, r.feed_id.empty() ? feed_id : r.feed_id);
+    a.SetString(1, model::RejectReasonName(r.reason));
+    SetOptionalText(a, 2, r.vehicle_id);
+    if (r.event_time) {
+      a.SetTimestampMicros(3, base::ToUnixMicros(*r.event_time));
+    } else {
+      a.SetNull(3);
+    }
+    if (r.ingest_time) {
+      a.SetTimestampMicros(4, base::ToUnixMicros(*r.ingest_time));
+    } else {
+      a.SetNull(4);
+    }
+    SetOptionalText(a, 5, r.detail);
+    a.SetString(6, buffer.files[row.file]);
+    a.SetInt64(7, r.source.offset);
+    if (row.aircraft) {
+      a.SetString(8, row.aircraft->raw);  // the state vector as received
+    } else {
+      a.SetNull(8);
+    }
+    return a.EndRow();
   }
 
   // Gold: one summary row per archived response.
-  dates.clear();
-  for (const auto& s : buffer.summaries) {
-    dates.insert(UtcDays(s.ingest_time));
-  }
-  for (const auto days : dates) {
-    FROTA_RETURN_IF_ERROR(db.Execute(
-        "CREATE OR REPLACE TABLE gold_poll_summary (feed_id VARCHAR, ingest_time TIMESTAMP, "
-        "http_status INTEGER, bytes BIGINT, duration_ms DOUBLE, repeat BOOLEAN, decoded BOOLEAN, "
-        "observations BIGINT, accepted BIGINT, rejected BIGINT, unique_vehicles BIGINT, "
-        "airborne BIGINT, on_ground BIGINT, mean_speed_kmh DOUBLE, mean_altitude_m DOUBLE, "
-        "bronze_file VARCHAR, latest_contact TIMESTAMP)"));
-    {
-      FROTA_ASSIGN_OR_RETURN(
-          auto a,
-          sink::ChunkAppender::Create(
-              db, "gold_poll_summary",
-              {ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kInteger,
-               ColumnType::kBigint, ColumnType::kDouble, ColumnType::kBoolean, ColumnType::kBoolean,
-               ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint,
-               ColumnType::kBigint, ColumnType::kBigint, ColumnType::kDouble, ColumnType::kDouble,
-               ColumnType::kVarchar, ColumnType::kTimestamp}));
-      for (const auto& s : buffer.summaries) {
-        if (UtcDays(s.ingest_time) != days) {
-          continue;
-        }
-        a->SetString(0, feed_id);
-        a->SetTimestampMicros(1, base::ToUnixMicros(s.ingest_time));
-        a->SetInt32(2, s.http_status);
-        a->SetInt64(3, s.bytes);
-        a->SetDouble(4, s.duration_ms);
-        a->SetBool(5, s.repeat);
-        a->SetBool(6, s.decoded);
-        a->SetInt64(7, s.records);
-        a->SetInt64(8, s.accepted);
-        a->SetInt64(9, s.rejected);
-        a->SetInt64(10, s.unique_vehicles);
-        a->SetInt64(11, s.airborne);
-        a->SetInt64(12, s.on_ground);
-        if (std::isnan(s.mean_speed_kmh)) {
-          a->SetNull(13);
-        } else {
-          a->SetDouble(13, s.mean_speed_kmh);
-        }
-        if (std::isnan(s.mean_altitude_m)) {
-          a->SetNull(14);
-        } else {
-          a->SetDouble(14, s.mean_altitude_m);
-        }
-        a->SetString(15, buffer.files[s.file]);
-        if (s.latest_contact) {
-          a->SetTimestampMicros(16, base::ToUnixMicros(base::FromUnixSeconds(*s.latest_contact)));
-        } else {
-          a->SetNull(16);
-        }
-        FROTA_RETURN_IF_ERROR(a->EndRow());
-      }
-      FROTA_RETURN_IF_ERROR(a->Close());
+  base::Status Summaries(const fs::path& gold) {
+    std::set<std::int32_t> dates;
+    for (const auto& s : buffer.summaries) {
+      dates.insert(UtcDays(s.ingest_time));
     }
-    FROTA_RETURN_IF_ERROR(copy_out("gold_poll_summary", dated(gold_, "poll_summary", days)));
+    for (const auto days : dates) {
+      FROTA_RETURN_IF_ERROR(db.Execute(
+          "CREATE OR REPLACE TABLE gold_poll_summary (feed_id VARCHAR, ingest_time TIMESTAMP, "
+          "http_status INTEGER, bytes BIGINT, duration_ms DOUBLE, repeat BOOLEAN, decoded "
+          "BOOLEAN, observations BIGINT, accepted BIGINT, rejected BIGINT, unique_vehicles "
+          "BIGINT, airborne BIGINT, on_ground BIGINT, mean_speed_kmh DOUBLE, mean_altitude_m "
+          "DOUBLE, bronze_file VARCHAR, latest_contact TIMESTAMP)"));
+      {
+        FROTA_ASSIGN_OR_RETURN(
+            auto a, sink::ChunkAppender::Create(
+                        db, "gold_poll_summary",
+                        {ColumnType::kVarchar, ColumnType::kTimestamp, ColumnType::kInteger,
+                         ColumnType::kBigint, ColumnType::kDouble, ColumnType::kBoolean,
+                         ColumnType::kBoolean, ColumnType::kBigint, ColumnType::kBigint,
+                         ColumnType::kBigint, ColumnType::kBigint, ColumnType::kBigint,
+                         ColumnType::kBigint, ColumnType::kDouble, ColumnType::kDouble,
+                         ColumnType::kVarchar, ColumnType::kTimestamp}));
+        for (const auto& s : buffer.summaries) {
+          if (UtcDays(s.ingest_time) == days) {
+            FROTA_RETURN_IF_ERROR(AppendSummary(*a, s));
+          }
+        }
+        FROTA_RETURN_IF_ERROR(a->Close());
+      }
+      FROTA_RETURN_IF_ERROR(CopyOut("gold_poll_summary", Dated(gold, "poll_summary", days)));
+    }
+    return base::Status::Ok();
   }
 
-  // Gold: the latest state per vehicle (largest event time; aircraft: largest
-  // last_contact, semantics.md section 8; ties: the later record).
+  base::Status AppendSummary(sink::ChunkAppender& a, const Summary& s) const {
+    const auto set_or_null = [&a](std::size_t column, double value) {
+      if (std::isnan(value)) {
+        a.SetNull(column);
+      } else {
+        a.SetDouble(column, value);
+      }
+    };
+    a.SetString(0, feed_id);
+    a.SetTimestampMicros(1, base::ToUnixMicros(s.ingest_time));
+    a.SetInt32(2, s.http_status);
+    a.SetInt64(3, s.bytes);
+    a.SetDouble(4, s.duration_ms);
+    a.SetBool(5, s.repeat);
+    a.SetBool(6, s.decoded);
+    a.SetInt64(7, s.records);
+    a.SetInt64(8, s.accepted);
+    a.SetInt64(9, s.rejected);
+    a.SetInt64(10, s.unique_vehicles);
+    a.SetInt64(11, s.airborne);
+    a.SetInt64(12, s.on_ground);
+    set_or_null(13, s.mean_speed_kmh);
+    set_or_null(14, s.mean_altitude_m);
+    a.SetString(15, buffer.files[s.file]);
+    if (s.latest_contact) {
+      a.SetTimestampMicros(16, base::ToUnixMicros(base::FromUnixSeconds(*s.latest_contact)));
+    } else {
+      a.SetNull(16);
+    }
+    return a.EndRow();
+  }
+
+  // Gold: the latest state of every vehicle the feed has shown, by vehicle id.
+  base::Status LatestState(const std::unordered_map<std::string, std::unique_ptr<Latest>>& latest,
+                           const fs::path& path) {
+    if (latest.empty()) {
+      return base::Status::Ok();
+    }
+    FROTA_RETURN_IF_ERROR(db.Execute(
+        fmt::format("CREATE OR REPLACE TABLE gold_latest_state ({}, {}, as_of TIMESTAMP)",
+                    kPositionColumns, kAircraftColumns)));
+    auto types = PositionTypes();
+    types.push_back(ColumnType::kTimestamp);
+    FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "gold_latest_state", types));
+    std::vector<const Latest*> sorted;
+    sorted.reserve(latest.size());
+    for (const auto& [vehicle, l] : latest) {
+      sorted.push_back(l.get());
+    }
+    std::sort(sorted.begin(), sorted.end(), [](const Latest* x, const Latest* y) {
+      return x->position.vehicle_id < y->position.vehicle_id;
+    });
+    for (const auto* l : sorted) {
+      a->SetTimestampMicros(kAircraftFirst + kAircraftTypes.size(), base::ToUnixMicros(now));
+      FROTA_RETURN_IF_ERROR(
+          AppendPosition(*a, l->position, l->bronze_file, l->aircraft.get(), zone));
+    }
+    FROTA_RETURN_IF_ERROR(a->Close());
+    return CopyOut(fmt::format("(SELECT {} FROM gold_latest_state)", kSensorsAsList), path);
+  }
+};
+
+base::Result<const base::TimeZone*> MedallionWriter::ZoneNamed(const std::string& name) {
+  if (name.empty()) {
+    return static_cast<const base::TimeZone*>(nullptr);
+  }
+  auto it = zones_.find(name);
+  if (it == zones_.end()) {
+    FROTA_ASSIGN_OR_RETURN(auto loaded, base::TimeZone::Load(name));
+    it = zones_.emplace(name, std::move(loaded)).first;
+  }
+  return &it->second;
+}
+
+// The latest state per vehicle: largest event time; aircraft: largest last_contact
+// (semantics.md section 8); ties: the later record.
+void MedallionWriter::UpdateLatest(const std::string& feed_id, const Buffer& buffer) {
   auto& latest = latest_[feed_id];
   for (const auto& r : buffer.positions) {
     auto& slot = latest[r.position.vehicle_id];
@@ -632,42 +688,29 @@ base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buff
     slot->bronze_file = buffer.files[r.file];
     slot->aircraft = r.aircraft;
   }
-  if (!latest.empty()) {
-    FROTA_RETURN_IF_ERROR(db.Execute(
-        fmt::format("CREATE OR REPLACE TABLE gold_latest_state ({}, {}, as_of TIMESTAMP)",
-                    kPositionColumns, kAircraftColumns)));
-    {
-      auto types = PositionTypes();
-      types.push_back(ColumnType::kTimestamp);
-      FROTA_ASSIGN_OR_RETURN(auto a, sink::ChunkAppender::Create(db, "gold_latest_state", types));
-      std::vector<const Latest*> sorted;
-      sorted.reserve(latest.size());
-      for (const auto& [vehicle, l] : latest) {
-        sorted.push_back(l.get());
-      }
-      std::sort(sorted.begin(), sorted.end(), [](const Latest* x, const Latest* y) {
-        return x->position.vehicle_id < y->position.vehicle_id;
-      });
-      for (const auto* l : sorted) {
-        a->SetTimestampMicros(kAircraftFirst + kAircraftTypes.size(), base::ToUnixMicros(now));
-        FROTA_RETURN_IF_ERROR(
-            AppendPosition(*a, l->position, l->bronze_file, l->aircraft.get(), zone));
-      }
-      FROTA_RETURN_IF_ERROR(a->Close());
-    }
-    FROTA_RETURN_IF_ERROR(
-        copy_out(fmt::format("(SELECT {} FROM gold_latest_state)", kSensorsAsList),
-                 gold_ / "latest_state" / feed_dir / (run_id_ + ".parquet")));
-  }
+}
+
+base::Status MedallionWriter::WriteFeed(const std::string& feed_id, Buffer& buffer,
+                                        base::Timestamp now, std::vector<std::string>& all_files) {
+  ++sequence_;
+  FROTA_ASSIGN_OR_RETURN(const base::TimeZone* zone, ZoneNamed(buffer.time_zone));
+  FeedFlush flush{*db_, feed_id, fmt::format("{}-{:06d}.parquet", run_id_, sequence_), buffer, now,
+                  zone, {}};
+  FROTA_RETURN_IF_ERROR(flush.Positions(silver_));
+  FROTA_RETURN_IF_ERROR(flush.Rejections(silver_));
+  FROTA_RETURN_IF_ERROR(flush.Summaries(gold_));
+  UpdateLatest(feed_id, buffer);
+  FROTA_RETURN_IF_ERROR(flush.LatestState(
+      latest_[feed_id], gold_ / "latest_state" / ("feed=" + feed_id) / (run_id_ + ".parquet")));
   const std::lock_guard lock(mutex_);
-  for (const auto& f : files) {
+  for (const auto& f : flush.files) {
     if (f.rfind(silver_.string(), 0) == 0) {
       ++stats_.silver_files;
     } else {
       ++stats_.gold_files;
     }
   }
-  all_files.insert(all_files.end(), files.begin(), files.end());
+  all_files.insert(all_files.end(), flush.files.begin(), flush.files.end());
   stats_.poll_summaries += static_cast<std::int64_t>(buffer.summaries.size());
   return base::Status::Ok();
 }

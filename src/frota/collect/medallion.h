@@ -100,9 +100,12 @@ class MedallionWriter {
   struct Summary;
   struct Latest;
   struct Buffer;
+  struct FeedFlush;
   MedallionWriter() = default;
   base::Status WriteFeed(const std::string& feed_id, Buffer& buffer, base::Timestamp now,
                          std::vector<std::string>& files);
+  base::Result<const base::TimeZone*> ZoneNamed(const std::string& name);
+  void UpdateLatest(const std::string& feed_id, const Buffer& buffer);
 
   std::filesystem::path silver_;
   std::filesystem::path gold_;

@@ -365,25 +365,61 @@ void FeedPoller::EndCycle(base::Timestamp now) {
   slot_ = next_due_;
 }
 
+void FeedPoller::OnNotModified(base::Timestamp received, base::Timestamp now) {
+  meters_->not_modified->Add();
+  {
+    const std::lock_guard lock(mutex_);
+    ++stats_.not_modified;
+    stats_.last_status = 304;
+    stats_.consecutive_failures = 0;
+    stats_.last_success = received;
+  }
+  spdlog::debug("feed not modified feed={}", feed_.id);
+  EndCycle(now);
+  const std::lock_guard lock(mutex_);
+  stats_.next_poll = next_due_;
+}
+
+bool FeedPoller::Repeats(const std::string& body, std::optional<base::Timestamp> header_time) {
+  const std::uint64_t digest = base::StableHash(body);
+  const bool repeat =
+      (previous_digest_ && *previous_digest_ == digest) ||
+      (header_time && previous_header_time_ && *header_time == *previous_header_time_);
+  previous_digest_ = digest;
+  previous_header_time_ = header_time;
+  return repeat;
+}
+
+source::ResponseEnvelope FeedPoller::EnvelopeOf(const HttpResponse& response,
+                                                base::Timestamp ingest, bool repeat) {
+  if (const auto etag = response.Header("etag"); !etag.empty()) {
+    etag_ = std::string(etag);
+  }
+  if (const auto modified = response.Header("last-modified"); !modified.empty()) {
+    last_modified_ = std::string(modified);
+  }
+  source::ResponseEnvelope envelope;
+  envelope.ingest_time = ingest;
+  envelope.http_status = response.status;
+  for (const auto& [name, value] : response.headers) {
+    if (name != "set-cookie") {  // session secrets stay out of the archive
+      envelope.headers.emplace_back(name, value);
+    }
+  }
+  envelope.repeat = repeat;
+  envelope.duration_ms = Millis(response.duration);
+  envelope.run_id = context_.run_id;
+  envelope.collection_number = stats_.polls;  // this thread is its only writer
+  return envelope;
+}
+
 void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
   const base::Timestamp received = context_.clock->Now();
   consecutive_429_ = 0;
   meters_->up->Set(1);
   meters_->last_success->Set(static_cast<double>(base::ToUnixMicros(received)) / 1e6);
   if (response.status == 304) {
-    meters_->not_modified->Add();
-    {
-      const std::lock_guard lock(mutex_);
-      ++stats_.not_modified;
-      stats_.last_status = 304;
-      stats_.consecutive_failures = 0;
-      stats_.last_success = received;
-    }
-    spdlog::debug("feed not modified feed={}", feed_.id);
-    EndCycle(now);
-    const std::lock_guard lock(mutex_);
-    stats_.next_poll = next_due_;
-    return;
+    return OnNotModified(received, now);
   }
   // Ingest times never go back within a feed (semantics.md rule 7 relies on it).
   const base::Timestamp ingest = std::max(received, last_ingest_);
@@ -407,31 +443,8 @@ void FeedPoller::OnOk(HttpResponse& response, base::Timestamp now) {
     spdlog::warn("feed response not decodable feed={} bytes={} content_type={} error={}", feed_.id,
                  body.size(), response.Header("content-type"), decoded.error().message());
   }
-  const std::uint64_t digest = base::StableHash(body);
-  const bool repeat =
-      (previous_digest_ && *previous_digest_ == digest) ||
-      (header_time && previous_header_time_ && *header_time == *previous_header_time_);
-  previous_digest_ = digest;
-  previous_header_time_ = header_time;
-  if (const auto etag = response.Header("etag"); !etag.empty()) {
-    etag_ = std::string(etag);
-  }
-  if (const auto modified = response.Header("last-modified"); !modified.empty()) {
-    last_modified_ = std::string(modified);
-  }
-
-  source::ResponseEnvelope envelope;
-  envelope.ingest_time = ingest;
-  envelope.http_status = response.status;
-  for (auto& [name, value] : response.headers) {
-    if (name != "set-cookie") {  // session secrets stay out of the archive
-      envelope.headers.emplace_back(name, value);
-    }
-  }
-  envelope.repeat = repeat;
-  envelope.duration_ms = Millis(response.duration);
-  envelope.run_id = context_.run_id;
-  envelope.collection_number = stats_.polls;  // this thread is its only writer
+  const bool repeat = Repeats(body, header_time);
+  const source::ResponseEnvelope envelope = EnvelopeOf(response, ingest, repeat);
   const auto written = writer_->Write(envelope, body);
   if (!written.ok()) {
     poll_.failure = "archive";

@@ -125,6 +125,12 @@ class FeedPoller {
   struct Meters;
   base::Result<HttpRequest> BuildRequest(base::Timestamp now);
   void OnOk(HttpResponse& response, base::Timestamp now);
+  void OnNotModified(base::Timestamp received, base::Timestamp now);
+  // Whether the body repeats the previous response (same bytes, or the same header time).
+  bool Repeats(const std::string& body, std::optional<base::Timestamp> header_time);
+  // The response's envelope in bronze; remembers its ETag and Last-Modified.
+  source::ResponseEnvelope EnvelopeOf(const HttpResponse& response, base::Timestamp ingest,
+                                      bool repeat);
   void OnFailure(const HttpResponse& response, base::Timestamp now);
   void EndCycle(base::Timestamp now);
   void Journal();  // poll_ into the journal, once per request

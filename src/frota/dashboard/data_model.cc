@@ -73,6 +73,27 @@ void Builder::BuildDictionaries() {
   std::set<std::string> mode_names;
   std::set<std::pair<std::string, std::string>> line_keys;
   std::set<std::string> feed_names;
+  CollectNames(mode_names, line_keys, feed_names);
+  std::vector<std::string> modes(mode_names.begin(), mode_names.end());
+  std::stable_sort(modes.begin(), modes.end(), [](const std::string& a, const std::string& b) {
+    return ModeRank(a) < ModeRank(b);
+  });
+  for (const auto& m : modes) {
+    modes_.Add(m);
+  }
+  for (const auto& f : feed_names) {
+    feeds_.Add(f);
+  }
+  for (const int32_t day : days_) {
+    day_index_.emplace(day, static_cast<int32_t>(day_index_.size()));
+  }
+  AssignTripModes(line_keys);
+  IndexLines(line_keys);
+}
+
+void Builder::CollectNames(std::set<std::string>& mode_names,
+                           std::set<std::pair<std::string, std::string>>& line_keys,
+                           std::set<std::string>& feed_names) {
   for (const auto& b : buckets_) {
     mode_names.insert(b.mode);
     line_keys.emplace(b.mode, LineRoute(b.mode, b.route));
@@ -126,21 +147,9 @@ void Builder::BuildDictionaries() {
   for (const auto& [day, type] : date_day_types_) {
     days_.insert(day);
   }
+}
 
-  std::vector<std::string> modes(mode_names.begin(), mode_names.end());
-  std::stable_sort(modes.begin(), modes.end(), [](const std::string& a, const std::string& b) {
-    return ModeRank(a) < ModeRank(b);
-  });
-  for (const auto& m : modes) {
-    modes_.Add(m);
-  }
-  for (const auto& f : feed_names) {
-    feeds_.Add(f);
-  }
-  for (const int32_t day : days_) {
-    day_index_.emplace(day, static_cast<int32_t>(day_index_.size()));
-  }
-
+void Builder::AssignTripModes(std::set<std::pair<std::string, std::string>>& line_keys) {
   // Trips carry no mode: a trip's line is the (mode, route) its vehicle reported.
   std::map<std::tuple<std::string, std::string, std::string>, std::string> vehicle_route_mode;
   for (const auto& b : buckets_) {
@@ -156,7 +165,6 @@ void Builder::BuildDictionaries() {
                                     [&](const auto& key) { return key.second == t.route; });
       mode =
           any != line_keys.end() ? any->first : std::string(model::ModeName(model::Mode::kOther));
-      mode_names.insert(mode);
       if (!modes_.Find(mode)) {
         modes_.Add(mode);
       }
@@ -164,7 +172,9 @@ void Builder::BuildDictionaries() {
     trip_modes_.push_back(mode);
     line_keys.emplace(mode, LineRoute(mode, t.route));
   }
+}
 
+void Builder::IndexLines(const std::set<std::pair<std::string, std::string>>& line_keys) {
   std::vector<std::pair<std::string, std::string>> lines(line_keys.begin(), line_keys.end());
   std::sort(lines.begin(), lines.end(), [this](const auto& a, const auto& b) {
     const int32_t ma = *modes_.Find(a.first);

@@ -223,6 +223,13 @@ class Builder {
 
   base::LocalHour LocalHourOf(int64_t utc_us) const;
   void BuildDictionaries();
+  // The steps of BuildDictionaries: the modes, lines and feeds every table names (and
+  // the days it covers), a mode for each trip, then the lines in display order.
+  void CollectNames(std::set<std::string>& mode_names,
+                    std::set<std::pair<std::string, std::string>>& line_keys,
+                    std::set<std::string>& feed_names);
+  void AssignTripModes(std::set<std::pair<std::string, std::string>>& line_keys);
+  void IndexLines(const std::set<std::pair<std::string, std::string>>& line_keys);
   static std::string LineRoute(const std::string& mode, const std::string& route);
   int32_t LineOf(const std::string& mode, const std::string& route) const;
   int32_t LineOfRoute(const std::string& route, bool gtfs_first = false) const;

@@ -135,6 +135,13 @@ bool Area::Contains(double lat, double lon) const {
 }
 
 void Area::BuildIndex() {
+  CollectEdges();
+  SizeGrid();
+  const auto [row_offsets, row_edges] = RowLists();
+  ClassifyCells(row_offsets, row_edges, BoundaryMask());
+}
+
+void Area::CollectEdges() {
   // Bounding box and edges (zero-length edges never satisfy the lat condition).
   bbox_ = {rings_[0][0].second, rings_[0][0].first, rings_[0][0].second, rings_[0][0].first};
   for (const Ring& ring : rings_) {
@@ -150,7 +157,9 @@ void Area::BuildIndex() {
       }
     }
   }
+}
 
+void Area::SizeGrid() {
   // Grid dimensions: roughly square cells, kCellsPerEdge cells per edge.
   const double width = bbox_.max_lon - bbox_.min_lon;
   const double height = bbox_.max_lat - bbox_.min_lat;
@@ -166,9 +175,10 @@ void Area::BuildIndex() {
   }
   col_per_degree_ = width > 0 ? cols_ / width : 1;
   row_per_degree_ = height > 0 ? rows_ / height : 1;
-  const auto cols = static_cast<std::size_t>(cols_);
-  const auto rows = static_cast<std::size_t>(rows_);
+}
 
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> Area::RowLists() const {
+  const auto rows = static_cast<std::size_t>(rows_);
   // Row lists (CSR): every non-horizontal edge in the rows its lat range touches.
   std::vector<std::uint32_t> row_offsets(rows + 1, 0);
   for (const Edge& edge : edges_) {
@@ -195,7 +205,12 @@ void Area::BuildIndex() {
       }
     }
   }
+  return {std::move(row_offsets), std::move(row_edges)};
+}
 
+std::vector<std::uint8_t> Area::BoundaryMask() const {
+  const auto cols = static_cast<std::size_t>(cols_);
+  const auto rows = static_cast<std::size_t>(rows_);
   // Boundary cells: every cell some edge passes within kMargin of.
   std::vector<std::uint8_t> boundary(rows * cols, 0);
   for (const Edge& edge : edges_) {
@@ -224,7 +239,14 @@ void Area::BuildIndex() {
       }
     }
   }
+  return boundary;
+}
 
+void Area::ClassifyCells(const std::vector<std::uint32_t>& row_offsets,
+                         const std::vector<std::uint32_t>& row_edges,
+                         const std::vector<std::uint8_t>& boundary) {
+  const auto cols = static_cast<std::size_t>(cols_);
+  const auto rows = static_cast<std::size_t>(rows_);
   // Cell states and boundary candidate lists. Per row, boundary_edges_ holds the
   // row's edges twice: sorted by the last column they reach (descending), then by the
   // first column (ascending). A cell's east list (edges reaching its column or beyond)

@@ -90,6 +90,15 @@ class Area {
 
   Area() = default;
   void BuildIndex();
+  // The steps of BuildIndex, in order.
+  void CollectEdges();
+  void SizeGrid();
+  // Every non-horizontal edge in the rows its lat range touches: offsets per row, edges.
+  [[nodiscard]] std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> RowLists() const;
+  [[nodiscard]] std::vector<std::uint8_t> BoundaryMask() const;
+  void ClassifyCells(const std::vector<std::uint32_t>& row_offsets,
+                     const std::vector<std::uint32_t>& row_edges,
+                     const std::vector<std::uint8_t>& boundary);
   [[nodiscard]] std::int32_t RowOf(double lat) const;
   [[nodiscard]] std::int32_t ColOf(double lon) const;
   [[nodiscard]] static bool Crosses(const Edge& edge, double lat, double lon);

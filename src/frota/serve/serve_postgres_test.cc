@@ -9,11 +9,11 @@
 #include "frota/codec/decode.h"
 #include "frota/serve/server.h"
 #include "frota/serve/store.h"
-#include "frota/serve/testing/day.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sink/duckdb_sink.h"
 #include "frota/sink/pg_connection.h"
 #include "frota/sink/testing/test_database.h"
+#include "serve_day.h"
 
 namespace frota::serve {
 namespace {

@@ -9,9 +9,9 @@
 #include "frota/codec/decode.h"
 #include "frota/serve/server.h"
 #include "frota/serve/store.h"
-#include "frota/serve/testing/day.h"
 #include "frota/sim/sim_test_util.h"
 #include "frota/sink/duckdb_sink.h"
+#include "serve_day.h"
 
 namespace frota::serve {
 namespace {

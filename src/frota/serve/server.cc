@@ -224,141 +224,161 @@ void Server::Routes() {
   server_->Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(assets::kOpenapiJson), "application/json; charset=utf-8");
   });
-  server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
-    const auto as_of = store_->AsOf();
-    if (!as_of.ok()) {
-      SendJson(res,
-               Dump(Json{{"status", "unavailable"},
-                         {"database", store_->Describe()},
-                         {"error", as_of.error().message()}}),
-               503);
-      return;
-    }
-    SendJson(res,
-             Dump(Json{
-                 {"status", "ok"}, {"database", store_->Describe()}, {"as_of", TimeJson(*as_of)}}));
-  });
-  server_->Get("/api/vehicles", [this](const httplib::Request&, httplib::Response& res) {
-    const auto as_of = store_->AsOf();
-    if (!as_of.ok()) {
-      return SendError(res, as_of.error(), 503);
-    }
-    std::vector<Vehicle> vehicles;
-    if (*as_of) {
-      auto latest = store_->LatestPositions(**as_of, options_.vehicle_window);
-      if (!latest.ok()) {
-        return SendError(res, latest.error(), 503);
-      }
-      vehicles = std::move(*latest);
-    }
-    SendJson(res, VehiclesJson(*as_of, vehicles, options_.vehicle_window));
-  });
-  server_->Get("/api/lines", [this](const httplib::Request&, httplib::Response& res) {
-    const auto as_of = store_->AsOf();
-    if (!as_of.ok()) {
-      return SendError(res, as_of.error(), 503);
-    }
-    std::optional<std::vector<LineStatus>> lines;
-    if (*as_of) {
-      auto read = store_->Lines(**as_of);
-      if (!read.ok()) {
-        return SendError(res, read.error(), 503);
-      }
-      lines = std::move(*read);
-    }
-    // The GTFS the server was given names the routes, whatever the database holds.
-    if (lines) {
-      for (LineStatus& line : *lines) {
-        if (const std::string* name = options_.vehicle_feed->RouteShortName(line.route_id)) {
-          line.route_short_name = *name;
-        }
-      }
-    }
-    SendJson(res, LinesJson(*as_of, lines));
-  });
-  server_->Get("/api/alerts", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<base::Timestamp> since;
-    if (req.has_param("since")) {
-      const std::string text = req.get_param_value("since");
-      since = base::ParseIso8601(text);
-      if (!since) {
-        return SendError(
-            res,
-            base::InvalidInput("since '{}': expected an ISO 8601 time such as 2024-05-01T12:00:00Z",
-                               text),
-            400);
-      }
-    }
-    const auto as_of = store_->AsOf();
-    if (!as_of.ok()) {
-      return SendError(res, as_of.error(), 503);
-    }
-    const auto alerts = store_->Alerts(since);
-    if (!alerts.ok()) {
-      return SendError(res, alerts.error(), 503);
-    }
-    SendJson(res, AlertsJson(*as_of, since, *alerts));
-  });
+  const auto handle = [this](void (Server::*handler)(httplib::Response&)) {
+    return
+        [this, handler](const httplib::Request&, httplib::Response& res) { (this->*handler)(res); };
+  };
+  server_->Get("/healthz", handle(&Server::Health));
+  server_->Get("/api/vehicles", handle(&Server::Vehicles));
+  server_->Get("/api/lines", handle(&Server::Lines));
+  server_->Get("/api/alerts",
+               [this](const httplib::Request& req, httplib::Response& res) { Alerts(req, res); });
   server_->Get("/api/alerts/stream", [this](const httplib::Request& req, httplib::Response& res) {
-    std::uint64_t cursor = 0;
-    std::string head = "retry: 2000\n\n";
-    {
-      const std::lock_guard lock(mutex_);
-      cursor = next_event_id_ - 1;
-      // The current as-of time first, so a page knows it at once.
-      head += "event: as_of\ndata: " + Dump(Json{{"as_of", TimeJson(as_of_)}}) + "\n\n";
+    AlertStream(req, res);
+  });
+  server_->Get("/gtfs-rt/vehicle-positions.pb", handle(&Server::VehiclePositions));
+}
+
+void Server::Health(httplib::Response& res) {
+  const auto as_of = store_->AsOf();
+  if (!as_of.ok()) {
+    SendJson(res,
+             Dump(Json{{"status", "unavailable"},
+                       {"database", store_->Describe()},
+                       {"error", as_of.error().message()}}),
+             503);
+    return;
+  }
+  SendJson(
+      res,
+      Dump(Json{{"status", "ok"}, {"database", store_->Describe()}, {"as_of", TimeJson(*as_of)}}));
+}
+
+void Server::Vehicles(httplib::Response& res) {
+  const auto as_of = store_->AsOf();
+  if (!as_of.ok()) {
+    return SendError(res, as_of.error(), 503);
+  }
+  std::vector<Vehicle> vehicles;
+  if (*as_of) {
+    auto latest = store_->LatestPositions(**as_of, options_.vehicle_window);
+    if (!latest.ok()) {
+      return SendError(res, latest.error(), 503);
     }
-    if (req.has_header("Last-Event-ID")) {
-      const std::string last = req.get_header_value("Last-Event-ID");
-      std::uint64_t id = 0;
-      const auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), id);
-      if (ec == std::errc() && end == last.data() + last.size() && id <= cursor) {
-        cursor = id;
+    vehicles = std::move(*latest);
+  }
+  SendJson(res, VehiclesJson(*as_of, vehicles, options_.vehicle_window));
+}
+
+void Server::Lines(httplib::Response& res) {
+  const auto as_of = store_->AsOf();
+  if (!as_of.ok()) {
+    return SendError(res, as_of.error(), 503);
+  }
+  std::optional<std::vector<LineStatus>> lines;
+  if (*as_of) {
+    auto read = store_->Lines(**as_of);
+    if (!read.ok()) {
+      return SendError(res, read.error(), 503);
+    }
+    lines = std::move(*read);
+  }
+  // The GTFS the server was given names the routes, whatever the database holds.
+  if (lines) {
+    for (LineStatus& line : *lines) {
+      if (const std::string* name = options_.vehicle_feed->RouteShortName(line.route_id)) {
+        line.route_short_name = *name;
       }
     }
-    res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider(
-        "text/event-stream", [this, cursor, head](std::size_t, httplib::DataSink& sink) mutable {
-          std::string out = std::move(head);
-          head.clear();
-          {
-            std::unique_lock lock(mutex_);
-            if (out.empty()) {
-              changed_.wait_for(lock, kKeepAlive, [&] {
-                return stopping_ || (!events_.empty() && events_.back().id > cursor);
-              });
-            }
-            if (stopping_) {
-              return false;
-            }
-            for (const Event& e : events_) {
-              if (e.id > cursor) {
-                out += "id: " + std::to_string(e.id) + "\nevent: " + e.name + "\ndata: " + e.data +
-                       "\n\n";
-                cursor = e.id;
-              }
-            }
-          }
+  }
+  SendJson(res, LinesJson(*as_of, lines));
+}
+
+void Server::Alerts(const httplib::Request& req, httplib::Response& res) {
+  std::optional<base::Timestamp> since;
+  if (req.has_param("since")) {
+    const std::string text = req.get_param_value("since");
+    since = base::ParseIso8601(text);
+    if (!since) {
+      return SendError(
+          res,
+          base::InvalidInput("since '{}': expected an ISO 8601 time such as 2024-05-01T12:00:00Z",
+                             text),
+          400);
+    }
+  }
+  const auto as_of = store_->AsOf();
+  if (!as_of.ok()) {
+    return SendError(res, as_of.error(), 503);
+  }
+  const auto alerts = store_->Alerts(since);
+  if (!alerts.ok()) {
+    return SendError(res, alerts.error(), 503);
+  }
+  SendJson(res, AlertsJson(*as_of, since, *alerts));
+}
+
+// Server-sent events: the events after the client's Last-Event-ID (or from now), then each
+// new one as it comes, a keep-alive comment when nothing came.
+void Server::AlertStream(const httplib::Request& req, httplib::Response& res) {
+  std::uint64_t cursor = 0;
+  std::string head = "retry: 2000\n\n";
+  {
+    const std::lock_guard lock(mutex_);
+    cursor = next_event_id_ - 1;
+    // The current as-of time first, so a page knows it at once.
+    head += "event: as_of\ndata: " + Dump(Json{{"as_of", TimeJson(as_of_)}}) + "\n\n";
+  }
+  if (req.has_header("Last-Event-ID")) {
+    const std::string last = req.get_header_value("Last-Event-ID");
+    std::uint64_t id = 0;
+    const auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), id);
+    if (ec == std::errc() && end == last.data() + last.size() && id <= cursor) {
+      cursor = id;
+    }
+  }
+  res.set_header("Cache-Control", "no-store");
+  res.set_chunked_content_provider(
+      "text/event-stream", [this, cursor, head](std::size_t, httplib::DataSink& sink) mutable {
+        std::string out = std::move(head);
+        head.clear();
+        {
+          std::unique_lock lock(mutex_);
           if (out.empty()) {
-            out = ": keep-alive\n\n";
+            changed_.wait_for(lock, kKeepAlive, [&] {
+              return stopping_ || (!events_.empty() && events_.back().id > cursor);
+            });
           }
-          return sink.write(out.data(), out.size());
-        });
-  });
-  server_->Get(
-      "/gtfs-rt/vehicle-positions.pb", [this](const httplib::Request&, httplib::Response& res) {
-        const auto as_of = store_->AsOf();
-        if (!as_of.ok()) {
-          return SendError(res, as_of.error(), 503);
+          if (stopping_) {
+            return false;
+          }
+          for (const Event& e : events_) {
+            if (e.id > cursor) {
+              out += "id: " + std::to_string(e.id) + "\nevent: " + e.name + "\ndata: " + e.data +
+                     "\n\n";
+              cursor = e.id;
+            }
+          }
         }
-        const auto feed =
-            VehiclePositionsFeed(*store_, *options_.vehicle_feed, *as_of, options_.vehicle_window);
-        if (!feed.ok()) {
-          return SendError(res, feed.error(), 503);
+        if (out.empty()) {
+          out = ": keep-alive\n\n";
         }
-        res.set_header("Cache-Control", "no-store");
-        res.set_content(*feed, "application/x-protobuf");
+        return sink.write(out.data(), out.size());
       });
+}
+
+void Server::VehiclePositions(httplib::Response& res) {
+  const auto as_of = store_->AsOf();
+  if (!as_of.ok()) {
+    return SendError(res, as_of.error(), 503);
+  }
+  const auto feed =
+      VehiclePositionsFeed(*store_, *options_.vehicle_feed, *as_of, options_.vehicle_window);
+  if (!feed.ok()) {
+    return SendError(res, feed.error(), 503);
+  }
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(*feed, "application/x-protobuf");
 }
 
 base::Status Server::Start() {

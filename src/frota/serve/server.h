@@ -22,7 +22,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace frota::serve {
 
@@ -94,6 +96,13 @@ class Server {
   void WatchAlerts();
   void Publish(std::string name, std::string data);
   void Routes();
+  // The handlers of the API's routes (Routes() registers them).
+  void Health(httplib::Response& res);
+  void Vehicles(httplib::Response& res);
+  void Lines(httplib::Response& res);
+  void Alerts(const httplib::Request& req, httplib::Response& res);
+  void AlertStream(const httplib::Request& req, httplib::Response& res);
+  void VehiclePositions(httplib::Response& res);
 
   std::unique_ptr<Store> store_;
   ServerOptions options_;

@@ -867,6 +867,111 @@ base::Result<engine::CommitOutcome> PostgresSink::CommitOnce(const model::EpochR
   return outcome;
 }
 
+base::Status PostgresSink::CopyPositions(
+    const model::EpochRows& rows,
+    const std::function<std::string_view(model::SourceId)>& source_name, bool& merge_positions) {
+  if (rows.positions.empty()) {
+    return base::Status::Ok();
+  }
+  const auto optional_float = [](PgCopyWriter& w, float v) {
+    std::isnan(v) ? w.Null() : w.Float32(v);
+  };
+  if (!rows.strings) {
+    return base::Internal("epoch rows carry positions without their string dictionary");
+  }
+  const model::StringDictionary& strings = *rows.strings;
+  // In key order: consecutive rows land on the same primary-key leaf, so the index
+  // descents of the COPY find their pages in cache. Bytewise string order, the order
+  // of the key under the C collation; any order is correct, this one is faster.
+  std::vector<std::uint32_t> order(rows.positions.size());
+  std::iota(order.begin(), order.end(), 0U);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto& x = rows.positions[a];
+    const auto& y = rows.positions[b];
+    if (x.feed_id != y.feed_id) {
+      return strings.View(x.feed_id) < strings.View(y.feed_id);
+    }
+    if (x.vehicle_id != y.vehicle_id) {
+      return strings.View(x.vehicle_id) < strings.View(y.vehicle_id);
+    }
+    return x.event_time < y.event_time;
+  });
+  PgCopyWriter w;
+  for (const std::uint32_t i : order) {
+    const auto& p = rows.positions[i];
+    w.Row(19);
+    w.Text(strings.View(p.feed_id));
+    w.Text(strings.View(p.vehicle_id));
+    w.Text(Name(p.mode));
+    w.Text(strings.View(p.route_id));
+    w.Text(strings.View(p.trip_id));
+    w.Text(strings.View(p.trip_start_date));
+    w.Text(strings.View(p.trip_start_time));
+    p.direction_id >= 0 ? w.Int16(p.direction_id) : w.Null();
+    w.Float64(p.lat);
+    w.Float64(p.lon);
+    optional_float(w, p.reported_speed_kmh);
+    optional_float(w, p.bearing_deg);
+    optional_float(w, p.altitude_m);
+    p.on_ground >= 0 ? w.Bool(p.on_ground == 1) : w.Null();
+    w.TimestampMicros(base::ToUnixMicros(p.event_time));
+    w.TimestampMicros(base::ToUnixMicros(p.ingest_time));
+    w.Bool(p.event_time_from_header);
+    w.Text(source_name(p.source.source));
+    w.Int64(p.source.offset);
+  }
+  const std::string data = w.Finish();
+  // Straight into the table: no temp table, no INSERT ... SELECT, and no per-row probe
+  // for a conflict (ON CONFLICT searches the index before inserting, then inserts; the
+  // plain insert's uniqueness check is part of its one descent). A key already present
+  // is a unique violation; the savepoint takes back what the COPY wrote, and the rows
+  // take the upsert path.
+  FROTA_RETURN_IF_ERROR(db_->Execute("SAVEPOINT copy_positions"));
+  const auto direct = db_->CopyIn("COPY positions FROM STDIN (FORMAT binary)", data);
+  if (direct.ok()) {
+    FROTA_RETURN_IF_ERROR(db_->Execute("RELEASE SAVEPOINT copy_positions"));
+  } else if (db_->last_sqlstate() == kUniqueViolation) {
+    spdlog::debug("positions already present, upserting rows={}", rows.positions.size());
+    FROTA_RETURN_IF_ERROR(db_->Execute("ROLLBACK TO SAVEPOINT copy_positions"));
+    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", data));
+    merge_positions = true;
+  } else {
+    return direct;
+  }
+  return base::Status::Ok();
+}
+
+base::Status PostgresSink::CopyRejected(
+    const model::EpochRows& rows,
+    const std::function<std::string_view(model::SourceId)>& source_name) {
+  if (rows.rejected.empty()) {
+    return base::Status::Ok();
+  }
+  if (!rows.strings) {
+    return base::Internal("epoch rows carry rejections without their string dictionary");
+  }
+  const model::StringDictionary& strings = *rows.strings;
+  PgCopyWriter w;
+  std::string derived;
+  for (const auto& r : rows.rejected) {
+    w.Row(8);
+    w.Text(strings.View(r.feed_id));
+    w.Text(strings.View(r.vehicle_id));
+    w.Text(model::RejectReasonName(r.reason));
+    r.event_time ? w.TimestampMicros(base::ToUnixMicros(*r.event_time)) : w.Null();
+    r.ingest_time ? w.TimestampMicros(base::ToUnixMicros(*r.ingest_time)) : w.Null();
+    w.Text(source_name(r.source.source));
+    w.Int64(r.source.offset);
+    if (model::HasDerivedDetail(r)) {
+      derived = model::DuplicateDetail(*r.event_time);
+      w.Text(derived);
+    } else {
+      w.Text(r.detail);
+    }
+  }
+  return db_->CopyIn("COPY rejected FROM STDIN (FORMAT binary)", w.Finish());
+}
+
 base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_positions,
                                     std::vector<bool>& copied) {
   // Source names, looked up once per id per commit (the catalog locks on every lookup).
@@ -884,98 +989,8 @@ base::Status PostgresSink::CopyRows(const model::EpochRows& rows, bool& merge_po
     }
     return names[id];
   };
-  const auto optional_float = [](PgCopyWriter& w, float v) {
-    std::isnan(v) ? w.Null() : w.Float32(v);
-  };
-  if (!rows.positions.empty()) {
-    if (!rows.strings) {
-      return base::Internal("epoch rows carry positions without their string dictionary");
-    }
-    const model::StringDictionary& strings = *rows.strings;
-    // In key order: consecutive rows land on the same primary-key leaf, so the index
-    // descents of the COPY find their pages in cache. Bytewise string order, the order
-    // of the key under the C collation; any order is correct, this one is faster.
-    std::vector<std::uint32_t> order(rows.positions.size());
-    std::iota(order.begin(), order.end(), 0U);
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const auto& x = rows.positions[a];
-      const auto& y = rows.positions[b];
-      if (x.feed_id != y.feed_id) {
-        return strings.View(x.feed_id) < strings.View(y.feed_id);
-      }
-      if (x.vehicle_id != y.vehicle_id) {
-        return strings.View(x.vehicle_id) < strings.View(y.vehicle_id);
-      }
-      return x.event_time < y.event_time;
-    });
-    PgCopyWriter w;
-    for (const std::uint32_t i : order) {
-      const auto& p = rows.positions[i];
-      w.Row(19);
-      w.Text(strings.View(p.feed_id));
-      w.Text(strings.View(p.vehicle_id));
-      w.Text(Name(p.mode));
-      w.Text(strings.View(p.route_id));
-      w.Text(strings.View(p.trip_id));
-      w.Text(strings.View(p.trip_start_date));
-      w.Text(strings.View(p.trip_start_time));
-      p.direction_id >= 0 ? w.Int16(p.direction_id) : w.Null();
-      w.Float64(p.lat);
-      w.Float64(p.lon);
-      optional_float(w, p.reported_speed_kmh);
-      optional_float(w, p.bearing_deg);
-      optional_float(w, p.altitude_m);
-      p.on_ground >= 0 ? w.Bool(p.on_ground == 1) : w.Null();
-      w.TimestampMicros(base::ToUnixMicros(p.event_time));
-      w.TimestampMicros(base::ToUnixMicros(p.ingest_time));
-      w.Bool(p.event_time_from_header);
-      w.Text(source_name(p.source.source));
-      w.Int64(p.source.offset);
-    }
-    const std::string data = w.Finish();
-    // Straight into the table: no temp table, no INSERT ... SELECT, and no per-row probe
-    // for a conflict (ON CONFLICT searches the index before inserting, then inserts; the
-    // plain insert's uniqueness check is part of its one descent). A key already present
-    // is a unique violation; the savepoint takes back what the COPY wrote, and the rows
-    // take the upsert path.
-    FROTA_RETURN_IF_ERROR(db_->Execute("SAVEPOINT copy_positions"));
-    const auto direct = db_->CopyIn("COPY positions FROM STDIN (FORMAT binary)", data);
-    if (direct.ok()) {
-      FROTA_RETURN_IF_ERROR(db_->Execute("RELEASE SAVEPOINT copy_positions"));
-    } else if (db_->last_sqlstate() == kUniqueViolation) {
-      spdlog::debug("positions already present, upserting rows={}", rows.positions.size());
-      FROTA_RETURN_IF_ERROR(db_->Execute("ROLLBACK TO SAVEPOINT copy_positions"));
-      FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY tmp_positions FROM STDIN (FORMAT binary)", data));
-      merge_positions = true;
-    } else {
-      return direct;
-    }
-  }
-  if (!rows.rejected.empty()) {
-    if (!rows.strings) {
-      return base::Internal("epoch rows carry rejections without their string dictionary");
-    }
-    const model::StringDictionary& strings = *rows.strings;
-    PgCopyWriter w;
-    std::string derived;
-    for (const auto& r : rows.rejected) {
-      w.Row(8);
-      w.Text(strings.View(r.feed_id));
-      w.Text(strings.View(r.vehicle_id));
-      w.Text(model::RejectReasonName(r.reason));
-      r.event_time ? w.TimestampMicros(base::ToUnixMicros(*r.event_time)) : w.Null();
-      r.ingest_time ? w.TimestampMicros(base::ToUnixMicros(*r.ingest_time)) : w.Null();
-      w.Text(source_name(r.source.source));
-      w.Int64(r.source.offset);
-      if (model::HasDerivedDetail(r)) {
-        derived = model::DuplicateDetail(*r.event_time);
-        w.Text(derived);
-      } else {
-        w.Text(r.detail);
-      }
-    }
-    FROTA_RETURN_IF_ERROR(db_->CopyIn("COPY rejected FROM STDIN (FORMAT binary)", w.Finish()));
-  }
+  FROTA_RETURN_IF_ERROR(CopyPositions(rows, source_name, merge_positions));
+  FROTA_RETURN_IF_ERROR(CopyRejected(rows, source_name));
   // Every catalog table (aircraft_positions upserted on the positions' key).
   copied.clear();
   return model::ForEachTableRows(

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -126,6 +127,13 @@ class PostgresSink : public engine::TransactionalSink<model::EpochRows>,
   // were already in `positions`) and need the upsert of step 3.
   base::Status CopyRows(const model::EpochRows& rows, bool& merge_positions,
                         std::vector<bool>& copied);
+  // Positions straight into their table, or into tmp_positions (merge_positions) when a
+  // key is already present; `source_name` names each row's source.
+  base::Status CopyPositions(const model::EpochRows& rows,
+                             const std::function<std::string_view(model::SourceId)>& source_name,
+                             bool& merge_positions);
+  base::Status CopyRejected(const model::EpochRows& rows,
+                            const std::function<std::string_view(model::SourceId)>& source_name);
 
   // The day partitions the epoch's rows need (positions, rejected, collector_polls,
   // duplicate_counts: postgres_schema_v9.sql), made where missing in a transaction of

@@ -1,4 +1,4 @@
-#include "frota/serve/testing/day.h"
+#include "serve_day.h"
 
 #include <fmt/format.h>
 
