@@ -1,14 +1,17 @@
 // A reader's window (`--from`, `--to`, docs/tables.md "Dates"): its output equals the
-// same command's on a database that holds only the window's days; `headways` over a day
-// replaces only that day's rows; a window without data, or before what the database
-// keeps, says so.
+// same command's on a database that holds only the window's days, embedded and on
+// PostgreSQL; `headways` over a day replaces only that day's rows; a window without data,
+// or before what the database keeps, says so.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "frota/sink/duckdb_connection.h"
+#include "frota/sink/pg_connection.h"
+#include "frota/sink/testing/test_database.h"
 #include "frota/testing/exports.h"
 #include "frota/testing/subprocess.h"
 
@@ -37,9 +40,9 @@ class Windows : public ::testing::Test {
                       "--hours", "6-9", "--seed", "7", "--out", out.string()});
       ASSERT_EQ(made.exit_code, 0) << made.err;
     }
-    const ProcessResult all = RunProcess(Replay(All(), {Archive(0), Archive(1), Archive(2)}, {}));
+    const ProcessResult all = RunProcess(Replay(Db(All()), AllDays(), {}));
     ASSERT_EQ(all.exit_code, 0) << all.err;
-    const ProcessResult middle = RunProcess(Replay(Middle(), {Archive(1)}, {}));
+    const ProcessResult middle = RunProcess(Replay(Db(Middle()), {Archive(1)}, {}));
     ASSERT_EQ(middle.exit_code, 0) << middle.err;
   }
   static void TearDownTestSuite() {
@@ -52,15 +55,21 @@ class Windows : public ::testing::Test {
   static fs::path Day(std::size_t day) { return dir_->path() / kDates[day]; }
   static std::string Archive(std::size_t day) { return "archive:" + Day(day).string(); }
   static std::string Gtfs() { return (Day(0) / "gtfs").string(); }
+  static std::vector<std::string> AllDays() { return {Archive(0), Archive(1), Archive(2)}; }
+  // The flags naming a store: an embedded database, or a PostgreSQL one.
+  static std::vector<std::string> Db(const fs::path& db) { return {"--db", db.string()}; }
+  static std::vector<std::string> Pg(const std::string& dsn) { return {"--postgres", dsn}; }
 
-  static std::vector<std::string> Replay(const fs::path& db, const std::vector<std::string>& inputs,
+  static std::vector<std::string> Replay(const std::vector<std::string>& store,
+                                         const std::vector<std::string>& inputs,
                                          const std::vector<std::string>& extra) {
     std::vector<std::string> argv = {FrotaBinary().string(), "-q", "replay"};
     argv.insert(argv.end(), inputs.begin(), inputs.end());
     for (const std::string& a : {std::string("--area"), (Day(0) / "area.geojson").string(),
-                                 std::string("--gtfs"), Gtfs(), std::string("--db"), db.string()}) {
+                                 std::string("--gtfs"), Gtfs()}) {
       argv.push_back(a);
     }
+    argv.insert(argv.end(), store.begin(), store.end());
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
   }
@@ -71,9 +80,9 @@ class Windows : public ::testing::Test {
     return RunProcess(argv);
   }
 
-  static Tree Export(const std::string& name, const fs::path& db,
+  static Tree Export(const std::string& name, const std::vector<std::string>& store,
                      const std::vector<std::string>& window) {
-    return testing::ExportDuckDb(db, dir_->path() / (name + "-export"), window);
+    return testing::ExportTree(store, dir_->path() / (name + "-export"), window);
   }
 
   // The rows of `sql` over the database at `db`, as text, one line per row.
@@ -104,12 +113,12 @@ class Windows : public ::testing::Test {
 testing::TempDir* Windows::dir_ = nullptr;
 
 TEST_F(Windows, ExportOfAWindowEqualsTheExportOfADatabaseOfThatDayOnly) {
-  const Tree expected = Export("middle", Middle(), {});
+  const Tree expected = Export("middle", Db(Middle()), {});
   ASSERT_GT(expected.size(), 5U);
-  ExpectSameTables(expected, Export("window", All(), {"--from", kDates[1], "--to", kDates[1]}));
+  ExpectSameTables(expected, Export("window", Db(All()), {"--from", kDates[1], "--to", kDates[1]}));
   SCOPED_TRACE("a window over every day is the whole database");
-  ExpectSameTables(Export("whole", All(), {}),
-                   Export("wide", All(), {"--from", "2024-06-01", "--to", "2024-06-30"}));
+  ExpectSameTables(Export("whole", Db(All()), {}),
+                   Export("wide", Db(All()), {"--from", "2024-06-01", "--to", "2024-06-30"}));
 }
 
 TEST_F(Windows, HeadwaysOverADayEqualsTheDayAloneAndReplacesOnlyItsRows) {
@@ -191,7 +200,8 @@ TEST_F(Windows, AWindowWithoutDataSaysSoAndExitsZero) {
 TEST_F(Windows, AWindowBeforeWhatRetentionKeptSaysWhichDatesAreGone) {
   const auto kept = dir_->path() / "kept.duckdb";
   for (std::size_t day = 0; day < 3; ++day) {
-    const ProcessResult loaded = RunProcess(Replay(kept, {Archive(day)}, {"--retain-days", "1"}));
+    const ProcessResult loaded =
+        RunProcess(Replay(Db(kept), {Archive(day)}, {"--retain-days", "1"}));
     ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
   }
   const auto out = dir_->path() / "kept-export";
@@ -213,6 +223,76 @@ TEST_F(Windows, TheDashboardOfTheLastDaySaysWhichDateItShows) {
             std::string::npos)
       << written.err;
   EXPECT_GT(fs::file_size(page), 0U);
+}
+
+// The same days on PostgreSQL: every day in one database, the middle day alone in another.
+// A window is copied out of PostgreSQL (only its rows) and `headways` writes its days back.
+class PostgresWindows : public Windows {
+ protected:
+  void SetUp() override {
+    if (sink::testing::ServerDsn().empty()) {
+      GTEST_FAIL() << sink::testing::kNoServerMessage;
+    }
+    all_.emplace(sink::testing::ServerDsn(), "windows_all");
+    ASSERT_TRUE(all_->ok()) << all_->error();
+    middle_.emplace(sink::testing::ServerDsn(), "windows_middle");
+    ASSERT_TRUE(middle_->ok()) << middle_->error();
+    const ProcessResult all = RunProcess(Replay(Pg(all_->dsn()), AllDays(), {}));
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    const ProcessResult middle = RunProcess(Replay(Pg(middle_->dsn()), {Archive(1)}, {}));
+    ASSERT_EQ(middle.exit_code, 0) << middle.err;
+  }
+
+  static std::vector<std::string> OneDay(std::size_t day) {
+    return {"--from", kDates[day], "--to", kDates[day]};
+  }
+
+  std::optional<sink::testing::TestDatabase> all_;
+  std::optional<sink::testing::TestDatabase> middle_;
+};
+
+TEST_F(PostgresWindows, ExportOfAWindowEqualsTheExportOfADatabaseOfThatDayOnly) {
+  const Tree expected = Export("pg-middle", Pg(middle_->dsn()), {});
+  ASSERT_GT(expected.size(), 5U);
+  ExpectSameTables(expected, Export("pg-window", Pg(all_->dsn()), OneDay(1)));
+  SCOPED_TRACE("the window's rows are those of the embedded database's window");
+  ExpectSameTables(Export("pg-embedded-window", Db(All()), OneDay(1)),
+                   Export("pg-window-again", Pg(all_->dsn()), OneDay(1)));
+}
+
+TEST_F(PostgresWindows, HeadwaysOverADayEqualsTheDayAloneAndReplacesOnlyItsRows) {
+  const auto headways = [](const std::string& dsn, const std::vector<std::string>& window) {
+    std::vector<std::string> args = {"headways", "--postgres", dsn, "--gtfs", Gtfs(), "--json"};
+    args.insert(args.end(), window.begin(), window.end());
+    return Frota(args);
+  };
+  const ProcessResult whole = headways(all_->dsn(), {});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const Tree first_day = Export("pg-first-day", Pg(all_->dsn()), OneDay(0));
+  const Tree last_day = Export("pg-last-day", Pg(all_->dsn()), OneDay(2));
+  // The stream wrote each day's departures too: remove the middle day's, so that only the
+  // windowed run can bring them back.
+  {
+    auto pg = sink::PgConnection::Open(all_->dsn());
+    ASSERT_TRUE(pg.ok()) << pg.error().message();
+    ASSERT_TRUE(
+        (*pg)->Execute("DELETE FROM departures WHERE service_date = DATE '2024-06-05'").ok());
+  }
+  const ProcessResult day = headways(all_->dsn(), OneDay(1));
+  ASSERT_EQ(day.exit_code, 0) << day.err;
+  const ProcessResult alone = headways(middle_->dsn(), {});
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  // The reports agree up to their stream_check: the day's stream departures were removed.
+  const auto report = [](const std::string& out) {
+    return out.substr(0, out.find("\"stream_check\""));
+  };
+  EXPECT_GT(report(day.out).size(), 1000U);
+  EXPECT_EQ(report(day.out), report(alone.out));
+  ExpectSameTables(Export("pg-headways-middle", Pg(middle_->dsn()), {}),
+                   Export("pg-headways-window", Pg(all_->dsn()), OneDay(1)));
+  SCOPED_TRACE("the other days' rows are as they were");
+  ExpectSameTables(first_day, Export("pg-first-day-after", Pg(all_->dsn()), OneDay(0)));
+  ExpectSameTables(last_day, Export("pg-last-day-after", Pg(all_->dsn()), OneDay(2)));
 }
 
 }  // namespace
