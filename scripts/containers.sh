@@ -36,6 +36,8 @@
 #                         after the kills and again after down and up)
 #   FROTA_UPGRADE_FROM    the upgrade test's older commit (default: the parent of the
 #                         commit that added the newest PostgreSQL migration)
+#   FROTA_UPGRADE_RULES   --rule arguments today's members take over the older database
+#                         with (default: max_segment_speed_kmh 120 for bus and BRT)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -623,6 +625,9 @@ cmd_upgrade() {
   started=$SECONDS
   cmd_build
   local from="${FROTA_UPGRADE_FROM:-$(upgrade_base)}"
+  # Schema 10 records max_segment_speed_kmh as rule 6's limit for results made before it
+  # (120 km/h for bus and BRT, where a new database takes 90): members keep those values.
+  local upgrade_rules="${FROTA_UPGRADE_RULES---rule=max_segment_speed_kmh.bus=120 --rule=max_segment_speed_kmh.brt=120}"
   from=$(git -C "$root" rev-parse "$from")
   local older="localhost/frota:${from:0:12}"
   old_image "$from" "$older"
@@ -642,7 +647,9 @@ ENV
   log "$older wrote schema $before: $(wc -l <"$dir/columns-before.txt") tables, $(wc -l <"$dir/rows-before/positions") positions"
   compose down >"$dir/down-old.log" 2>&1
 
-  # ... which today's take over, as `git pull && docker compose up -d` would.
+  # ... which today's take over, as `git pull && docker compose up -d` would, keeping the
+  # rules the database's results were made with (docs/deploy.md, "Upgrades").
+  echo "FROTA_MEMBER_ARGS=$upgrade_rules" >>"$dir/run.env"
   replay_stack_up "$FROTA" "$root" new
   after=$(psql_query 'SELECT max(version) FROM frota_schema')
   local newest
@@ -672,7 +679,7 @@ ENV
   compose run --rm --no-deps -T --entrypoint /bin/sh member -c \
     "frota simulate --date=2024-06-06 --vehicles=30 --hours=6-8 --seed=1 --late-responses=0 --out=$next >/dev/null &&
      frota replay archive:$next --to-kafka=kafka:9092 --topic=next-day >/dev/null &&
-     frota run --kafka=kafka:9092 --topic=next-day --group=next-day --postgres=\"\$FROTA_PG_DSN\" --gtfs=$next/gtfs --area=$next/area.geojson --until-end" \
+     frota run --kafka=kafka:9092 --topic=next-day --group=next-day --postgres=\"\$FROTA_PG_DSN\" --gtfs=$next/gtfs --area=$next/area.geojson --until-end $upgrade_rules" \
     >>"$dir/next-day.log" 2>&1 ||
     { tail -n 30 "$dir/next-day.log" >&2; die "today's image could not write the next day into the migrated database"; }
   local days

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "frota/base/empty_outputs.h"
@@ -38,6 +39,105 @@ class TimedSink final : public engine::TransactionalSink<model::EpochRows> {
   engine::TransactionalSink<model::EpochRows>& inner_;
   std::atomic<double> last_seconds_{0};
 };
+
+// The recovered offsets that are the archive's feeds' (not the poll journal's).
+std::vector<engine::SourceProgress> ArchiveProgress(
+    const source::PollJournalReader& journal,
+    const std::vector<engine::SourceProgress>& recovered) {
+  std::vector<engine::SourceProgress> out;
+  for (const auto& p : recovered) {
+    if (!journal.Owns(p)) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+// What the engine has done so far, as the report says it ("running" until it stops).
+struct LiveProgress {
+  base::Clock& clock;
+  std::chrono::steady_clock::time_point started;
+  const job::Pipeline& pipeline;
+  const source::ArchiveFollower& follower;
+  const EpochDriver& driver;
+};
+
+// Brings the report up to date and writes it (config.report_file); once stopped, logs
+// which outputs stayed empty.
+void WriteLiveReport(LiveReport& report, std::string_view status, const LiveProgress& progress,
+                     const LiveConfig& config) {
+  report.status = std::string(status);
+  report.updated_at = base::FormatIso8601(progress.clock.Now());
+  report.duration_s =
+      std::chrono::duration<double>(progress.clock.Steady() - progress.started).count();
+  report.watermark = engine::WatermarkText(progress.pipeline.watermark());
+  report.skipped_records = progress.follower.skipped_records();
+  report.responses = progress.follower.responses_read();
+  report.peak_rss_bytes = base::PeakRssBytes();
+  report.epochs = progress.driver.epochs_cut();
+  report.accepted = progress.driver.tally().accepted;
+  report.rejected = progress.driver.tally().rejected;
+  report.rows = progress.driver.tally().rows;
+  if (status != "running") {
+    std::int64_t refused = 0;
+    for (const auto& [reason, n] : report.rejected) {
+      refused += n;
+    }
+    base::LogEmptyOutputs("engine", config.run_id,
+                          base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}}));
+  }
+  if (config.report_file.empty()) {
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(config.report_file.parent_path(), ec);
+  const auto written =
+      base::WriteFileAtomic(config.report_file, LiveReportJson(report, config) + "\n");
+  if (!written.ok()) {
+    spdlog::error("engine report not written error={}", written.error().message());
+  }
+}
+
+// The poll journal's new requests, as collector_polls rows of the open epoch.
+base::Status WritePolls(source::PollJournalReader& journal, EpochDriver& driver) {
+  std::vector<source::JournalPoll> polls;
+  FROTA_RETURN_IF_ERROR(journal.Read(polls));
+  if (polls.empty()) {
+    return base::Status::Ok();
+  }
+  model::EpochRows poll_rows;
+  for (auto& poll : polls) {
+    poll_rows.of<model::PollRow>().push_back(std::move(poll.poll));
+  }
+  return driver.Write(std::move(poll_rows));
+}
+
+// Offers every record the archive holds now to the jobs, counting them in `offered` (the
+// report written at a commit counts what came before it), and calls `commit` each time an
+// epoch is full.
+base::Status OfferAvailable(source::ArchiveFollower& follower, EpochDriver& driver,
+                            const engine::EpochPolicy& policy, const LiveConfig& config,
+                            std::int64_t& offered, const std::function<base::Status()>& commit) {
+  std::vector<source::SourceRecord> batch;
+  while (true) {
+    FROTA_ASSIGN_OR_RETURN(const bool more, follower.Next(batch, config.batch_records));
+    if (!more) {
+      return base::Status::Ok();
+    }
+    for (auto& record : batch) {
+      if (auto* position = std::get_if<model::Position>(&record.record)) {
+        driver.Offer(record.partition, std::move(*position));
+      } else {
+        driver.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
+      }
+    }
+    offered += static_cast<std::int64_t>(batch.size());
+    FROTA_RETURN_IF_ERROR(driver.Release());
+    if (policy.records() >= config.epoch_records) {
+      FROTA_RETURN_IF_ERROR(commit());
+    }
+  }
+}
 
 }  // namespace
 
@@ -95,14 +195,9 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   // The collector's poll journals beside the archive's feeds: collector_polls rows, their
   // offsets committed with the epoch like the feeds'.
   source::PollJournalReader journal(config.archive, recovered.progress);
-  std::vector<engine::SourceProgress> archive_progress;
-  for (const auto& p : recovered.progress) {
-    if (!journal.Owns(p)) {
-      archive_progress.push_back(p);
-    }
-  }
-  FROTA_ASSIGN_OR_RETURN(auto follower, source::ArchiveFollower::Open(config.archive, &catalog,
-                                                                      options, archive_progress));
+  FROTA_ASSIGN_OR_RETURN(
+      auto follower, source::ArchiveFollower::Open(config.archive, &catalog, options,
+                                                   ArchiveProgress(journal, recovered.progress)));
   engine::EpochPolicy policy(config.epoch_records, config.epoch_interval, clock);
   TransactionalOutput output(
       sink, pipeline,
@@ -134,38 +229,11 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
   base::Timestamp committed_watermark = pipeline.watermark();
   auto last_commit = clock.Steady();
 
-  auto write_report = [&](std::string_view status) {
-    report.status = std::string(status);
-    report.updated_at = base::FormatIso8601(clock.Now());
-    report.duration_s = std::chrono::duration<double>(clock.Steady() - started).count();
-    report.watermark = engine::WatermarkText(pipeline.watermark());
-    report.skipped_records = follower->skipped_records();
-    report.responses = follower->responses_read();
-    report.peak_rss_bytes = base::PeakRssBytes();
-    report.epochs = driver.epochs_cut();
-    report.accepted = driver.tally().accepted;
-    report.rejected = driver.tally().rejected;
-    report.rows = driver.tally().rows;
-    if (status != "running") {
-      std::int64_t refused = 0;
-      for (const auto& [reason, n] : report.rejected) {
-        refused += n;
-      }
-      base::LogEmptyOutputs(
-          "engine", config.run_id,
-          base::EmptyOutputs({{"valid", report.accepted}, {"rejected", refused}}));
-    }
-    if (!config.report_file.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(config.report_file.parent_path(), ec);
-      const auto written =
-          base::WriteFileAtomic(config.report_file, LiveReportJson(report, config) + "\n");
-      if (!written.ok()) {
-        spdlog::error("engine report not written error={}", written.error().message());
-      }
-    }
+  const LiveProgress progress{clock, started, pipeline, *follower, driver};
+  const auto write_report = [&](std::string_view status) {
+    WriteLiveReport(report, status, progress, config);
   };
-  auto commit = [&]() -> base::Status {
+  const std::function<base::Status()> commit = [&]() -> base::Status {
     FROTA_RETURN_IF_ERROR(driver.CutEpoch());
     committed_watermark = pipeline.watermark();
     last_commit = clock.Steady();
@@ -173,40 +241,14 @@ base::Result<LiveReport> RunLive(const LiveConfig& config, const ReplayContext& 
     return base::Status::Ok();
   };
 
-  std::vector<source::JournalPoll> polls;
-  std::vector<source::SourceRecord> batch;
   while (true) {
     // Both are read before the scan: what they promise is then visible to it.
     const bool last_round = config.stopping && config.stopping();
     const auto floor = config.ingest_floor ? config.ingest_floor() : std::nullopt;
     FROTA_RETURN_IF_ERROR(follower->Scan());
-    polls.clear();
-    FROTA_RETURN_IF_ERROR(journal.Read(polls));
-    if (!polls.empty()) {
-      model::EpochRows poll_rows;
-      for (auto& poll : polls) {
-        poll_rows.of<model::PollRow>().push_back(std::move(poll.poll));
-      }
-      FROTA_RETURN_IF_ERROR(driver.Write(std::move(poll_rows)));
-    }
-    while (true) {
-      FROTA_ASSIGN_OR_RETURN(const bool more, follower->Next(batch, config.batch_records));
-      if (!more) {
-        break;
-      }
-      for (auto& record : batch) {
-        if (auto* position = std::get_if<model::Position>(&record.record)) {
-          driver.Offer(record.partition, std::move(*position));
-        } else {
-          driver.Offer(record.partition, std::move(std::get<model::Rejection>(record.record)));
-        }
-      }
-      report.records += static_cast<std::int64_t>(batch.size());
-      FROTA_RETURN_IF_ERROR(driver.Release());
-      if (policy.records() >= config.epoch_records) {
-        FROTA_RETURN_IF_ERROR(commit());
-      }
-    }
+    FROTA_RETURN_IF_ERROR(WritePolls(journal, driver));
+    FROTA_RETURN_IF_ERROR(
+        OfferAvailable(*follower, driver, policy, config, report.records, commit));
     if (floor) {
       pipeline.AdvanceIngestTime(*floor);
     }

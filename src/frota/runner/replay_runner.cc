@@ -188,6 +188,55 @@ std::int64_t InputBytes(const std::vector<source::PartitionInput>& partitions) {
   return bytes;
 }
 
+namespace {
+
+// offered's index by partition id, looked up for every record: the ids are small and
+// dense (ReplaySource numbers partitions 0, 1, 2...; a resume keeps the database's).
+base::Result<std::vector<std::size_t>> IndexByPartition(
+    const std::vector<engine::SourceProgress>& offered) {
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < offered.size(); ++i) {
+    const std::int32_t id = offered[i].partition.value();
+    if (id < 0) {
+      return base::Internal("source partition id {} is negative", id);
+    }
+    if (static_cast<std::size_t>(id) >= index.size()) {
+      index.resize(static_cast<std::size_t>(id) + 1, offered.size());
+    }
+    index[static_cast<std::size_t>(id)] = i;
+  }
+  return index;
+}
+
+// After each commit: the bronze that every downstream committed goes (`--retain-days`),
+// and the test hook sees the epoch.
+AsyncCommitter::AfterCommit AfterReplayCommit(const ReplayConfig& config, BronzeRetention& bronze) {
+  if (!config.after_commit && !bronze.enabled()) {
+    return {};
+  }
+  return [&config, &bronze](const engine::EpochCheckpoint& committed) {
+    bronze.AfterCommit(0, committed);
+    if (config.after_commit) {
+      config.after_commit(committed.epoch.value());
+    }
+  };
+}
+
+// The report's figures once the input ended and every epoch is committed.
+void FinishReport(ReplayReport& report, const EpochDriver& driver, const job::Pipeline& pipeline,
+                  std::chrono::steady_clock::time_point started) {
+  report.epochs = driver.epochs_cut();
+  report.accepted = driver.tally().accepted;
+  report.rejected = driver.tally().rejected;
+  report.rows = driver.tally().rows;
+  report.watermark = engine::WatermarkText(pipeline.watermark());
+  report.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.peak_rss_bytes = base::PeakRssBytes();
+}
+
+}  // namespace
+
 base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayContext& context,
                                      model::SourceCatalog& catalog,
                                      engine::TransactionalSink<model::EpochRows>& sink) {
@@ -212,15 +261,6 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   BronzeRetention bronze(config.retention.raw_days ? ArchiveRoots(config.inputs)
                                                    : std::vector<std::filesystem::path>(),
                          /*downstreams=*/1);
-  AsyncCommitter::AfterCommit after_commit;
-  if (config.after_commit || bronze.enabled()) {
-    after_commit = [&config, &bronze](const engine::EpochCheckpoint& committed) {
-      bronze.AfterCommit(0, committed);
-      if (config.after_commit) {
-        config.after_commit(committed.epoch.value());
-      }
-    };
-  }
   // Offsets after the last record offered, per partition (filled once the input is
   // open): an epoch may end mid-batch, and what it commits must be exactly what the
   // pipeline has seen.
@@ -228,7 +268,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   // What the pipeline emits goes to the sink as it comes (the epoch's transaction takes
   // it; an epoch is never held whole).
   TransactionalOutput output(
-      sink, pipeline, [&offered] { return offered; }, std::move(after_commit),
+      sink, pipeline, [&offered] { return offered; }, AfterReplayCommit(config, bronze),
       &pipeline.row_buffers());
   EpochDriver driver(pipeline, RegularityJobs::ForContext(context), policy, output);
   FROTA_RETURN_IF_ERROR(driver.Restore(recovered));
@@ -244,19 +284,7 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   source::InterningPrefetchingSource source(std::move(replay), config.batch_records,
                                             pipeline.interner());
   offered = source.Progress();
-  // offered's index by partition id, looked up for every record: the ids are small and
-  // dense (ReplaySource numbers partitions 0, 1, 2...; a resume keeps the database's).
-  std::vector<std::size_t> progress_index;
-  for (std::size_t i = 0; i < offered.size(); ++i) {
-    const std::int32_t id = offered[i].partition.value();
-    if (id < 0) {
-      return base::Internal("source partition id {} is negative", id);
-    }
-    if (static_cast<std::size_t>(id) >= progress_index.size()) {
-      progress_index.resize(static_cast<std::size_t>(id) + 1, offered.size());
-    }
-    progress_index[static_cast<std::size_t>(id)] = i;
-  }
+  FROTA_ASSIGN_OR_RETURN(const auto progress_index, IndexByPartition(offered));
 
   report.resumed = recovered.last_epoch.value() > 0;
   report.first_epoch = recovered.last_epoch.value() + 1;
@@ -323,17 +351,10 @@ base::Result<ReplayReport> RunReplay(const ReplayConfig& config, const ReplayCon
   FROTA_RETURN_IF_ERROR(output.Drain());
   progress.Finish();
   report.skipped_records = source.source().skipped_records();
-  report.epochs = driver.epochs_cut();
-  report.accepted = driver.tally().accepted;
-  report.rejected = driver.tally().rejected;
-  report.rows = driver.tally().rows;
   if (context.routes) {
     report.unknown_routes = UnknownRoutes(*context.routes, route_ids, *pipeline.strings());
   }
-  report.watermark = engine::WatermarkText(pipeline.watermark());
-  report.duration_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  report.peak_rss_bytes = base::PeakRssBytes();
+  FinishReport(report, driver, pipeline, started);
   return report;
 }
 
