@@ -35,7 +35,7 @@
 #   FROTA_LIVE_POLL_SECONDS  the live test's polling before the kills (120; half of it
 #                         after the kills and again after down and up)
 #   FROTA_UPGRADE_FROM    the upgrade test's older commit (default: the parent of the
-#                         commit that added the newest PostgreSQL migration)
+#                         latest commit that added a PostgreSQL migration)
 #   FROTA_UPGRADE_RULES   --rule arguments today's members take over the older database
 #                         with (default: max_segment_speed_kmh 120 for bus and BRT)
 set -euo pipefail
@@ -559,8 +559,8 @@ ENV
   log "live test passed"
 }
 
-# The commit before the newest PostgreSQL schema migration: the database its image writes
-# must be taken over by today's.
+# The parent of the latest commit (in history order) that added a PostgreSQL schema
+# migration: the database its image writes must be taken over by today's.
 upgrade_base() {
   local added
   added=$(git -C "$root" log -1 --format=%H --diff-filter=A -- 'src/frota/sink/sql/postgres_schema_v*.sql')

@@ -1,9 +1,11 @@
 #include "frota/batch/departures.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "frota/sink/chunk_reader.h"
@@ -14,7 +16,8 @@ base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
                                                     const gtfs::StaticFeed& feed,
                                                     const gtfs::RouteResolver& routes,
                                                     const base::TimeZone& zone,
-                                                    const DepartureOptions& options) {
+                                                    const DepartureOptions& options,
+                                                    std::vector<regularity::RunTrip>* runs) {
   const DepartureDetector detector(feed, routes, zone, options);
   std::vector<Departure> out;
   FROTA_ASSIGN_OR_RETURN(
@@ -43,7 +46,13 @@ base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
   std::map<std::pair<std::string_view, std::string_view>, bool> detectable;
   const auto flush = [&] {
     if (!fixes.empty()) {
+      const std::size_t before = out.size();
       detector.AddVehicle(feed_id, vehicle_id, fixes, out);
+      if (runs != nullptr) {
+        auto vehicle_runs = regularity::SplitRuns(detector, feed_id, vehicle_id, fixes,
+                                                  std::span(out).subspan(before));
+        std::move(vehicle_runs.begin(), vehicle_runs.end(), std::back_inserter(*runs));
+      }
       fixes.clear();
     }
   };

@@ -8,6 +8,7 @@
 #include "frota/gtfs/route_resolver.h"
 #include "frota/gtfs/static_feed.h"
 #include "frota/regularity/departures.h"
+#include "frota/regularity/runs.h"
 #include "frota/sink/duckdb_connection.h"
 
 namespace frota::batch {
@@ -19,11 +20,11 @@ using regularity::Fix;
 
 /// Every departure in a frota database: the detector over the `positions` of every feed
 /// route that resolves to a GTFS route with patterns, or whose trip tags name known
-/// trips. Sorted by route, direction, time, vehicle.
-base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
-                                                    const gtfs::StaticFeed& feed,
-                                                    const gtfs::RouteResolver& routes,
-                                                    const base::TimeZone& zone,
-                                                    const DepartureOptions& options = {});
+/// trips. Sorted by route, direction, time, vehicle. With `runs`, also each vehicle's
+/// trips as runs over the same positions (regularity::SplitRuns), by vehicle and time.
+base::Result<std::vector<Departure>> FindDepartures(
+    sink::DuckDbConnection& db, const gtfs::StaticFeed& feed, const gtfs::RouteResolver& routes,
+    const base::TimeZone& zone, const DepartureOptions& options = {},
+    std::vector<regularity::RunTrip>* runs = nullptr);
 
 }  // namespace frota::batch

@@ -121,6 +121,52 @@ std::map<std::pair<std::string, int>, InferredCheck> CompareInferred(
   return out;
 }
 
+void SetOptionalDouble(sink::ChunkAppender& a, std::size_t column, std::optional<double> v) {
+  v ? a.SetDouble(column, *v) : a.SetNull(column);
+}
+
+void SetOptionalBool(sink::ChunkAppender& a, std::size_t column, std::optional<bool> v) {
+  v ? a.SetBool(column, *v) : a.SetNull(column);
+}
+
+// The trips as runs (regularity::SplitRuns) into `trip_runs` (sql/headways.sql).
+base::Status WriteTripRuns(sink::DuckDbConnection& db, const base::TimeZone& zone,
+                           const std::vector<regularity::RunTrip>& runs) {
+  FROTA_ASSIGN_OR_RETURN(
+      auto a,
+      sink::ChunkAppender::Create(
+          db, "trip_runs",
+          {ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar, ColumnType::kVarchar,
+           ColumnType::kVarchar, ColumnType::kTinyint, ColumnType::kTimestamp,
+           ColumnType::kTimestamp, ColumnType::kTimestamp, ColumnType::kInteger,
+           ColumnType::kDouble, ColumnType::kBoolean, ColumnType::kDouble, ColumnType::kDouble,
+           ColumnType::kBoolean, ColumnType::kDate}));
+  for (const regularity::RunTrip& r : runs) {
+    a->SetString(0, r.feed_id);
+    a->SetString(1, r.vehicle_id);
+    a->SetString(2, r.trip_id);
+    a->SetString(3, r.trip_start_date);
+    a->SetString(4, r.route_id);
+    SetOptionalDirection(*a, 5, r.direction_id);
+    if (r.departure) {
+      a->SetTimestampMicros(6, base::ToUnixMicros(r.departure->departure_time));
+    } else {
+      a->SetNull(6);
+    }
+    a->SetTimestampMicros(7, base::ToUnixMicros(r.first_time));
+    a->SetTimestampMicros(8, base::ToUnixMicros(r.last_time));
+    a->SetInt32(9, static_cast<std::int32_t>(r.positions));
+    a->SetDouble(10, r.distance_m);
+    SetOptionalBool(*a, 11, r.completed);
+    SetOptionalDouble(*a, 12, r.shape_share);
+    SetOptionalDouble(*a, 13, r.minute_share);
+    SetOptionalBool(*a, 14, r.conforming);
+    a->SetDateDays(15, base::DaysSinceEpoch(zone.ToLocalHour(r.first_time).date));
+    FROTA_RETURN_IF_ERROR(a->EndRow());
+  }
+  return a->Close();
+}
+
 // Local ISO 8601 with the offset, e.g. "2022-07-20T08:05:00-03:00".
 std::string LocalIso(const base::TimeZone& zone, base::Timestamp t) {
   const auto offset = zone.OffsetAt(t);
@@ -192,9 +238,9 @@ base::Result<std::vector<model::AlertRow>> StreamAlerts(sink::DuckDbConnection& 
 
 const std::vector<std::string>& HeadwayTables() {
   static const std::vector<std::string> kTables = {
-      "departures",      "planned_departures", "observed_dates", "headways",
-      "service_minutes", "feed_coverage",      "coverage_gaps",  "line_silences",
-      "headway_routes",  "line_days_not_seen", "headway_summary"};
+      "departures",    "trip_runs",       "planned_departures", "observed_dates",
+      "headways",      "service_minutes", "feed_coverage",      "coverage_gaps",
+      "line_silences", "headway_routes",  "line_days_not_seen", "headway_summary"};
   return kTables;
 }
 
@@ -250,8 +296,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                               options.coverage_gap_minutes);
   }
   const gtfs::RouteResolver resolver(feed);
+  std::vector<regularity::RunTrip> runs;
   FROTA_ASSIGN_OR_RETURN(auto departures,
-                         FindDepartures(db, feed, resolver, zone, options.departures));
+                         FindDepartures(db, feed, resolver, zone, options.departures, &runs));
   std::map<std::pair<std::string, int>, InferredCheck> checks;
   if (options.compare_inferred) {
     DepartureOptions without_ids = options.departures;
@@ -417,6 +464,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
       }
       FROTA_RETURN_IF_ERROR(a->Close());
     }
+    FROTA_RETURN_IF_ERROR(WriteTripRuns(db, zone, runs));
     {
       FROTA_ASSIGN_OR_RETURN(auto a,
                              sink::ChunkAppender::Create(
@@ -683,7 +731,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
                "headways_measured, excluded_service_break, excluded_coverage_gap, "
                "share_under_60s, departures_unobserved, departures_unplanned, "
                "departures_tagged_late, coverage_share, silent_minutes, line_days_not_seen, "
-               "departures_not_seen FROM headway_summary ORDER BY route_short_name, route_id, "
+               "departures_not_seen, trips_completed, trips_conforming FROM headway_summary "
+               "ORDER BY route_short_name, route_id, "
                "direction_id, "
                "day_type, hour"));
   std::map<std::pair<std::string, int>, RouteHeadways> routes;
@@ -732,6 +781,8 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     s.silent_minutes = rows.Int64(i, 28);
     s.line_days_not_seen = rows.Int64(i, 29);
     s.departures_not_seen = rows.Int64(i, 30);
+    s.trips_completed = rows.Int64(i, 31);
+    s.trips_conforming = rows.Int64(i, 32);
     if (s.day_type == "all" && s.hour < 0) {
       r.all = std::move(s);
     } else if (s.day_type == "all") {
@@ -795,6 +846,8 @@ nlohmann::ordered_json StatsJson(const HeadwayStats& s) {
   j["silent_minutes"] = s.silent_minutes;
   j["line_days_not_seen"] = s.line_days_not_seen;
   j["departures_not_seen"] = s.departures_not_seen;
+  j["trips_completed"] = s.trips_completed;
+  j["trips_conforming"] = s.trips_conforming;
   return j;
 }
 

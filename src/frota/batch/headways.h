@@ -67,6 +67,11 @@ struct HeadwayStats {
   /// missed, so left out of departures_planned and found_ratio.
   std::int64_t line_days_not_seen = 0;
   std::int64_t departures_not_seen = 0;
+  /// Of the departures found, those whose trip as a run (regularity::SplitRuns; feeds with
+  /// trip ids only) completed its pattern, and those that conformed to Rio's trip
+  /// validation (positions on the shape, minutes seen).
+  std::int64_t trips_completed = 0;
+  std::int64_t trips_conforming = 0;
 };
 
 /// `--compare-inferred`: the same positions with trip ids ignored.
@@ -138,7 +143,8 @@ struct HeadwayReport {
   double seconds = 0;
 };
 
-/// Finds the departures in the frota database `db` (FindDepartures), the feeds' coverage
+/// Finds the departures in the frota database `db` and the trips as runs (FindDepartures),
+/// the feeds' coverage
 /// gaps and the routes' silences, plans each observed service date from `feed`
 /// (gtfs::ServicePlan, day types with holidays) and splits it into service periods,
 /// pairs consecutive departures into headways (excluding pairs across a planned break or
@@ -152,9 +158,9 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
 const std::vector<std::string>& HeadwayTables();
 
 /// The report as the JSON of ../shared/docs/cli.md: `routes` (one per route and direction: the
-/// statistics of HeadwayStats, `headways_excluded` {service_break, coverage_gap},
-/// `by_hour`, `by_day_type`, and `inferred_check` when asked) and `feed_coverage` (per
-/// feed: covered_minutes, gaps as [start, end] local ISO times).
+/// statistics of HeadwayStats with `trips_completed` and `trips_conforming`, `headways_excluded`
+/// {service_break, coverage_gap}, `by_hour`, `by_day_type`, and `inferred_check` when asked) and
+/// `feed_coverage` (per feed: covered_minutes, gaps as [start, end] local ISO times).
 std::string HeadwayJson(const HeadwayReport& report);
 
 /// The report as a table for a terminal, its legend under it.

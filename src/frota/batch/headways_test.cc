@@ -68,12 +68,22 @@ class HeadwaysTest : public ::testing::Test {
   }
 
   void AddPosition(const std::string& vehicle, const std::string& route, double east_m,
-                   double north_m, const std::string& utc) {
+                   double north_m, const std::string& utc, const std::string& trip = "") {
     rows_ += fmt::format(
-        "{}('feed', '{}', 'bus', '{}', '', '', '', NULL, {}, {}, NULL, NULL, NULL, NULL, "
+        "{}('feed', '{}', 'bus', '{}', '{}', '{}', '', NULL, {}, {}, NULL, NULL, NULL, NULL, "
         "TIMESTAMP '{}', TIMESTAMP '{}' + INTERVAL 20 SECOND, false, 'x', {})",
-        rows_.empty() ? "" : ",\n", vehicle, route, kLat + north_m / kMetresPerDegree,
-        kLon + east_m / kLonMetres, utc, utc, offset_++);
+        rows_.empty() ? "" : ",\n", vehicle, route, trip, trip.empty() ? "" : "20220803",
+        kLat + north_m / kMetresPerDegree, kLon + east_m / kLonMetres, utc, utc, offset_++);
+  }
+
+  // A bus of B53 tagged `trip`, one position a minute from local minute `m` on: `east_m`
+  // gives its place at each minute after `m`, for `minutes` minutes.
+  template <typename Place>
+  void Tagged(const std::string& vehicle, const std::string& trip, int m, int minutes,
+              Place east_m) {
+    for (int i = 0; i < minutes; ++i) {
+      AddPosition(vehicle, "53B", east_m(i), 0, Utc(m + i), trip);
+    }
   }
 
   // A bus of B53 stands at W for 4 minutes until local minute `m`, then is 1.2 km along
@@ -406,6 +416,8 @@ TEST_F(HeadwaysTest, TheJsonHasEveryFieldTheCliDocumentNames) {
                             "departures_unplanned",
                             "departures_tagged_late",
                             "silent_minutes",
+                            "trips_completed",
+                            "trips_conforming",
                             "inferred_check"}) {
     EXPECT_TRUE(route.contains(field)) << field;
   }
@@ -415,6 +427,50 @@ TEST_F(HeadwaysTest, TheJsonHasEveryFieldTheCliDocumentNames) {
   EXPECT_EQ(route["inferred_check"]["departures"], 6);
   EXPECT_EQ(route["inferred_check"]["matched"], 6);
   EXPECT_TRUE(json["feed_coverage"]["feed"]["gaps"].is_array());
+}
+
+// A frequency trip's id kept on a bus for two runs is two trips, each completed; a bus
+// that turns back 3 km short of E departed but did not complete its trip.
+TEST_F(HeadwaysTest, TripsAsRunsCountCompletedAndConformingDepartures) {
+  WriteGtfs("B53I,06:00:00,08:00:00,600\n");
+  const auto there_and_back = [](int i) {
+    // At W until minute 4, to E at 500 m a minute, 5 minutes there, back, 5 minutes at W,
+    // out to E again.
+    const int leg[] = {4, 14, 19, 29, 34, 44};
+    if (i <= leg[0]) return 0.0;
+    if (i <= leg[1]) return 500.0 * (i - leg[0]);
+    if (i <= leg[2]) return 5000.0;
+    if (i <= leg[3]) return 5000.0 - 500.0 * (i - leg[2]);
+    if (i <= leg[4]) return 0.0;
+    return std::min(5000.0, 500.0 * (i - leg[4]));
+  };
+  Tagged("bus-a", "B53I", 356, 45, there_and_back);
+  Tagged("bus-b", "B53I", 361, 15, [](int i) {
+    return i <= 4 ? 0.0 : i <= 8 ? 500.0 * (i - 4) : std::max(0.0, 2000.0 - 500.0 * (i - 8));
+  });
+  Watch(350, 420);
+  const auto report = Compute(AnyCount());
+  ASSERT_EQ(report.routes.size(), 1U);
+  const HeadwayStats& s = report.routes[0].all;
+  EXPECT_EQ(s.departures_found, 3);
+  EXPECT_EQ(s.trips_completed, 2);
+  EXPECT_EQ(s.trips_conforming, 3);
+  auto db = sink::OpenFrotaDuckDb(dir_.path() / "stream.duckdb", true);
+  ASSERT_TRUE(db.ok());
+  auto runs = (*db)->Query(
+      "SELECT vehicle_id, count(*), count(departure_time), count(*) FILTER (WHERE completed) "
+      "FROM trip_runs GROUP BY ALL ORDER BY ALL");
+  ASSERT_TRUE(runs.ok()) << runs.error().message();
+  ASSERT_EQ(runs->rows(), 2U);
+  EXPECT_EQ(runs->String(0, 0), "bus-a");
+  EXPECT_EQ(runs->Int64(0, 1), 2);  // one tag, two runs
+  EXPECT_EQ(runs->Int64(0, 2), 2);
+  EXPECT_EQ(runs->Int64(0, 3), 2);
+  EXPECT_EQ(runs->Int64(1, 1), 1);
+  EXPECT_EQ(runs->Int64(1, 3), 0);
+  const auto json = nlohmann::json::parse(HeadwayJson(report));
+  EXPECT_EQ(json["routes"][0]["trips_completed"], 2);
+  EXPECT_EQ(json["routes"][0]["trips_conforming"], 3);
 }
 
 TEST_F(HeadwaysTest, ARerunReplacesTheTablesInsteadOfAddingToThem) {

@@ -48,7 +48,7 @@ constexpr const char* kSummaryColumns[] = {
     "departures_unplanned",   "departures_tagged_late", "headways_measured",
     "excluded_service_break", "excluded_coverage_gap",  "share_under_60s",
     "coverage_share",         "silent_minutes",         "line_days_not_seen",
-    "departures_not_seen"};
+    "departures_not_seen",    "trips_completed",        "trips_conforming"};
 // Day types in the order a planner reads them; others follow by name.
 constexpr const char* kDayTypes[] = {"weekday", "saturday", "sunday", "holiday"};
 

@@ -44,6 +44,7 @@ struct DepartureDetector::Pattern {
   bool radial = false;
   std::vector<gtfs::ShapePoint> points;  // the shape's first part
   std::vector<double> along_m;           // haversine length from the first point
+  const gtfs::Shape* shape = nullptr;    // the whole shape; null for a radial pattern
 
   [[nodiscard]] double DistanceToStart(double lat, double lon) const {
     return geo::HaversineM(start_lat, start_lon, lat, lon);
@@ -122,6 +123,8 @@ DepartureDetector::DepartureDetector(const gtfs::StaticFeed& feed,
     pattern->direction_id = trip.direction_id;
     if (shape != nullptr) {
       pattern->id = shape->id;
+      pattern->shape = shape;
+      shapes_.emplace(shape->id, shape);
       pattern->start_lat = shape->points.front().lat;
       pattern->start_lon = shape->points.front().lon;
       pattern->points.push_back(shape->points.front());
@@ -169,6 +172,20 @@ const DepartureDetector::Pattern* DepartureDetector::PatternOfTrip(std::string_v
   }
   const auto it = by_trip_.find(std::string(trip_id));
   return it == by_trip_.end() ? nullptr : it->second;
+}
+
+const gtfs::Shape* DepartureDetector::ShapeOfPattern(std::string_view pattern_id) const {
+  const auto it = shapes_.find(pattern_id);
+  return it == shapes_.end() ? nullptr : it->second;
+}
+
+std::optional<DepartureDetector::TripPattern> DepartureDetector::PatternOfTripId(
+    std::string_view trip_id) const {
+  const Pattern* pattern = PatternOfTrip(trip_id);
+  if (pattern == nullptr) {
+    return std::nullopt;
+  }
+  return TripPattern{pattern->route, pattern->direction_id, pattern->shape};
 }
 
 bool DepartureDetector::CanDetect(std::string_view feed_route_id, std::string_view trip_id) const {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -98,8 +99,8 @@ struct Fix {
 /// departure), else the pattern the next positions follow best. Each run of a tag (trip, start
 /// date) of a vehicle, split as the trips job splits trips, chooses at most one departure.
 ///
-/// Lifecycle: built once per GTFS feed; AddVehicle() per vehicle; const members are safe
-/// to call from any number of threads.
+/// Lifecycle: built once per GTFS feed, which must outlive it; AddVehicle() per vehicle;
+/// const members are safe to call from any number of threads.
 class DepartureDetector {
  public:
   DepartureDetector(const gtfs::StaticFeed& feed, const gtfs::RouteResolver& routes,
@@ -111,6 +112,17 @@ class DepartureDetector {
   /// Whether positions naming `feed_route_id` (or tagged `trip_id`) can depart: the
   /// route resolves to one with a shape, or the tag names a known trip.
   [[nodiscard]] bool CanDetect(std::string_view feed_route_id, std::string_view trip_id = {}) const;
+
+  /// The full shape of the pattern `pattern_id` (Departure::shape_id); null for a pattern
+  /// without a shape (a trip's first stop) or an unknown id.
+  [[nodiscard]] const gtfs::Shape* ShapeOfPattern(std::string_view pattern_id) const;
+  /// The pattern of trip `trip_id`: its route, direction and full shape (null without one).
+  struct TripPattern {
+    const gtfs::Route* route = nullptr;
+    int direction_id = -1;
+    const gtfs::Shape* shape = nullptr;
+  };
+  [[nodiscard]] std::optional<TripPattern> PatternOfTripId(std::string_view trip_id) const;
 
   /// Appends the departures of one vehicle, given all its positions in time order.
   void AddVehicle(std::string_view feed_id, std::string_view vehicle_id, std::span<const Fix> fixes,
@@ -129,6 +141,7 @@ class DepartureDetector {
   std::vector<std::unique_ptr<Pattern>> patterns_;
   std::unordered_map<const gtfs::Route*, std::vector<const Pattern*>> by_route_;
   std::unordered_map<std::string, const Pattern*> by_trip_;
+  std::unordered_map<std::string_view, const gtfs::Shape*> shapes_;  // by shape id
 };
 
 /// One vehicle's positions as they arrive, and the departures the detector finds in them,

@@ -84,6 +84,35 @@ CREATE TABLE line_silences (
   minutes INTEGER NOT NULL
 );
 
+-- Trips as runs (semantics §4 "trips", regularity/runs.h): each tag run of a vehicle split
+-- at its departures, each piece from its departure to its arrival at the pattern's end;
+-- one row per trip. route_id and direction_id are the trip's pattern's (its departure's,
+-- else its trip's; '' and NULL when unknown); departure_time is NULL for a tag run without
+-- a departure. completed: it arrived (a position within 1,000 m of the pattern's last point
+-- after one farther from it); shape_share: of its positions within 500 m of the shape;
+-- minute_share: of its minutes, first to last, holding a position; conforming:
+-- shape_share >= 0.8 and minute_share >= 0.5. completed, shape_share and conforming are
+-- NULL when the pattern has no shape. local_date: that of first_time.
+DROP TABLE IF EXISTS trip_runs;
+CREATE TABLE trip_runs (
+  feed_id VARCHAR NOT NULL,
+  vehicle_id VARCHAR NOT NULL,
+  trip_id VARCHAR NOT NULL,
+  trip_start_date VARCHAR NOT NULL,
+  route_id VARCHAR NOT NULL,
+  direction_id TINYINT,
+  departure_time TIMESTAMP,
+  first_time TIMESTAMP NOT NULL,
+  last_time TIMESTAMP NOT NULL,
+  positions INTEGER NOT NULL,
+  distance_m DOUBLE NOT NULL,
+  completed BOOLEAN,
+  shape_share DOUBLE,
+  minute_share DOUBLE,
+  conforming BOOLEAN,
+  local_date DATE NOT NULL
+);
+
 -- The GTFS names of the routes reported.
 DROP TABLE IF EXISTS headway_routes;
 CREATE TABLE headway_routes (
@@ -94,6 +123,8 @@ CREATE TABLE headway_routes (
 -- Per route and direction; day_type 'all' sums every day type, hour -1 the whole day.
 -- departures_planned leaves out the line-days not seen (line_days_not_seen, below), which
 -- are counted apart with their planned departures (departures_not_seen).
+-- trips_completed and trips_conforming: of the departures found, those whose run in
+-- trip_runs was completed, and conforming.
 DROP TABLE IF EXISTS headway_summary;
 CREATE TABLE headway_summary (
   route_id VARCHAR NOT NULL,
@@ -126,7 +157,9 @@ CREATE TABLE headway_summary (
   coverage_share DOUBLE,
   silent_minutes BIGINT NOT NULL,
   line_days_not_seen BIGINT NOT NULL,
-  departures_not_seen BIGINT NOT NULL
+  departures_not_seen BIGINT NOT NULL,
+  trips_completed BIGINT NOT NULL,
+  trips_conforming BIGINT NOT NULL
 );
 
 -- @statistics: the statements below run after headways.cc has filled the tables above.
@@ -213,6 +246,19 @@ WITH found AS (
   FROM (SELECT *, coalesce(direction_id, -1) AS dir FROM service_minutes)
   GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
                           (route_id, dir, day_type, hour))
+), runs AS (
+  SELECT route_id, dir, coalesce(day_type, 'all') AS day_type,
+         coalesce(hour, -1) AS hour,
+         count(*) FILTER (WHERE completed) AS trips_completed,
+         count(*) FILTER (WHERE conforming) AS trips_conforming
+  FROM (SELECT d.route_id, coalesce(d.direction_id, -1) AS dir, d.day_type, d.hour,
+               r.completed, r.conforming
+        FROM trip_runs r
+        JOIN departures d ON d.feed_id = r.feed_id AND d.vehicle_id = r.vehicle_id
+         AND d.departure_time = r.departure_time
+        WHERE NOT d.unplanned)
+  GROUP BY GROUPING SETS ((route_id, dir), (route_id, dir, hour), (route_id, dir, day_type),
+                          (route_id, dir, day_type, hour))
 ), keys AS (
   SELECT route_id, dir, day_type, hour FROM found
   UNION SELECT route_id, dir, day_type, hour FROM planned
@@ -247,7 +293,8 @@ SELECT k.route_id, coalesce(r.route_short_name, ''), nullif(k.dir, -1),
        coalesce(f.departures_tagged_late, 0),
        mi.covered_minutes / nullif(mi.planned_minutes, 0),
        coalesce(mi.silent_minutes, 0),
-       coalesce(p.line_days_not_seen, 0), coalesce(p.departures_not_seen, 0)
+       coalesce(p.line_days_not_seen, 0), coalesce(p.departures_not_seen, 0),
+       coalesce(ru.trips_completed, 0), coalesce(ru.trips_conforming, 0)
 FROM keys k
 LEFT JOIN found f USING (route_id, dir, day_type, hour)
 LEFT JOIN measured m USING (route_id, dir, day_type, hour)
@@ -258,6 +305,7 @@ LEFT JOIN (SELECT m2.* FROM measured m2, headway_options o
   USING (route_id, dir, day_type, hour)
 LEFT JOIN planned p USING (route_id, dir, day_type, hour)
 LEFT JOIN minutes mi USING (route_id, dir, day_type, hour)
+LEFT JOIN runs ru USING (route_id, dir, day_type, hour)
 LEFT JOIN routes ro ON ro.route_id = k.route_id AND ro.dir = k.dir
 LEFT JOIN headway_routes r ON r.route_id = k.route_id
 LEFT JOIN dates d ON d.day_type = k.day_type;

@@ -197,6 +197,8 @@
       col_silent: "Silêncio (min)",
       col_late: "Marcadas tarde",
       col_not_seen: "Dias não vista",
+      col_completed: "Viagens completas",
+      col_conforming: "Viagens conformes",
       all_lines_scope: "todas as linhas do filtro",
       line_scope: "linha {line}",
       // stops
@@ -531,6 +533,8 @@
       col_silent: "Silent (min)",
       col_late: "Tagged late",
       col_not_seen: "Days not seen",
+      col_completed: "Trips completed",
+      col_conforming: "Trips conforming",
       all_lines_scope: "every line of the filter",
       line_scope: "line {line}",
       st_intro: "Where vehicles stand still for 5 minutes or more (within 50 m), and whether that happens at a terminal or along the way.",

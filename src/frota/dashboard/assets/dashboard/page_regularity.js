@@ -292,6 +292,8 @@
         excluded: x ? x.total : NaN, excludedText: x ? excludedText(x) : "–",
         coverage: fromSummary("coverage_share"), silent: fromSummary("silent_minutes"), late: fromSummary("departures_tagged_late"),
         unseen: fromSummary("line_days_not_seen"),
+        completed: fromSummary("trips_completed"), conforming: fromSummary("trips_conforming"),
+        plannedDay: fromSummary("departures_planned"),
       });
     }
     const minutes = (v) => (isFinite(v) ? nf(v, 1) : "–");
@@ -316,6 +318,11 @@
     if (U && U.silent_minutes) columns.push({ key: "silent", label: t("col_silent"), num: true, format: (r) => count(r.silent) });
     if (U && U.departures_tagged_late) columns.push({ key: "late", label: t("col_late"), num: true, format: (r) => count(r.late) });
     if (U && U.line_days_not_seen) columns.push({ key: "unseen", label: t("col_not_seen"), num: true, format: (r) => count(r.unseen) });
+    // Trips as runs that completed their pattern, and that conformed to Rio's trip
+    // validation, against the whole day's planned departures of the day type in scope.
+    const ofPlanned = (v, r) => (isFinite(v) ? nf(v) + (r.plannedDay > 0 ? " (" + pct(v / r.plannedDay, 0) + ")" : "") : "–");
+    if (U && U.trips_completed) columns.push({ key: "completed", label: t("col_completed"), num: true, format: (r) => ofPlanned(r.completed, r) });
+    if (U && U.trips_conforming) columns.push({ key: "conforming", label: t("col_conforming"), num: true, format: (r) => ofPlanned(r.conforming, r) });
     return dataTable({
       id: "rg-lines",
       caption: t("rg_lines"),
