@@ -1,7 +1,5 @@
 #include "frota/batch/departures.h"
 
-#include <duckdb.h>
-
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -10,56 +8,9 @@
 #include <span>
 #include <tuple>
 
+#include "frota/sink/chunk_reader.h"
+
 namespace frota::batch {
-
-namespace {
-
-// Reads a query's result chunk by chunk (the bulk path: no per-value conversion).
-class ChunkReader {
- public:
-  ChunkReader(const ChunkReader&) = delete;
-  ChunkReader& operator=(const ChunkReader&) = delete;
-  ~ChunkReader() {
-    if (chunk_ != nullptr) {
-      duckdb_destroy_data_chunk(&chunk_);
-    }
-    duckdb_destroy_result(&result_);
-  }
-  static base::Result<std::unique_ptr<ChunkReader>> Run(sink::DuckDbConnection& db,
-                                                        const std::string& sql) {
-    std::unique_ptr<ChunkReader> reader(new ChunkReader());
-    if (duckdb_query(db.raw(), sql.c_str(), &reader->result_) == DuckDBError) {
-      return base::Internal("{}: {}", db.path(), duckdb_result_error(&reader->result_));
-    }
-    return reader;
-  }
-  // Advances to the next chunk; false at the end.
-  bool Next() {
-    if (chunk_ != nullptr) {
-      duckdb_destroy_data_chunk(&chunk_);
-    }
-    chunk_ = duckdb_fetch_chunk(result_);
-    return chunk_ != nullptr;
-  }
-  [[nodiscard]] std::size_t size() const { return duckdb_data_chunk_get_size(chunk_); }
-  template <typename T>
-  const T* Column(std::size_t column) const {
-    return static_cast<const T*>(
-        duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk_, column)));
-  }
-  std::string_view Text(std::size_t column, std::size_t row) const {
-    auto* s = &Column<duckdb_string_t>(column)[row];
-    // duckdb_string_t_data needs a mutable pointer; it does not write.
-    return {duckdb_string_t_data(const_cast<duckdb_string_t*>(s)), duckdb_string_t_length(*s)};
-  }
-
- private:
-  ChunkReader() = default;
-  duckdb_result result_{};
-  duckdb_data_chunk chunk_ = nullptr;
-};
-
-}  // namespace
 
 base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
                                                     const gtfs::StaticFeed& feed,
@@ -71,11 +22,11 @@ base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
   std::vector<Departure> out;
   FROTA_ASSIGN_OR_RETURN(
       auto reader,
-      ChunkReader::Run(db,
-                       "SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, "
-                       "epoch_us(event_time), lat, lon FROM positions "
-                       "WHERE route_id <> '' OR trip_id <> '' "
-                       "ORDER BY feed_id, vehicle_id, event_time"));
+      sink::ChunkReader::Run(db,
+                             "SELECT feed_id, vehicle_id, route_id, trip_id, trip_start_date, "
+                             "epoch_us(event_time), lat, lon FROM positions "
+                             "WHERE route_id <> '' OR trip_id <> '' "
+                             "ORDER BY feed_id, vehicle_id, event_time"));
   std::string feed_id;
   std::string vehicle_id;
   std::vector<Fix> fixes;
@@ -130,6 +81,7 @@ base::Result<std::vector<Departure>> FindDepartures(sink::DuckDbConnection& db,
                        text(reader->Text(4, r))});
     }
   }
+  FROTA_RETURN_IF_ERROR(reader->status());
   flush();
   std::sort(out.begin(), out.end(), [](const Departure& a, const Departure& b) {
     return std::tie(a.route_id, a.direction_id, a.departure_time, a.vehicle_id) <

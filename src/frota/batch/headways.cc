@@ -17,6 +17,7 @@
 #include "frota/gtfs/service_day.h"
 #include "frota/regularity/stream.h"
 #include "frota/sink/catalog_sql.h"
+#include "frota/sink/chunk_reader.h"
 
 namespace frota::batch {
 
@@ -175,6 +176,62 @@ std::string LocalIso(const base::TimeZone& zone, base::Timestamp t) {
   const auto magnitude = minutes < 0 ? -minutes : minutes;
   return text +
          fmt::format("{}{:02d}:{:02d}", minutes < 0 ? '-' : '+', magnitude / 60, magnitude % 60);
+}
+
+// The alerts of the regularity stream over every position of `db`, one day of positions
+// at a time in time order with the watermark after each chunk: the stream keeps only
+// what its horizon needs, so memory stays that of a day however many days `db` holds,
+// and the rows are those of one Finish() at the end (regularity/stream.h). The last row
+// of each alert (a closing row repeats it), in the order raised.
+base::Result<std::vector<model::AlertRow>> StreamAlerts(sink::DuckDbConnection& db,
+                                                        regularity::Stream& stream) {
+  std::vector<model::AlertRow> alerts;
+  std::map<std::string, std::size_t> index;
+  const auto keep = [&](model::EpochRows& rows) {
+    for (auto& a : rows.of<model::AlertRow>()) {
+      const auto [it, inserted] = index.try_emplace(a.alert_id, alerts.size());
+      if (inserted) {
+        alerts.push_back(std::move(a));
+      } else {
+        alerts[it->second] = std::move(a);
+      }
+    }
+  };
+  FROTA_ASSIGN_OR_RETURN(auto span,
+                         db.Query("SELECT epoch_us(min(event_time)), epoch_us(max(event_time)) "
+                                  "FROM positions"));
+  constexpr std::int64_t kDayUs = 24 * 60 * kMinuteUs;
+  const bool any = !span.IsNull(0, 0);
+  for (std::int64_t from = any ? span.Int64(0, 0) : 0; any && from <= span.Int64(0, 1);
+       from += kDayUs) {
+    FROTA_ASSIGN_OR_RETURN(
+        auto reader,
+        sink::ChunkReader::Run(
+            db, fmt::format("SELECT feed_id, vehicle_id, epoch_us(event_time), lat, lon, "
+                            "route_id, trip_id, trip_start_date FROM positions "
+                            "WHERE event_time >= make_timestamp({}::BIGINT) "
+                            "AND event_time < make_timestamp({}::BIGINT) "
+                            "ORDER BY event_time, feed_id, vehicle_id",
+                            from, from + kDayUs)));
+    while (reader->Next()) {
+      const auto* times = reader->Column<std::int64_t>(2);
+      const auto* lats = reader->Column<double>(3);
+      const auto* lons = reader->Column<double>(4);
+      for (std::size_t r = 0; r < reader->size(); ++r) {
+        stream.Add(reader->Text(0, r), reader->Text(1, r), base::FromUnixMicros(times[r]), lats[r],
+                   lons[r], reader->Text(5, r), reader->Text(6, r), reader->Text(7, r));
+      }
+      // Every position before the chunk's last instant has been added.
+      model::EpochRows rows;
+      stream.Advance(base::FromUnixMicros(times[reader->size() - 1] - 1), rows);
+      keep(rows);
+    }
+    FROTA_RETURN_IF_ERROR(reader->status());
+  }
+  model::EpochRows rows;
+  stream.Finish(rows);
+  keep(rows);
+  return alerts;
 }
 
 }  // namespace
@@ -382,29 +439,7 @@ base::Result<HeadwayReport> ComputeHeadways(sink::DuckDbConnection& db,
     stream_options.departures = options.departures;
     stream_options.coverage_gap_minutes = options.coverage_gap_minutes;
     regularity::Stream stream(feed, resolver, zone, holidays, stream_options);
-    FROTA_ASSIGN_OR_RETURN(
-        auto positions,
-        db.Query("SELECT feed_id, vehicle_id, epoch_us(event_time), lat, lon, route_id, "
-                 "trip_id, trip_start_date FROM positions ORDER BY feed_id, vehicle_id, "
-                 "event_time"));
-    for (std::size_t i = 0; i < positions.rows(); ++i) {
-      stream.Add(positions.String(i, 0), positions.String(i, 1),
-                 base::FromUnixMicros(positions.Int64(i, 2)), positions.Double(i, 3),
-                 positions.Double(i, 4), positions.String(i, 5), positions.String(i, 6),
-                 positions.String(i, 7));
-    }
-    model::EpochRows rows;
-    stream.Finish(rows);
-    // The last row of each alert (a closing row repeats it), in the order raised.
-    std::map<std::string, std::size_t> index;
-    for (auto& a : rows.of<model::AlertRow>()) {
-      const auto [it, inserted] = index.try_emplace(a.alert_id, batch_alerts.size());
-      if (inserted) {
-        batch_alerts.push_back(std::move(a));
-      } else {
-        batch_alerts[it->second] = std::move(a);
-      }
-    }
+    FROTA_ASSIGN_OR_RETURN(batch_alerts, StreamAlerts(db, stream));
   }
 
   FROTA_RETURN_IF_ERROR(db.Execute("BEGIN TRANSACTION"));

@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "frota/sink/catalog_sql.h"
+#include "frota/sink/chunk_reader.h"
 #include "frota/sink/csv_writer.h"
 
 namespace frota::sink {
@@ -103,48 +104,34 @@ base::Status WriteValue(CsvWriter& out, duckdb_type type, duckdb_vector vector, 
   return base::Status::Ok();
 }
 
+// Streamed, a chunk at a time: a table of many days costs no more memory than DuckDB's
+// query over it.
 base::Result<std::int64_t> ExportCsv(DuckDbConnection& db, const ExportTable& table,
                                      const std::filesystem::path& path) {
-  duckdb_result result;
-  const std::string sql(table.query);
-  if (duckdb_query(db.raw(), sql.c_str(), &result) == DuckDBError) {
-    std::string message = duckdb_result_error(&result);
-    duckdb_destroy_result(&result);
-    return base::Internal("export of {}: {}", table.name, message);
+  auto reader = ChunkReader::Run(db, std::string(table.query));
+  if (!reader.ok()) {
+    return reader.error().WithContext(fmt::format("export of {}", table.name));
   }
-  DuckDbResult owner(result);  // destroys the result on every path
   FROTA_ASSIGN_OR_RETURN(auto out, CsvWriter::Create(path));
-  const idx_t columns = duckdb_column_count(&result);
+  const idx_t columns = (*reader)->columns();
   std::vector<duckdb_type> types;
   for (idx_t c = 0; c < columns; ++c) {
-    out->Text(duckdb_column_name(&result, c));
-    types.push_back(duckdb_column_type(&result, c));
+    out->Text((*reader)->ColumnName(c));
+    types.push_back((*reader)->ColumnType(c));
   }
   out->EndRow();
   std::int64_t rows = 0;
-  while (true) {
-    duckdb_data_chunk chunk = duckdb_fetch_chunk(result);
-    if (chunk == nullptr) {
-      break;
-    }
-    const idx_t size = duckdb_data_chunk_get_size(chunk);
-    std::vector<duckdb_vector> vectors;
-    for (idx_t c = 0; c < columns; ++c) {
-      vectors.push_back(duckdb_data_chunk_get_vector(chunk, c));
-    }
+  while ((*reader)->Next()) {
+    const idx_t size = (*reader)->size();
     for (idx_t r = 0; r < size; ++r) {
       for (idx_t c = 0; c < columns; ++c) {
-        const auto status = WriteValue(*out, types[c], vectors[c], r);
-        if (!status.ok()) {
-          duckdb_destroy_data_chunk(&chunk);
-          return status.error();
-        }
+        FROTA_RETURN_IF_ERROR(WriteValue(*out, types[c], (*reader)->Vector(c), r));
       }
       out->EndRow();
     }
     rows += static_cast<std::int64_t>(size);
-    duckdb_destroy_data_chunk(&chunk);
   }
+  FROTA_RETURN_IF_ERROR((*reader)->status());
   FROTA_RETURN_IF_ERROR(out->Close());
   return rows;
 }
