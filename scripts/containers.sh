@@ -37,7 +37,8 @@
 #   FROTA_UPGRADE_FROM    the upgrade test's older commit (default: the parent of the
 #                         latest commit that added a PostgreSQL migration)
 #   FROTA_UPGRADE_RULES   --rule arguments today's members take over the older database
-#                         with (default: max_segment_speed_kmh 120 for bus and BRT)
+#                         with (default: max_segment_speed_kmh 120 for bus and BRT when
+#                         the older database is of a schema before 10, else none)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -625,9 +626,6 @@ cmd_upgrade() {
   started=$SECONDS
   cmd_build
   local from="${FROTA_UPGRADE_FROM:-$(upgrade_base)}"
-  # Schema 10 records max_segment_speed_kmh as rule 6's limit for results made before it
-  # (120 km/h for bus and BRT, where a new database takes 90): members keep those values.
-  local upgrade_rules="${FROTA_UPGRADE_RULES---rule=max_segment_speed_kmh.bus=120 --rule=max_segment_speed_kmh.brt=120}"
   from=$(git -C "$root" rev-parse "$from")
   local older="localhost/frota:${from:0:12}"
   old_image "$from" "$older"
@@ -646,6 +644,11 @@ ENV
   dump_rows "$dir/columns-before.txt" "$dir/rows-before"
   log "$older wrote schema $before: $(wc -l <"$dir/columns-before.txt") tables, $(wc -l <"$dir/rows-before/positions") positions"
   compose down >"$dir/down-old.log" 2>&1
+  # Schema 10 records max_segment_speed_kmh as rule 6's limit for results made before it
+  # (120 km/h for bus and BRT, where a new database takes 90): members keep those values.
+  local upgrade_rules=
+  ((before >= 10)) || upgrade_rules="--rule=max_segment_speed_kmh.bus=120 --rule=max_segment_speed_kmh.brt=120"
+  upgrade_rules="${FROTA_UPGRADE_RULES-$upgrade_rules}"
 
   # ... which today's take over, as `git pull && docker compose up -d` would, keeping the
   # rules the database's results were made with (docs/deploy.md, "Upgrades").
